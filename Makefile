@@ -1,0 +1,48 @@
+# Two commands matter: `make run` and `make test`. Both set everything up first.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.deps-installed
+
+.PHONY: run test lint format setup redis-start redis-stop mariadb-start mariadb-stop clean
+
+$(STAMP): requirements.txt requirements-dev.txt
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+		{ echo "error: Python 3.11+ is required ($(PYTHON) is older)"; exit 1; }
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	@touch $(STAMP)
+
+setup:
+	@scripts/bootstrap-system.sh
+	@$(MAKE) --no-print-directory $(STAMP)
+
+run: setup  ## everything set up, then web + worker + beat until Ctrl-C
+	@scripts/run.sh
+
+test: setup  ## the whole suite against a real Redis (DATABASE_URL=mysql://... for MariaDB)
+	@scripts/test.sh $(PYTEST_ARGS)
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: setup
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+redis-start:
+	@scripts/redis.sh start
+
+redis-stop:
+	@scripts/redis.sh stop
+
+mariadb-start:
+	@scripts/mariadb.sh start
+
+mariadb-stop:
+	@scripts/mariadb.sh stop
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache

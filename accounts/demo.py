@@ -1,0 +1,58 @@
+"""Demo accounts for `manage.py seed_demo`."""
+
+from __future__ import annotations
+
+import os
+
+from django.contrib.auth.hashers import make_password
+from django.db import transaction
+
+from .models import User, UserInfo
+
+ADMIN_USERNAME = "admin"
+ADMIN_PASSWORD = os.environ.get("DEMO_ADMIN_PASSWORD", "dianping-admin")
+
+DEMO_USERS = [
+    ("13800000001", "Xiao Ming", "Shanghai", "Noodle hunter, weekend brunch reviewer."),
+    ("13800000002", "Lily Chen", "Shanghai", "Hotpot is a lifestyle."),
+    ("13800000003", "Wang Lei", "Hangzhou", "Coffee, bikes and dumplings."),
+    ("13800000004", "Zhang Wei", "Shanghai", "I review every xiaolongbao I meet."),
+    ("13800000005", "Amy Liu", "Suzhou", "Desserts first."),
+    ("13800000006", "Chen Jie", "Shanghai", "Late-night barbecue scout."),
+    ("13800000007", "Sun Yu", "Nanjing", "Tea houses and quiet corners."),
+    ("13800000008", "Zhao Min", "Shanghai", "Family dinners, big tables."),
+    ("13800000009", "Zhou Tao", "Shanghai", "Spicy food, no regrets."),
+    ("13800000010", "Huang Qi", "Ningbo", "Seafood from the coast."),
+]
+
+
+@transaction.atomic
+def seed_staff() -> User:
+    staff, _ = User.objects.get_or_create(
+        username=ADMIN_USERNAME, defaults={"nick_name": "Operator", "is_staff": True}
+    )
+    staff.is_staff = staff.is_superuser = staff.is_active = True
+    staff.set_password(ADMIN_PASSWORD)
+    staff.save()
+    UserInfo.objects.get_or_create(user=staff)
+    return staff
+
+
+@transaction.atomic
+def seed_users() -> list[User]:
+    users = []
+    for phone, nick_name, city, introduce in DEMO_USERS:
+        user, _ = User.objects.update_or_create(
+            phone=phone,
+            defaults={"nick_name": nick_name},
+            create_defaults={
+                "username": phone,
+                "nick_name": nick_name,
+                "password": make_password(None),
+            },
+        )
+        UserInfo.objects.update_or_create(
+            user=user, defaults={"city": city, "introduce": introduce}
+        )
+        users.append(user)
+    return users

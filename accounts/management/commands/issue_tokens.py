@@ -1,0 +1,46 @@
+"""Create (or reuse) N users and print one valid login token per line.
+
+For load tests, demos and support; it needs shell access to the server, which
+is the authorisation. Users come from fixed phone ranges, so re-running reuses
+them: 199xxxxxxxx for regular users, 198xxxxxxxx for --staff.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from accounts import services, tokens
+
+MAX_COUNT = 1_000_000
+
+
+def load_test_phones(count: int, *, staff: bool) -> list[str]:
+    prefix = "198" if staff else "199"
+    return [f"{prefix}{i:08d}" for i in range(count)]
+
+
+class Command(BaseCommand):
+    help = "Create or reuse N users and write one login token per line."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--count", type=int, required=True, help="How many users/tokens.")
+        parser.add_argument("--staff", action="store_true", help="Make them staff users.")
+        parser.add_argument("--out", help="Write tokens to this file instead of stdout.")
+
+    def handle(self, *args: Any, count: int, staff: bool, out: str | None, **options: Any) -> None:
+        if not 1 <= count <= MAX_COUNT:
+            raise CommandError(f"--count must be between 1 and {MAX_COUNT}")
+        users = services.users_ensure(phones=load_test_phones(count, staff=staff), staff=staff)
+        issued: list[str] = []
+        for start in range(0, len(users), 1000):
+            issued += tokens.tokens_issue(users[start : start + 1000])
+        lines = "".join(f"{token}\n" for token in issued)
+        if out:
+            with open(out, "w", encoding="ascii") as fh:
+                fh.write(lines)
+            self.stderr.write(f"wrote {len(issued)} tokens to {out}")
+        else:
+            sys.stdout.write(lines)

@@ -1,0 +1,20 @@
+"""Account reads."""
+
+from __future__ import annotations
+
+from dianping.errors import NotFound
+
+from .models import User, UserInfo
+
+
+def user_get(*, user_id: int) -> User:
+    user = User.objects.filter(pk=user_id, is_active=True).first()
+    if user is None:
+        raise NotFound("No such user.", code="user_not_found")
+    return user
+
+
+def user_info_get(*, user_id: int) -> UserInfo:
+    """The profile, or an unsaved all-defaults one for accounts made outside the login flow."""
+    user = user_get(user_id=user_id)
+    return UserInfo.objects.filter(user=user).first() or UserInfo(user=user)

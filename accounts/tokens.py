@@ -1,0 +1,96 @@
+"""Login tokens: an unguessable string whose Redis key holds the public user data.
+
+Reads use GETEX, which returns the data and pushes the TTL back to the full
+AUTH_TOKEN_TTL in one command: one round trip per authenticated request.
+A per-user set indexes the tokens so a disabled account can be logged out
+everywhere at once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from collections.abc import Iterable
+from typing import Any
+
+from django.conf import settings
+
+from dianping.redis import keys
+from dianping.redis.client import get_redis
+
+from .models import User
+
+# secrets.token_urlsafe(32): 32 random bytes (256 bits) -> 43 URL-safe characters.
+_TOKEN_BYTES = 32
+TOKEN_PATTERN = re.compile(r"[A-Za-z0-9_-]{43}")
+
+
+def public_data(user: User) -> dict[str, Any]:
+    """What a token carries about its user: enough to identify, nothing sensitive."""
+    return {"id": user.id, "nick_name": user.nick_name, "icon": user.icon}
+
+
+def token_issue(user: User) -> str:
+    """A new token for an interactive login; forgets the user's expired tokens first."""
+    _prune_index(user.id)
+    return tokens_issue([user])[0]
+
+
+def tokens_issue(users: Iterable[User]) -> list[str]:
+    """One new token per user, written in a single pipelined round trip."""
+    pipe = get_redis().pipeline(transaction=False)
+    issued = []
+    for user in users:
+        token = secrets.token_urlsafe(_TOKEN_BYTES)
+        pipe.set(keys.login_token(token), json.dumps(public_data(user)), ex=settings.AUTH_TOKEN_TTL)
+        pipe.sadd(keys.user_tokens(user.id), token)
+        issued.append(token)
+    pipe.execute()
+    return issued
+
+
+def token_touch(token: str) -> dict[str, Any] | None:
+    """The token's user data with its TTL refreshed, or None if unknown or expired."""
+    if not TOKEN_PATTERN.fullmatch(token):
+        return None  # never send garbage (or a megabyte header) to Redis
+    raw = get_redis().getex(keys.login_token(token), ex=settings.AUTH_TOKEN_TTL)
+    return json.loads(raw) if raw is not None else None
+
+
+def token_refresh_data(token: str, user: User) -> None:
+    """Rewrite the data a live token carries (after a profile change), keeping its TTL."""
+    get_redis().set(keys.login_token(token), json.dumps(public_data(user)), keepttl=True, xx=True)
+
+
+def token_revoke(token: str, user_id: int) -> None:
+    pipe = get_redis().pipeline(transaction=False)
+    pipe.delete(keys.login_token(token))
+    pipe.srem(keys.user_tokens(user_id), token)
+    pipe.execute()
+
+
+def tokens_revoke_all(user_id: int) -> int:
+    """Log a user out everywhere; returns how many live tokens were revoked."""
+    client = get_redis()
+    index = keys.user_tokens(user_id)
+    members = [m.decode() for m in client.smembers(index)]
+    pipe = client.pipeline(transaction=False)
+    for token in members:
+        pipe.delete(keys.login_token(token))
+    pipe.delete(index)
+    return sum(pipe.execute()[:-1])
+
+
+def _prune_index(user_id: int) -> None:
+    client = get_redis()
+    index = keys.user_tokens(user_id)
+    members = [m.decode() for m in client.smembers(index)]
+    if not members:
+        return
+    pipe = client.pipeline(transaction=False)
+    for token in members:
+        pipe.exists(keys.login_token(token))
+    dead = [token for token, alive in zip(members, pipe.execute(), strict=True) if not alive]
+    if dead:
+        client.srem(index, *dead)

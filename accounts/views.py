@@ -1,0 +1,95 @@
+"""Thin viewsets: validate, call one service or selector, serialize."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from drf_spectacular.utils import extend_schema
+from rest_framework import status, viewsets
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from dianping.api.throttles import SlidingWindowThrottle
+
+from . import selectors, services
+from .serializers import (
+    CodeSentSerializer,
+    LoginResponseSerializer,
+    LoginSerializer,
+    MeSerializer,
+    PhoneSerializer,
+    ProfileUpdateSerializer,
+    PublicUserSerializer,
+    UserInfoSerializer,
+)
+
+
+class SmsCodeIpThrottle(SlidingWindowThrottle):
+    scope = "sms_ip"
+
+
+class LoginIpThrottle(SlidingWindowThrottle):
+    scope = "login_ip"
+
+
+class AuthViewSet(viewsets.ViewSet):
+    @extend_schema(request=PhoneSerializer, responses={202: CodeSentSerializer})
+    def send_code(self, request: Request) -> Response:
+        """Text a 6-digit login code (valid 2 minutes) to a mainland mobile number."""
+        serializer = PhoneSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.auth_code_send(phone=serializer.validated_data["phone"])
+        return Response({"expires_in": settings.AUTH_CODE_TTL}, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=LoginSerializer, responses={200: LoginResponseSerializer})
+    def login(self, request: Request) -> Response:
+        """Exchange phone + code for a bearer token; unknown phones get a new account."""
+        serializer = LoginSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        token, user = services.auth_login(**serializer.validated_data)
+        return Response({"token": token, "user": PublicUserSerializer(user).data})
+
+    @extend_schema(request=None, responses={204: None})
+    def logout(self, request: Request) -> Response:
+        """Revoke the token this request carries."""
+        services.auth_logout(token=request.auth, user_id=request.user.id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    def get_throttles(self):  # type: ignore[no-untyped-def]
+        throttles = {"send_code": SmsCodeIpThrottle, "login": LoginIpThrottle}
+        throttle = throttles.get(self.action)
+        return [throttle()] if throttle else []
+
+    def get_permissions(self):  # type: ignore[no-untyped-def]
+        return [IsAuthenticated()] if self.action == "logout" else []
+
+
+class UserViewSet(viewsets.ViewSet):
+    @extend_schema(responses={200: PublicUserSerializer})
+    def retrieve(self, request: Request, user_id: int) -> Response:
+        """A user's public data."""
+        return Response(PublicUserSerializer(selectors.user_get(user_id=user_id)).data)
+
+    @extend_schema(responses={200: UserInfoSerializer})
+    def info(self, request: Request, user_id: int) -> Response:
+        """A user's public profile: city, introduction, fans, followees, level..."""
+        return Response(UserInfoSerializer(selectors.user_info_get(user_id=user_id)).data)
+
+
+class MeViewSet(viewsets.ViewSet):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: MeSerializer})
+    def retrieve(self, request: Request) -> Response:
+        """The caller, with their own phone number masked."""
+        return Response(MeSerializer(selectors.user_get(user_id=request.user.id)).data)
+
+    @extend_schema(request=ProfileUpdateSerializer, responses={200: MeSerializer})
+    def partial_update(self, request: Request) -> Response:
+        """Change nick name and/or icon."""
+        serializer = ProfileUpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = services.user_update_profile(
+            user_id=request.user.id, token=request.auth, **serializer.validated_data
+        )
+        return Response(MeSerializer(user).data)

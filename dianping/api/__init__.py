@@ -1,0 +1,1 @@
+"""Shared DRF pieces: exception handler, pagination, throttles, URL converters."""

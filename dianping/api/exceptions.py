@@ -1,0 +1,41 @@
+"""One place that turns every error into the SPEC §0 shape {"detail", "code"}."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from rest_framework import exceptions
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from dianping.errors import DomainError, RateLimited
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, DomainError):
+        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else None
+        return Response({"detail": exc.detail, "code": exc.code}, exc.status_code, headers=headers)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None  # not an API error: Django's 500 handler takes over
+    if isinstance(exc, exceptions.ValidationError):
+        errors = (
+            response.data
+            if isinstance(response.data, dict)
+            else {"non_field_errors": response.data}
+        )
+        response.data = {"detail": "Invalid input.", "code": "invalid", "errors": errors}
+    elif isinstance(exc, exceptions.APIException):
+        codes = exc.get_codes()
+        response.data = {
+            "detail": str(exc.detail),
+            "code": codes if isinstance(codes, str) else "error",
+        }
+    return response

@@ -1,0 +1,72 @@
+"""Page-number pagination per SPEC §0: bad numbers are a 400, pages past the end are empty."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import pagination
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
+
+from dianping.validation import parse_positive_int
+
+
+class PageNumberPagination(pagination.BasePagination):
+    """`?page=` (from 1) and `?page_size=` (capped at `max_page_size`).
+
+    Counts first and skips the page query when the page lies past the end, so a
+    huge page number costs one COUNT and never reaches the database as an OFFSET.
+    """
+
+    page_size = 10
+    max_page_size = 50
+
+    def paginate_queryset(self, queryset: Any, request: Any, view: Any = None) -> list[Any]:
+        params = request.query_params
+        try:
+            self.page = parse_positive_int(params.get("page"), default=1)
+            size = parse_positive_int(params.get("page_size"), default=self.page_size)
+        except ValueError as exc:
+            raise ValidationError({"page": [str(exc)]}) from exc
+        self.size = min(size, self.max_page_size)
+        self.request = request
+        self.count = queryset.count() if hasattr(queryset, "count") else len(queryset)
+        offset = (self.page - 1) * self.size
+        if offset >= self.count:
+            return []
+        return list(queryset[offset : offset + self.size])
+
+    def get_paginated_response(self, data: Any) -> Response:
+        return Response(
+            {
+                "count": self.count,
+                "next": self._link(self.page + 1) if self.page * self.size < self.count else None,
+                "previous": self._link(self.page - 1) if self.page > 1 else None,
+                "results": data,
+            }
+        )
+
+    def _link(self, page: int) -> str:
+        url = self.request.build_absolute_uri()
+        if page == 1:
+            return remove_query_param(url, "page")
+        return replace_query_param(url, "page", page)
+
+    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "required": ["count", "results"],
+            "properties": {
+                "count": {"type": "integer"},
+                "next": {"type": "string", "nullable": True, "format": "uri"},
+                "previous": {"type": "string", "nullable": True, "format": "uri"},
+                "results": schema,
+            },
+        }
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        return [
+            {"name": "page", "in": "query", "required": False, "schema": {"type": "integer"}},
+            {"name": "page_size", "in": "query", "required": False, "schema": {"type": "integer"}},
+        ]

@@ -1,0 +1,65 @@
+"""DRF throttles backed by the Lua limiters; Throttled responses carry Retry-After."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from django.conf import settings
+from rest_framework.throttling import BaseThrottle
+
+from dianping.redis.ratelimit import FunnelLimiter, SlidingWindowLimiter
+
+_PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_rate(rate: str) -> tuple[int, int]:
+    """'20/hour' -> (20, 3600); the period is read from its first letter, as DRF does."""
+    count, period = rate.split("/")
+    return int(count), _PERIODS[period.strip()[0].lower()]
+
+
+class _LimiterThrottle(BaseThrottle):
+    limiter: SlidingWindowLimiter | FunnelLimiter
+    _wait = 0.0
+
+    def get_subject(self, request: Any, view: Any) -> str:
+        return f"ip:{self.get_ident(request)}"
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        decision = self.limiter.hit(self.get_subject(request, view))
+        self._wait = decision.retry_after
+        return decision.allowed
+
+    def wait(self) -> int:
+        # Whole seconds, rounded up: "Retry-After: 0" would invite an instant retry.
+        return max(1, math.ceil(self._wait))
+
+
+class SlidingWindowThrottle(_LimiterThrottle):
+    """`scope`'s rate from REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], per client IP."""
+
+    scope: str = ""
+
+    def __init__(self) -> None:
+        rate = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"][self.scope]
+        self.limiter = SlidingWindowLimiter(self.scope, [parse_rate(rate)])
+
+
+class FunnelThrottle(_LimiterThrottle):
+    """A leaky bucket per authenticated user (per IP for anonymous callers)."""
+
+    scope: str = ""
+    capacity: float = 10
+    leak_per_second: float = 1
+
+    def __init__(self) -> None:
+        self.limiter = FunnelLimiter(
+            self.scope, capacity=self.capacity, leak_per_second=self.leak_per_second
+        )
+
+    def get_subject(self, request: Any, view: Any) -> str:
+        user = request.user
+        if getattr(user, "is_authenticated", False):
+            return f"user:{user.id}"
+        return super().get_subject(request, view)

@@ -1,0 +1,55 @@
+"""Every Redis key name the project uses is built here, and documented in docs/redis-keys.md.
+
+Keys touched together by one Lua script share a hash tag `{...}` so they land in
+one Redis Cluster slot. Functions take already-validated identifiers.
+"""
+
+from __future__ import annotations
+
+# --- toolkit -----------------------------------------------------------------------
+
+
+def lock(name: str) -> str:
+    """Hash {owner token: re-entry depth} with a lease TTL."""
+    return f"lock:{name}"
+
+
+def id_counter(prefix: str, day: str) -> str:
+    """Per-day counter behind the global id generator (`day` is YYYYMMDD, UTC)."""
+    return f"id:{prefix}:{day}"
+
+
+def sliding_window(scope: str, ident: str, window_ms: int) -> str:
+    """Sorted set of request timestamps; one per (scope, subject, window length).
+
+    The subject is the hash tag, so all windows of one subject are checked in one script.
+    """
+    return f"rl:sw:{{{scope}:{ident}}}:{window_ms}"
+
+
+def funnel(scope: str, ident: str) -> str:
+    """Hash {level, ts} of a leaky-bucket (funnel) limiter."""
+    return f"rl:funnel:{scope}:{ident}"
+
+
+def heartbeat() -> str:
+    """Timestamp written by the beat-scheduled heartbeat task, read by /api/health."""
+    return "ops:heartbeat"
+
+
+# --- accounts ----------------------------------------------------------------------
+
+
+def login_code(phone: str) -> str:
+    """Hash {digest, attempts} of the live SMS login code for a phone."""
+    return f"login:code:{phone}"
+
+
+def login_token(token: str) -> str:
+    """JSON of the public user data for a login token; TTL refreshed on every request."""
+    return f"login:token:{token}"
+
+
+def user_tokens(user_id: int) -> str:
+    """Set of a user's login tokens (pruned at login), so all can be revoked at once."""
+    return f"login:user-tokens:{user_id}"

@@ -1,0 +1,72 @@
+"""Rate limiters as atomic Lua scripts: sliding window and funnel (leaky bucket).
+
+Both read time from dianping.clock (the app servers' clock) so tests can move
+time; a few ms of skew between app servers only blurs a window's edge.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from dianping import clock
+
+from . import keys
+from .client import get_redis
+from .scripts import lua
+
+_SLIDING_WINDOW = lua(__file__, "sliding_window.lua")
+_FUNNEL = lua(__file__, "funnel.lua")
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    allowed: bool
+    retry_after: float  # seconds until the request would be allowed; 0 when allowed
+
+
+class SlidingWindowLimiter:
+    """At most `limit` hits per `window` seconds, for every (limit, window) pair at once.
+
+    Several windows of one subject (e.g. 1 per minute and 10 per day) are
+    checked and recorded together, so a refused request consumes nothing.
+    """
+
+    def __init__(self, scope: str, windows: Sequence[tuple[int, float]]) -> None:
+        if not windows or any(limit < 1 or window <= 0 for limit, window in windows):
+            raise ValueError("each window needs limit >= 1 and a positive length")
+        self.scope = scope
+        self.windows = [(int(limit), int(window * 1000)) for limit, window in windows]
+
+    def hit(self, ident: str, *, now_ms: int | None = None) -> Decision:
+        now = clock.now_ms() if now_ms is None else now_ms
+        args: list[int | str] = [now, f"{now}-{secrets.token_hex(6)}"]
+        for limit, window_ms in self.windows:
+            args += [limit, window_ms]
+        window_keys = [keys.sliding_window(self.scope, ident, w) for _, w in self.windows]
+        allowed, wait_ms = _SLIDING_WINDOW(window_keys, args)
+        return Decision(bool(allowed), int(wait_ms) / 1000)
+
+    def reset(self, ident: str) -> None:
+        get_redis().delete(*(keys.sliding_window(self.scope, ident, w) for _, w in self.windows))
+
+
+class FunnelLimiter:
+    """Bursts of up to `capacity`, then `leak_per_second` requests per second on average."""
+
+    def __init__(self, scope: str, *, capacity: float, leak_per_second: float) -> None:
+        if capacity <= 0 or leak_per_second <= 0:
+            raise ValueError("capacity and leak_per_second must be positive")
+        self.scope = scope
+        self.capacity = capacity
+        self.leak_per_ms = leak_per_second / 1000
+
+    def hit(self, ident: str, *, quota: float = 1, now_ms: int | None = None) -> Decision:
+        if not 0 < quota <= self.capacity:
+            raise ValueError("quota must be positive and fit in the funnel")
+        now = clock.now_ms() if now_ms is None else now_ms
+        allowed, wait_ms = _FUNNEL(
+            [keys.funnel(self.scope, ident)], [self.capacity, repr(self.leak_per_ms), quota, now]
+        )
+        return Decision(bool(allowed), int(wait_ms) / 1000)

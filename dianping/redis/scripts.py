@@ -1,0 +1,64 @@
+"""Lua scripts kept as .lua files, loaded once per process and run by SHA.
+
+redis-py's Script runs EVALSHA and, on NOSCRIPT (e.g. after a Redis restart
+or SCRIPT FLUSH), loads the source again and retries, so callers never see it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import redis
+from redis.commands.core import Script
+
+from .client import get_redis
+
+_registry: list[LuaScript] = []
+
+
+class LuaScript:
+    """One .lua file. Call it with keys and args; pass `client=` to queue it on a pipeline."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self._script: Script | None = None
+        _registry.append(self)
+
+    @property
+    def source(self) -> str:
+        return self.path.read_text(encoding="utf-8")
+
+    def _bound(self) -> Script:
+        # Read lazily: nothing touches the filesystem or Redis at import time.
+        if self._script is None:
+            self._script = get_redis().register_script(self.source)
+        return self._script
+
+    def __call__(
+        self,
+        keys: Sequence[str] = (),
+        args: Sequence[Any] = (),
+        client: redis.Redis | redis.client.Pipeline | None = None,
+    ) -> Any:
+        return self._bound()(keys=list(keys), args=list(args), client=client or get_redis())
+
+    def __repr__(self) -> str:
+        return f"LuaScript({self.path.name})"
+
+
+def lua(module_file: str, name: str) -> LuaScript:
+    """The script `lua/<name>` beside the module that calls this (pass `__file__`)."""
+    return LuaScript(Path(module_file).parent / "lua" / name)
+
+
+def all_scripts() -> list[LuaScript]:
+    """Every script defined so far (modules register theirs when imported)."""
+    return list(_registry)
+
+
+def load_all(client: redis.Redis | None = None) -> list[str]:
+    """SCRIPT LOAD every registered script; returns their SHAs. Fails loudly on a syntax error."""
+    client = client or get_redis()
+    return [client.script_load(script.source) for script in _registry]

@@ -1,0 +1,1 @@
+"""Settings modules: base (everything env-driven), dev, test, production."""

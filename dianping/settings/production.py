@@ -1,0 +1,26 @@
+"""Production: secrets must come from the environment; HTTPS everywhere."""
+
+from .base import *  # noqa: F403
+from .base import MIDDLEWARE, env
+
+# Static files (admin, API docs) served by the app itself, compressed and cache-busted.
+MIDDLEWARE = [MIDDLEWARE[0], "whitenoise.middleware.WhiteNoiseMiddleware", *MIDDLEWARE[1:]]
+
+DEBUG = False
+SECRET_KEY = env.str("SECRET_KEY")  # no default: refuse to start without a real key
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
+
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=60 * 60 * 24 * 365)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+SECURE_HSTS_PRELOAD = True
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SESSION_COOKIE_SECURE = True
+CSRF_COOKIE_SECURE = True
+SMS_BACKEND = env.str("SMS_BACKEND", default="file")

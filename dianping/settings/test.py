@@ -1,0 +1,18 @@
+"""Test settings: a dedicated Redis database that the suite flushes, in-process SMS outbox."""
+
+from .base import *  # noqa: F403
+from .base import CACHES, REST_FRAMEWORK, VAR_DIR, env
+
+DEBUG = False
+REDIS_URL = env.str("TEST_REDIS_URL", default="redis://127.0.0.1:6390/15")
+CACHES["default"]["LOCATION"] = REDIS_URL
+CELERY_BROKER_URL = REDIS_URL
+SMS_BACKEND = "locmem"
+SMS_FILE_PATH = VAR_DIR / "test-sms"
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {"sms_ip": "1000/hour", "login_ip": "1000/minute"}
+LOGGING = {"version": 1, "disable_existing_loggers": False}
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    # A file, not :memory:, so concurrency tests can share it across threads and processes.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}  # noqa: F405

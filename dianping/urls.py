@@ -1,0 +1,20 @@
+from django.contrib import admin
+from django.urls import include, path
+from django.views.generic import TemplateView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+import dianping.api.converters  # noqa: F401  registers the <id:...> converter
+from dianping import views
+
+urlpatterns = [
+    path("", TemplateView.as_view(template_name="index.html"), name="home"),
+    path("admin/", admin.site.urls),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/health", views.health, name="health"),
+    path("api/", include("accounts.urls")),
+]
+
+handler400 = "dianping.views.bad_request"
+handler404 = "dianping.views.not_found"
+handler500 = "dianping.views.server_error"

@@ -1,0 +1,66 @@
+"""Project-level views: health, and JSON error pages for /api/ paths."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from django.db import connection
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
+from django.views.decorators.cache import never_cache
+from drf_spectacular.utils import extend_schema
+from rest_framework.decorators import api_view
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from dianping.redis import keys
+from dianping.redis.client import get_redis
+
+
+@extend_schema(responses={200: dict, 503: dict})
+@api_view(["GET"])
+@never_cache
+def health(request: Request) -> Response:
+    """Liveness of the DB and Redis, and how long ago the beat→worker heartbeat ran.
+
+    A DRF view like every API endpoint, so a token it carries is refreshed too.
+    """
+    checks: dict[str, Any] = {}
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        checks["database"] = "ok"
+    except Exception as exc:  # report, do not crash: this endpoint exists for outages
+        checks["database"] = f"error: {type(exc).__name__}"
+    try:
+        beat = get_redis().get(keys.heartbeat())
+        checks["redis"] = "ok"
+        checks["heartbeat_age_seconds"] = round(time.time() - float(beat), 1) if beat else None
+    except Exception as exc:
+        checks["redis"] = f"error: {type(exc).__name__}"
+    healthy = checks["database"] == "ok" and checks["redis"] == "ok"
+    return Response(checks, status=200 if healthy else 503)
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse({"detail": "Not found.", "code": "not_found"}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse({"detail": "Bad request.", "code": "bad_request"}, status=400)
+    return defaults.bad_request(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    if _is_api(request):
+        body = {"detail": "Server error.", "code": "server_error"}
+        return JsonResponse(body, status=500)
+    return defaults.server_error(request)

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Install the Debian packages the project needs when they are missing:
+# redis-server (unless REDIS_URL/TEST_REDIS_URL point elsewhere) and the
+# headers mysqlclient compiles against. Needs root and apt; says so otherwise.
+set -euo pipefail
+
+missing=()
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+if ! pkg-config --exists mariadb 2>/dev/null && ! pkg-config --exists mysqlclient 2>/dev/null; then
+  missing+=(libmariadb-dev)
+fi
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "==> installing system packages: ${missing[*]}"
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+  echo "error: need ${missing[*]} but cannot install them (not root, or no apt-get)." >&2
+  echo "       install them with your package manager, or point REDIS_URL at a running Redis." >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,69 @@
+"""Operators manage users in Django admin; disabling an account logs it out everywhere."""
+
+from __future__ import annotations
+
+import pytest
+
+from accounts import tokens
+from accounts.models import User
+from dianping.redis import keys
+
+
+@pytest.fixture
+def admin_client(client, staff_user):  # type: ignore[no-untyped-def]
+    User.objects.filter(pk=staff_user.pk).update(is_superuser=True)
+    client.force_login(staff_user)
+    return client
+
+
+@pytest.mark.django_db
+def test_user_list_and_search(admin_client, user) -> None:
+    response = admin_client.get("/admin/accounts/user/", {"q": user.phone})
+
+    assert response.status_code == 200
+    assert user.nick_name.encode() in response.content
+
+
+@pytest.mark.django_db
+def test_log_out_everywhere_action_revokes_tokens(admin_client, user, redis_client) -> None:
+    token = tokens.token_issue(user)
+
+    response = admin_client.post(
+        "/admin/accounts/user/", {"action": "log_out_everywhere", "_selected_action": [user.pk]}
+    )
+
+    assert response.status_code == 302
+    assert not redis_client.exists(keys.login_token(token))
+
+
+@pytest.mark.django_db
+def test_disabling_a_user_in_admin_revokes_their_tokens(
+    admin_client, user, redis_client, django_capture_on_commit_callbacks
+) -> None:
+    token = tokens.token_issue(user)
+    form = {
+        "username": user.username,
+        "phone": user.phone,
+        "nick_name": user.nick_name,
+        "icon": "",
+        "is_active": "",
+        "date_joined_0": "2026-01-01",
+        "date_joined_1": "00:00:00",
+        "info-TOTAL_FORMS": "1",
+        "info-INITIAL_FORMS": "1",
+        "info-MIN_NUM_FORMS": "0",
+        "info-MAX_NUM_FORMS": "1",
+        "info-0-user": user.pk,
+        "info-0-city": "",
+        "info-0-introduce": "",
+        "info-0-gender": "0",
+        "info-0-credits": "0",
+        "info-0-level": "0",
+    }
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(f"/admin/accounts/user/{user.pk}/change/", form)
+
+    assert response.status_code == 302, response.content[:2000]
+    assert not User.objects.get(pk=user.pk).is_active
+    assert not redis_client.exists(keys.login_token(token))

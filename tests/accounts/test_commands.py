@@ -1,0 +1,71 @@
+"""Ops commands: issue_tokens and seed_demo."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import Client
+
+from accounts import demo
+from accounts.models import User
+
+
+@pytest.mark.django_db
+def test_issue_tokens_writes_working_tokens_and_reuses_users(tmp_path, api) -> None:
+    out = tmp_path / "tokens.txt"
+
+    call_command("issue_tokens", "--count", "5", "--out", str(out))
+    first = out.read_text().split()
+    call_command("issue_tokens", "--count", "5", "--out", str(out))
+    second = out.read_text().split()
+
+    assert len(first) == len(set(first)) == 5
+    assert set(first).isdisjoint(second)
+    assert User.objects.filter(phone__startswith="199").count() == 5
+    ids = {
+        api.get("/api/users/me", HTTP_AUTHORIZATION=f"Bearer {t}").json()["id"]
+        for t in first + second
+    }
+    assert len(ids) == 5
+    assert not User.objects.filter(is_staff=True).exists()
+
+
+@pytest.mark.django_db
+def test_issue_tokens_for_staff(tmp_path) -> None:
+    out = tmp_path / "staff.txt"
+
+    call_command("issue_tokens", "--count", "2", "--staff", "--out", str(out))
+
+    assert len(out.read_text().split()) == 2
+    assert list(
+        User.objects.filter(is_staff=True).values_list("phone", flat=True).order_by("phone")
+    ) == [
+        "19800000000",
+        "19800000001",
+    ]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("count", ["0", "-3", "2000000"])
+def test_issue_tokens_rejects_silly_counts(count) -> None:
+    with pytest.raises(CommandError):
+        call_command("issue_tokens", "--count", count)
+    assert User.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_seed_demo_is_idempotent_and_its_admin_can_log_in(capsys) -> None:
+    call_command("seed_demo", "--force")
+    counts = User.objects.count()
+    call_command("seed_demo", "--force")
+
+    assert User.objects.count() == counts == len(demo.DEMO_USERS) + 1
+    assert f"password={demo.ADMIN_PASSWORD}" in capsys.readouterr().out
+    assert Client().login(username=demo.ADMIN_USERNAME, password=demo.ADMIN_PASSWORD)
+
+
+@pytest.mark.django_db
+def test_seed_demo_refuses_to_run_without_debug_unless_forced() -> None:
+    with pytest.raises(CommandError, match="--force"):
+        call_command("seed_demo")
+    assert User.objects.count() == 0

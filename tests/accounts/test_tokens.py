@@ -1,0 +1,92 @@
+"""Bearer tokens: refreshed by every request that carries them, revocable, never trusted blindly."""
+
+from __future__ import annotations
+
+import secrets
+
+import pytest
+
+from accounts import services, tokens
+from dianping.redis import keys
+
+
+def _token(client) -> str:  # type: ignore[no-untyped-def]
+    return client._credentials["HTTP_AUTHORIZATION"].split()[1]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/api/users/me", "/api/users/{id}", "/api/health"])
+def test_any_request_carrying_the_token_resets_its_ttl(user, user_api, redis_client, path) -> None:
+    key = keys.login_token(_token(user_api))
+    redis_client.expire(key, 10)
+
+    response = user_api.get(path.format(id=user.id))
+
+    assert response.status_code == 200
+    assert 1790 <= redis_client.ttl(key) <= 1800
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "header",
+    [
+        "",
+        "Bearer",
+        "Bearer ",
+        "Bearer not-a-token",
+        f"Bearer {secrets.token_urlsafe(32)}",  # well formed, never issued
+        f"Token {secrets.token_urlsafe(32)}",
+        "Bearer " + "A" * 10_000,
+        "Basic dXNlcjpwYXNz",
+    ],
+)
+def test_missing_or_garbage_token_is_anonymous(api, user, header) -> None:
+    kwargs = {"HTTP_AUTHORIZATION": header} if header else {}
+
+    protected = api.get("/api/users/me", **kwargs)
+    public = api.get(f"/api/users/{user.id}", **kwargs)
+
+    assert protected.status_code == 401
+    assert protected.json()["code"] == "not_authenticated"
+    assert protected["WWW-Authenticate"].startswith("Bearer")
+    assert public.status_code == 200
+
+
+@pytest.mark.django_db
+def test_logout_revokes_only_that_token(user, user_api, redis_client) -> None:
+    other_session = tokens.token_issue(user)
+
+    response = user_api.post("/api/auth/logout")
+
+    assert response.status_code == 204
+    assert not redis_client.exists(keys.login_token(_token(user_api)))
+    assert user_api.get("/api/users/me").status_code == 401
+    assert redis_client.exists(keys.login_token(other_session))
+
+
+@pytest.mark.django_db
+def test_logout_without_a_token_is_401(api) -> None:
+    response = api.post("/api/auth/logout")
+
+    assert response.status_code == 401
+
+
+@pytest.mark.django_db
+def test_revoking_all_sessions_logs_the_user_out_everywhere(user, other_user, redis_client) -> None:
+    mine = [tokens.token_issue(user) for _ in range(3)]
+    theirs = tokens.token_issue(other_user)
+
+    assert services.user_revoke_sessions(user_id=user.id) == 3
+
+    assert not any(redis_client.exists(keys.login_token(t)) for t in mine)
+    assert redis_client.exists(keys.login_token(theirs))
+
+
+@pytest.mark.django_db
+def test_login_prunes_expired_tokens_from_the_user_index(user, redis_client) -> None:
+    old = tokens.token_issue(user)
+    redis_client.delete(keys.login_token(old))  # as if it had expired
+
+    fresh = tokens.token_issue(user)
+
+    assert redis_client.smembers(keys.user_tokens(user.id)) == {fresh.encode()}

@@ -1,0 +1,100 @@
+"""Shared fixtures: a real Redis (flushed per test), a controllable clock, the user cast."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import redis
+from django.conf import settings
+from rest_framework.test import APIClient
+
+from accounts import tokens
+from accounts.sms import locmem
+from dianping import clock
+from dianping.redis.client import get_redis
+from tests.factories import UserFactory
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    try:
+        redis.Redis.from_url(settings.REDIS_URL).ping()
+    except redis.RedisError as exc:
+        pytest.exit(
+            f"Redis at {settings.REDIS_URL} is not reachable ({exc}). "
+            "Run the suite with `make test`, which starts one.",
+            returncode=3,
+        )
+
+
+@pytest.fixture(autouse=True)
+def redis_client() -> Iterator[redis.Redis]:
+    """The real test Redis database, empty at the start of every test."""
+    client = get_redis()
+    client.flushdb()
+    return client
+
+
+@pytest.fixture(autouse=True)
+def sms_outbox() -> Iterator[list[tuple[str, str]]]:
+    locmem.outbox.clear()
+    yield locmem.outbox
+    locmem.outbox.clear()
+
+
+class FakeClock:
+    """A clock that moves only when told to."""
+
+    def __init__(self, start: float) -> None:
+        self.value = start
+
+    def __call__(self) -> float:
+        return self.value
+
+    def advance(self, seconds: float) -> None:
+        self.value += seconds
+
+
+@pytest.fixture
+def fake_clock() -> Iterator[FakeClock]:
+    fake = FakeClock(1_790_000_000.0)  # 2026-09-21, a fixed point in time
+    clock.set_source(fake)
+    yield fake
+    clock.set_source(None)
+
+
+@pytest.fixture
+def api() -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture
+def user(db):  # type: ignore[no-untyped-def]
+    return UserFactory()
+
+
+@pytest.fixture
+def other_user(db):  # type: ignore[no-untyped-def]
+    return UserFactory()
+
+
+@pytest.fixture
+def staff_user(db):  # type: ignore[no-untyped-def]
+    return UserFactory(is_staff=True)
+
+
+def client_for(user) -> APIClient:  # type: ignore[no-untyped-def]
+    """An API client carrying a fresh login token for `user`."""
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens.token_issue(user)}")
+    return client
+
+
+@pytest.fixture
+def user_api(user) -> APIClient:  # type: ignore[no-untyped-def]
+    return client_for(user)
+
+
+@pytest.fixture
+def staff_api(staff_user) -> APIClient:  # type: ignore[no-untyped-def]
+    return client_for(staff_user)

@@ -1,0 +1,162 @@
+"""Project-wide promises: migrations in sync, deploy checks, schema, docs, admin, errors."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from rest_framework.request import Request
+from rest_framework.test import APIRequestFactory
+
+from accounts.models import User
+from dianping.api.pagination import PageNumberPagination
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.django_db
+def test_models_and_migrations_do_not_drift() -> None:
+    call_command("makemigrations", "--check", "--dry-run", verbosity=0)
+
+
+def test_production_settings_pass_the_deploy_checklist() -> None:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "dianping.settings.production",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "dianping.example.com",
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_production_settings_refuse_to_start_without_a_secret_key() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
+    env.update(DJANGO_SETTINGS_MODULE="dianping.settings.production", ALLOWED_HOSTS="x")
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0
+    assert "SECRET_KEY" in result.stderr
+
+
+@pytest.mark.django_db
+def test_openapi_schema_lists_the_api(api) -> None:
+    response = api.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+
+    assert response.status_code == 200
+    paths = response.json()["paths"]
+    for path in [
+        "/api/auth/code",
+        "/api/auth/login",
+        "/api/auth/logout",
+        "/api/users/me",
+        "/api/users/{user_id}",
+        "/api/users/{user_id}/info",
+    ]:
+        assert path in paths
+    assert "bearerAuth" in response.json()["components"]["securitySchemes"]
+
+
+def test_schema_generates_without_warnings() -> None:
+    result = subprocess.run(
+        [sys.executable, "manage.py", "spectacular", "--fail-on-warn", "--file", os.devnull],
+        cwd=ROOT,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "dianping.settings.test"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.django_db
+def test_docs_admin_and_home_pages_render(client) -> None:
+    docs = client.get("/api/docs/")
+    assert docs.status_code == 200
+    assert b"swagger-ui" in docs.content
+    assert client.get("/admin/login/").status_code == 200
+    assert client.get("/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_health_reports_database_and_redis(api) -> None:
+    response = api.get("/api/health")
+
+    assert response.status_code == 200
+    assert response.json()["database"] == "ok"
+    assert response.json()["redis"] == "ok"
+
+
+def test_unknown_api_path_is_a_json_404(client) -> None:
+    response = client.get("/api/no-such-thing")
+
+    assert response.status_code == 404
+    assert response.json() == {"detail": "Not found.", "code": "not_found"}
+
+
+@pytest.mark.django_db
+def test_wrong_method_is_405_in_the_error_shape(api) -> None:
+    response = api.get("/api/auth/login")
+
+    assert response.status_code == 405
+    assert response.json()["code"] == "method_not_allowed"
+
+
+def _paginate(query: str, total: int) -> dict:
+    User.objects.bulk_create(
+        [User(username=f"p{i}", phone=f"1360000{i:04d}") for i in range(total)]
+    )
+    paginator = PageNumberPagination()
+    request = Request(APIRequestFactory().get(f"/api/x{query}"))
+    page = paginator.paginate_queryset(User.objects.order_by("id"), request)
+    return paginator.get_paginated_response([u.username for u in page]).data
+
+
+@pytest.mark.django_db
+def test_pagination_pages_and_caps_the_page_size() -> None:
+    first = _paginate("?page_size=3", 7)
+    assert first["count"] == 7
+    assert first["results"] == ["p0", "p1", "p2"]
+    assert first["previous"] is None
+    assert "page=2" in first["next"]
+
+    User.objects.all().delete()
+    assert len(_paginate("?page_size=500", 60)["results"]) == 50
+
+
+@pytest.mark.django_db
+def test_pages_past_the_end_are_empty() -> None:
+    data = _paginate("?page=99999999999", 3)
+
+    assert data["results"] == []
+    assert data["count"] == 3
+    assert data["next"] is None
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "query", ["?page=0", "?page=abc", "?page=-1", "?page_size=0", "?page=1.5", "?page=" + "9" * 40]
+)
+def test_bad_page_numbers_are_400(query) -> None:
+    from rest_framework.exceptions import ValidationError
+
+    with pytest.raises(ValidationError):
+        _paginate(query, 1)
