@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.generic import TemplateView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
@@ -13,6 +13,8 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/health", views.health, name="health"),
     path("api/", include("accounts.urls")),
+    # Unknown API paths answer in the API's error shape, with DEBUG on too.
+    re_path(r"^api/", views.api_not_found),
 ]
 
 handler400 = "dianping.views.bad_request"

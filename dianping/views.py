@@ -47,9 +47,13 @@ def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")
 
 
+def api_not_found(request: HttpRequest) -> JsonResponse:
+    return JsonResponse({"detail": "Not found.", "code": "not_found"}, status=404)
+
+
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
-        return JsonResponse({"detail": "Not found.", "code": "not_found"}, status=404)
+        return api_not_found(request)
     return defaults.page_not_found(request, exception)
 
 
