@@ -9,13 +9,13 @@ STAMP := $(VENV)/.deps-installed
 $(STAMP): requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 		{ echo "error: Python 3.11+ is required ($(PYTHON) is older)"; exit 1; }
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip --version >/dev/null 2>&1 || { rm -rf $(VENV) && $(PYTHON) -m venv $(VENV); }
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	@touch $(STAMP)
 
 setup:
-	@scripts/bootstrap-system.sh
+	@PYTHON=$(PYTHON) scripts/bootstrap-system.sh
 	@$(MAKE) --no-print-directory $(STAMP)
 
 run: setup  ## everything set up, then web + worker + beat until Ctrl-C

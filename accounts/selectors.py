@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dianping.errors import NotFound
+from dianping.errors import NotAuthenticated, NotFound
 
 from .models import User, UserInfo
 
@@ -11,6 +11,14 @@ def user_get(*, user_id: int) -> User:
     user = User.objects.filter(pk=user_id, is_active=True).first()
     if user is None:
         raise NotFound("No such user.", code="user_not_found")
+    return user
+
+
+def me_get(*, user_id: int) -> User:
+    """The caller's own account; a token outliving its (deleted or disabled) user is a 401."""
+    user = User.objects.filter(pk=user_id, is_active=True).first()
+    if user is None:
+        raise NotAuthenticated()
     return user
 
 

@@ -13,7 +13,14 @@ from django.conf import settings
 from django.contrib.auth.hashers import make_password
 from django.db import IntegrityError, transaction
 
-from dianping.errors import Forbidden, InvalidInput, NotFound, RateLimited, ServiceUnavailable
+from dianping.errors import (
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    NotAuthenticated,
+    RateLimited,
+    ServiceUnavailable,
+)
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.ratelimit import SlidingWindowLimiter
@@ -43,7 +50,8 @@ def _phone_limiter() -> SlidingWindowLimiter:
 
 def auth_code_send(*, phone: str) -> None:
     """Issue a fresh 6-digit code for `phone` (replacing any earlier one) and text it."""
-    decision = _phone_limiter().hit(phone)
+    limiter = _phone_limiter()
+    decision = limiter.hit(phone)
     if not decision.allowed:
         raise RateLimited(decision.retry_after, "Too many codes requested for this phone.")
     code = f"{secrets.randbelow(10**6):06d}"
@@ -58,6 +66,7 @@ def auth_code_send(*, phone: str) -> None:
         send_sms(phone, f"Your Dianping login code is {code}. It expires in {minutes} minutes.")
     except Exception as exc:
         get_redis().delete(key)  # a code nobody received must not stay guessable
+        limiter.refund(phone, decision)  # nor count against the phone's quota
         log.exception("sms delivery to %s failed", phone)
         raise ServiceUnavailable("The text message could not be sent; try again.") from exc
 
@@ -107,8 +116,15 @@ def user_get_or_create_by_phone(*, phone: str) -> User:
             UserInfo.objects.create(user=user)
             return user
     except IntegrityError:
-        # Another request created the same phone between our read and insert.
-        return User.objects.get(phone=phone)
+        # Another request created the same phone between our read and insert,
+        # or an operator gave some other account this phone as its username.
+        user = User.objects.filter(phone=phone).first()
+        if user is None:
+            raise Conflict(
+                "This phone number clashes with an existing account; contact support.",
+                code="account_conflict",
+            ) from None
+        return user
 
 
 def users_ensure(
@@ -139,7 +155,7 @@ def user_update_profile(
     with transaction.atomic():
         user = User.objects.select_for_update().filter(pk=user_id, is_active=True).first()
         if user is None:
-            raise NotFound("No such user.", code="user_not_found")
+            raise NotAuthenticated()
         if nick_name is not None:
             user.nick_name = nick_name
         if icon is not None:

@@ -75,10 +75,13 @@ def tokens_revoke_all(user_id: int) -> int:
     client = get_redis()
     index = keys.user_tokens(user_id)
     members = [m.decode() for m in client.smembers(index)]
+    if not members:
+        return 0
     pipe = client.pipeline(transaction=False)
     for token in members:
         pipe.delete(keys.login_token(token))
-    pipe.delete(index)
+    # Remove only what was read: a login racing with this keeps its (listed) token.
+    pipe.srem(index, *members)
     return sum(pipe.execute()[:-1])
 
 

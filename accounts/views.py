@@ -82,7 +82,7 @@ class MeViewSet(viewsets.ViewSet):
     @extend_schema(responses={200: MeSerializer})
     def retrieve(self, request: Request) -> Response:
         """The caller, with their own phone number masked."""
-        return Response(MeSerializer(selectors.user_get(user_id=request.user.id)).data)
+        return Response(MeSerializer(selectors.me_get(user_id=request.user.id)).data)
 
     @extend_schema(request=ProfileUpdateSerializer, responses={200: MeSerializer})
     def partial_update(self, request: Request) -> Response:

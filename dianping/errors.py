@@ -23,6 +23,12 @@ class InvalidInput(DomainError):
     status_code = 400
 
 
+class NotAuthenticated(DomainError):
+    status_code = 401
+    default_code = "not_authenticated"
+    default_detail = "Authentication credentials were not provided or have expired."
+
+
 class NotFound(DomainError):
     status_code = 404
     default_code = "not_found"

@@ -13,6 +13,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/health", views.health, name="health"),
     path("api/", include("accounts.urls")),
+    path("api/", include("shops.urls")),
     # Unknown API paths answer in the API's error shape, with DEBUG on too.
     re_path(r"^api/", views.api_not_found),
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from django.core.exceptions import RequestDataTooBig
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
@@ -59,6 +60,9 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
+        if isinstance(exception, RequestDataTooBig):
+            body = {"detail": "The request body is too large.", "code": "payload_too_large"}
+            return JsonResponse(body, status=413)
         return JsonResponse({"detail": "Bad request.", "code": "bad_request"}, status=400)
     return defaults.bad_request(request, exception)
 

@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
-# Install the Debian packages the project needs when they are missing:
-# redis-server (unless REDIS_URL/TEST_REDIS_URL point elsewhere) and the
-# headers mysqlclient compiles against. Needs root and apt; says so otherwise.
+# Install the Debian packages the project needs when they are missing: what
+# `python -m venv` and the mysqlclient build need, and redis-server (unless
+# REDIS_URL / TEST_REDIS_URL point at a Redis elsewhere). Needs root and apt;
+# says so clearly otherwise.
 set -euo pipefail
 
+python="${PYTHON:-python3}"
 missing=()
-command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
-command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
+if [ -z "${REDIS_URL:-}${TEST_REDIS_URL:-}" ]; then
+  command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+  command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
+fi
+"$python" -c 'import ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
+command -v cc >/dev/null 2>&1 || missing+=(build-essential)
+"$python" - <<'PY' || missing+=(python3-dev)
+import os, sys, sysconfig
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))
+PY
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 if ! pkg-config --exists mariadb 2>/dev/null && ! pkg-config --exists mysqlclient 2>/dev/null; then
   missing+=(libmariadb-dev)

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# A throwaway MariaDB for tests on 127.0.0.1:${MARIADB_PORT:-3307}, data under var/mariadb.
+# A throwaway MariaDB for tests on 127.0.0.1:${MARIADB_PORT:-3307}.
 #   scripts/mariadb.sh start   prints the DATABASE_URL to use
 #   scripts/mariadb.sh stop
+# Its files live under /var/tmp (not the checkout): the server runs as the
+# `mysql` user, which may not be allowed into a checkout under /root.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 
 port="${MARIADB_PORT:-3307}"
-dir="$PWD/var/mariadb"
+dir="${MARIADB_DIR:-/var/tmp/dianping-mariadb-$port}"
 sock="$dir/mysqld.sock"
 url="mysql://dianping:dianping@127.0.0.1:$port/dianping"
 
@@ -22,13 +23,15 @@ case "${1:-}" in
       if [ ! -d "$dir/data/mysql" ]; then
         mkdir -p "$dir/data"
         chown -R mysql:mysql "$dir"
-        mariadb-install-db --datadir="$dir/data" --user=mysql --auth-root-authentication-method=socket >/dev/null
+        mariadb-install-db --datadir="$dir/data" --user=mysql \
+          --auth-root-authentication-method=socket >"$dir/install.log" 2>&1
       fi
-      # mariadbd refuses to run as root unless told which user to become.
+      # mariadbd refuses to run as root unless told which user to become. Its
+      # output goes to the log so a caller's $(...) does not wait on it.
       mariadbd --datadir="$dir/data" --port="$port" --bind-address=127.0.0.1 \
         --socket="$sock" --pid-file="$dir/mysqld.pid" --skip-name-resolve --user=mysql \
         --innodb-flush-log-at-trx-commit=2 --max-connections=500 \
-        --log-error="$dir/error.log" &
+        --log-error="$dir/error.log" >>"$dir/error.log" 2>&1 </dev/null &
       for _ in $(seq 300); do alive && break; sleep 0.1; done
       alive || { echo "error: mariadb did not start; see $dir/error.log" >&2; exit 1; }
       # With --skip-name-resolve the '%' grant applies to 127.0.0.1; the anonymous

@@ -31,6 +31,8 @@ echo "==> migrating the database"
 $PY manage.py migrate --noinput
 echo "==> loading demo data"
 $PY manage.py seed_demo --force
+echo "==> preloading the GEO index and Bloom filter"
+$PY manage.py load_shop_geo
 
 # Each process leads its own process group (setsid), so stopping it also stops
 # its children (runserver's autoreloader, Celery's pool).

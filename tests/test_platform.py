@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import subprocess
@@ -110,6 +111,18 @@ def test_unknown_api_path_is_a_json_404(client) -> None:
 
     assert response.status_code == 404
     assert response.json() == {"detail": "Not found.", "code": "not_found"}
+
+
+@pytest.mark.django_db
+def test_oversized_body_is_refused_before_anything_happens(api, sms_outbox, redis_client) -> None:
+    body = json.dumps({"phone": "13912345678", "pad": "x" * (3 * 1024 * 1024)})
+
+    response = api.post("/api/auth/code", body, content_type="application/json")
+
+    assert response.status_code == 413
+    assert response.json()["code"] == "payload_too_large"
+    assert sms_outbox == []
+    assert not list(redis_client.scan_iter("login:*"))
 
 
 @pytest.mark.django_db

@@ -4,19 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from dianping.errors import DomainError, RateLimited
+from dianping.errors import DomainError, NotAuthenticated, RateLimited
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, DomainError):
-        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else None
+        headers = None
+        if isinstance(exc, RateLimited):
+            headers = {"Retry-After": str(exc.retry_after)}
+        elif isinstance(exc, NotAuthenticated):
+            headers = {"WWW-Authenticate": 'Bearer realm="api"'}
         return Response({"detail": exc.detail, "code": exc.code}, exc.status_code, headers=headers)
+    if isinstance(exc, RequestDataTooBig):
+        body = {"detail": "The request body is too large.", "code": "payload_too_large"}
+        return Response(body, status=413)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):

@@ -53,3 +53,34 @@ def login_token(token: str) -> str:
 def user_tokens(user_id: int) -> str:
     """Set of a user's login tokens (pruned at login), so all can be revoked at once."""
     return f"login:user-tokens:{user_id}"
+
+
+def cache(namespace: str, ident: str) -> str:
+    """JSON bytes of a cached item (or the empty null marker); a hash {data, expire_at}
+    for logically expiring entries."""
+    return f"cache:{namespace}:{ident}"
+
+
+def bloom(name: str) -> str:
+    """Bitmap of a Bloom filter; its rebuild key shares the hash tag for an atomic RENAME."""
+    return f"bloom:{{{name}}}"
+
+
+def geo_shops(type_id: int) -> str:
+    """GEO set of shop ids of one type; the rebuild key shares its hash tag."""
+    return f"geo:shop-type:{{{type_id}}}"
+
+
+def geo_shops_pattern() -> str:
+    """SCAN pattern matching every per-type GEO key (for removing deleted types' keys)."""
+    return "geo:shop-type:{*}"
+
+
+def visits_uv(subject: str, day: str) -> str:
+    """HyperLogLog of distinct visitors of `subject` ("site" or "shop:<id>") on a local day."""
+    return f"uv:{subject}:{day}"
+
+
+def visits_pv(subject: str, day: str) -> str:
+    """Counter of page views of `subject` on a local day (YYYYMMDD in TIME_ZONE)."""
+    return f"pv:{subject}:{day}"

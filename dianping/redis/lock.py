@@ -127,6 +127,7 @@ class RedisLock:
     def _start_watchdog(self) -> None:
         if not self.watchdog:
             return
+        self._stop()  # a lease lost earlier may have left a watchdog behind
         stop = threading.Event()
         self._stop_watchdog = stop
         interval = self.ttl_ms / 3000

@@ -24,6 +24,7 @@ _FUNNEL = lua(__file__, "funnel.lua")
 class Decision:
     allowed: bool
     retry_after: float  # seconds until the request would be allowed; 0 when allowed
+    entry: str = ""  # what a sliding window recorded, so the hit can be refunded
 
 
 class SlidingWindowLimiter:
@@ -41,15 +42,26 @@ class SlidingWindowLimiter:
 
     def hit(self, ident: str, *, now_ms: int | None = None) -> Decision:
         now = clock.now_ms() if now_ms is None else now_ms
-        args: list[int | str] = [now, f"{now}-{secrets.token_hex(6)}"]
+        entry = f"{now}-{secrets.token_hex(6)}"
+        args: list[int | str] = [now, entry]
         for limit, window_ms in self.windows:
             args += [limit, window_ms]
-        window_keys = [keys.sliding_window(self.scope, ident, w) for _, w in self.windows]
-        allowed, wait_ms = _SLIDING_WINDOW(window_keys, args)
-        return Decision(bool(allowed), int(wait_ms) / 1000)
+        allowed, wait_ms = _SLIDING_WINDOW(self._keys(ident), args)
+        return Decision(bool(allowed), int(wait_ms) / 1000, entry if allowed else "")
+
+    def refund(self, ident: str, decision: Decision) -> None:
+        """Take back an allowed hit whose action failed, so it does not use up the quota."""
+        if decision.entry:
+            pipe = get_redis().pipeline(transaction=False)
+            for key in self._keys(ident):
+                pipe.zrem(key, decision.entry)
+            pipe.execute()
 
     def reset(self, ident: str) -> None:
-        get_redis().delete(*(keys.sliding_window(self.scope, ident, w) for _, w in self.windows))
+        get_redis().delete(*self._keys(ident))
+
+    def _keys(self, ident: str) -> list[str]:
+        return [keys.sliding_window(self.scope, ident, w) for _, w in self.windows]
 
 
 class FunnelLimiter:

@@ -198,3 +198,10 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# --- Shops ------------------------------------------------------------------------
+SHOP_CACHE_TTL = env.int("SHOP_CACHE_TTL", default=30 * 60)  # seconds, plus up to 20% jitter
+SHOP_CACHE_NULL_TTL = 2 * 60  # how long "no such shop" is remembered
+SHOP_TYPE_CACHE_TTL = 24 * 60 * 60
+SHOP_BLOOM_CAPACITY = env.int("SHOP_BLOOM_CAPACITY", default=1_000_000)
+SHOP_NEARBY_RADIUS_M = 5000

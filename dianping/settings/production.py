@@ -1,7 +1,7 @@
 """Production: secrets must come from the environment; HTTPS everywhere."""
 
 from .base import *  # noqa: F403
-from .base import MIDDLEWARE, env
+from .base import MIDDLEWARE, REST_FRAMEWORK, env
 
 # Static files (admin, API docs) served by the app itself, compressed and cache-busted.
 MIDDLEWARE = [MIDDLEWARE[0], "whitenoise.middleware.WhiteNoiseMiddleware", *MIDDLEWARE[1:]]
@@ -24,3 +24,6 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
 SMS_BACKEND = env.str("SMS_BACKEND", default="file")
+# Production runs behind one TLS-terminating proxy (see SECURE_PROXY_SSL_HEADER);
+# without this every client would share the proxy's IP and its throttle bucket.
+REST_FRAMEWORK = {**REST_FRAMEWORK, "NUM_PROXIES": env.int("NUM_PROXIES", default=1)}

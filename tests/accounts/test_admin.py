@@ -37,6 +37,20 @@ def test_log_out_everywhere_action_revokes_tokens(admin_client, user, redis_clie
 
 
 @pytest.mark.django_db
+def test_deleting_a_user_in_admin_revokes_their_tokens(
+    admin_client, user, redis_client, django_capture_on_commit_callbacks
+) -> None:
+    token = tokens.token_issue(user)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(f"/admin/accounts/user/{user.pk}/delete/", {"post": "yes"})
+
+    assert response.status_code == 302
+    assert not User.objects.filter(pk=user.pk).exists()
+    assert not redis_client.exists(keys.login_token(token))
+
+
+@pytest.mark.django_db
 def test_disabling_a_user_in_admin_revokes_their_tokens(
     admin_client, user, redis_client, django_capture_on_commit_callbacks
 ) -> None:

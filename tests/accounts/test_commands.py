@@ -21,7 +21,7 @@ def test_issue_tokens_writes_working_tokens_and_reuses_users(tmp_path, api) -> N
 
     assert len(first) == len(set(first)) == 5
     assert set(first).isdisjoint(second)
-    assert User.objects.filter(phone__startswith="199").count() == 5
+    assert User.objects.filter(phone__startswith="100").count() == 5
     ids = {
         api.get("/api/users/me", HTTP_AUTHORIZATION=f"Bearer {t}").json()["id"]
         for t in first + second
@@ -40,9 +40,19 @@ def test_issue_tokens_for_staff(tmp_path) -> None:
     assert list(
         User.objects.filter(is_staff=True).values_list("phone", flat=True).order_by("phone")
     ) == [
-        "19800000000",
-        "19800000001",
+        "10100000000",
+        "10100000001",
     ]
+
+
+@pytest.mark.django_db
+def test_issue_tokens_never_touches_real_phone_numbers(tmp_path) -> None:
+    from accounts.management.commands.issue_tokens import load_test_phones
+    from accounts.serializers import PHONE_RE
+
+    phones = load_test_phones(1000, staff=False) + load_test_phones(1000, staff=True)
+
+    assert not any(PHONE_RE.fullmatch(phone) for phone in phones)
 
 
 @pytest.mark.django_db

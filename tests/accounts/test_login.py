@@ -80,12 +80,16 @@ def test_body_that_is_not_an_object_or_not_json_is_a_400(api, sms_outbox) -> Non
 
 
 @pytest.mark.django_db
-def test_one_code_per_phone_per_minute(api, sms_outbox, fake_clock) -> None:
+def test_one_code_per_phone_per_minute(api, sms_outbox, fake_clock, redis_client) -> None:
     assert _send(api).status_code == 202
 
+    key = keys.login_code(PHONE)
+    digest, ttl = redis_client.hget(key, "digest"), redis_client.ttl(key)
     fake_clock.advance(30)
     refused = _send(api)
     assert refused.status_code == 429
+    assert redis_client.hget(key, "digest") == digest  # the live code is untouched
+    assert redis_client.ttl(key) <= ttl
     assert refused.json()["code"] == "throttled"
     assert refused["Retry-After"] == "30"
     assert len(sms_outbox) == 1
@@ -127,7 +131,9 @@ def test_codes_per_client_ip_are_limited(api, sms_outbox, settings) -> None:
 
 
 @pytest.mark.django_db
-def test_sms_failure_is_a_503_and_leaves_no_guessable_code(api, settings, redis_client) -> None:
+def test_sms_failure_is_a_503_and_leaves_no_code_and_no_used_quota(
+    api, settings, redis_client, sms_outbox
+) -> None:
     settings.SMS_BACKEND = "tests.accounts.failing_sms.FailingBackend"
 
     response = _send(api)
@@ -135,6 +141,8 @@ def test_sms_failure_is_a_503_and_leaves_no_guessable_code(api, settings, redis_
     assert response.status_code == 503
     assert response.json()["code"] == "service_unavailable"
     assert not redis_client.exists(keys.login_code(PHONE))
+    settings.SMS_BACKEND = "locmem"
+    assert _send(api).status_code == 202  # the failed send did not use the 1/minute quota
 
 
 @pytest.mark.django_db
@@ -233,7 +241,7 @@ def test_malformed_code_is_a_validation_error(api, sms_outbox, redis_client, cod
 
 
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_logins_with_one_code_make_one_session(api, sms_outbox) -> None:
+def test_concurrent_logins_with_one_code_make_one_session(api, sms_outbox, redis_client) -> None:
     _send(api)
     code = _code_from(sms_outbox)
 
@@ -241,6 +249,7 @@ def test_concurrent_logins_with_one_code_make_one_session(api, sms_outbox) -> No
 
     assert sorted(statuses) == [200] + [400] * 19
     assert User.objects.filter(phone=PHONE).count() == 1
+    assert len(list(redis_client.scan_iter("login:token:*"))) == 1
 
 
 @pytest.mark.django_db
@@ -252,6 +261,18 @@ def test_disabled_account_cannot_log_in(api, sms_outbox, user) -> None:
 
     assert response.status_code == 403
     assert response.json()["code"] == "account_disabled"
+
+
+@pytest.mark.django_db
+def test_phone_taken_as_another_accounts_username_is_a_conflict(api, sms_outbox) -> None:
+    User.objects.create(username=PHONE)  # an operator's account named like the phone
+    _send(api)
+
+    response = _login(api, _code_from(sms_outbox))
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "account_conflict"
+    assert User.objects.count() == 1
 
 
 def test_token_ttl_setting_is_thirty_minutes() -> None:

@@ -7,6 +7,7 @@ import secrets
 import pytest
 
 from accounts import services, tokens
+from accounts.models import User
 from dianping.redis import keys
 
 
@@ -65,10 +66,37 @@ def test_logout_revokes_only_that_token(user, user_api, redis_client) -> None:
 
 
 @pytest.mark.django_db
-def test_logout_without_a_token_is_401(api) -> None:
-    response = api.post("/api/auth/logout")
+@pytest.mark.parametrize("header", [None, "Bearer nonsense", f"Bearer {secrets.token_urlsafe(32)}"])
+def test_logout_without_a_valid_token_is_401(api, header) -> None:
+    kwargs = {"HTTP_AUTHORIZATION": header} if header else {}
+
+    response = api.post("/api/auth/logout", **kwargs)
 
     assert response.status_code == 401
+
+
+@pytest.mark.django_db
+def test_authentication_costs_one_redis_command(user, user_api, redis_client) -> None:
+    redis_client.config_resetstat()
+
+    assert user_api.get(f"/api/users/{user.id}").status_code == 200
+
+    stats = redis_client.info("commandstats")
+    ignored = {"cmdstat_info", "cmdstat_config|resetstat"}
+    calls = {name: stat["calls"] for name, stat in stats.items() if name not in ignored}
+    assert calls == {"cmdstat_getex": 1}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("change", ["delete", "disable"])
+def test_a_token_outliving_its_account_is_401(user, user_api, change) -> None:
+    if change == "delete":
+        user.delete()
+    else:
+        User.objects.filter(pk=user.pk).update(is_active=False)
+
+    assert user_api.get("/api/users/me").status_code == 401
+    assert user_api.patch("/api/users/me", {"nick_name": "x"}, format="json").status_code == 401
 
 
 @pytest.mark.django_db

@@ -125,6 +125,7 @@ def test_user_info_defaults_for_accounts_without_a_profile_row(api, user) -> Non
     assert response.status_code == 200
     assert response.json()["fans"] == 0
     assert api.get("/api/users/424242/info").status_code == 404
+    assert api.get("/api/users/99999999999999999999/info").status_code == 404
 
 
 @pytest.mark.django_db

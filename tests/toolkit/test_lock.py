@@ -117,14 +117,16 @@ def test_watchdog_keeps_a_long_holders_lease(redis_client) -> None:
     assert RedisLock("long-job", ttl=5).acquire()
 
 
-def test_watchdog_stops_after_release(redis_client) -> None:
+def _watchdogs(name: str) -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == f"lock-watchdog:{name}"]
+
+
+def test_watchdog_stops_after_release() -> None:
     holder = RedisLock("short-job", ttl=0.3, watchdog=True)
     with holder:
-        pass
-    newcomer = RedisLock("short-job", ttl=0.3)
-    assert newcomer.acquire()
-    # The old watchdog must not renew the newcomer's lease: it lapses on its own.
-    wait_until(lambda: not newcomer.locked(), timeout=3)
+        assert len(_watchdogs("short-job")) == 1
+
+    wait_until(lambda: not _watchdogs("short-job"), timeout=3)
 
 
 def test_try_with_wait_gives_up_after_the_wait() -> None:

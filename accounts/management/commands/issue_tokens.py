@@ -1,8 +1,9 @@
 """Create (or reuse) N users and print one valid login token per line.
 
 For load tests, demos and support; it needs shell access to the server, which
-is the authorisation. Users come from fixed phone ranges, so re-running reuses
-them: 199xxxxxxxx for regular users, 198xxxxxxxx for --staff.
+is the authorisation. Users come from fixed 11-digit ranges that no mainland
+mobile number uses (they fail ^1[3-9]), so re-running reuses them and never
+touches a real customer: 100xxxxxxxx for regular users, 101xxxxxxxx for --staff.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ MAX_COUNT = 1_000_000
 
 
 def load_test_phones(count: int, *, staff: bool) -> list[str]:
-    prefix = "198" if staff else "199"
+    prefix = "101" if staff else "100"
     return [f"{prefix}{i:08d}" for i in range(count)]
 
 

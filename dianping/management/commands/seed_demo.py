@@ -1,4 +1,4 @@
-"""Load demo data, idempotently. Later apps add their own sections here."""
+"""Load demo data, idempotently: users, a staff account, shop types and shops."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from accounts import demo
+from accounts import demo as accounts_demo
+from shops import demo as shops_demo
 
 
 class Command(BaseCommand):
-    help = "Create demo users and a staff account (safe to re-run)."
+    help = "Create demo data (safe to re-run)."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
@@ -23,15 +24,13 @@ class Command(BaseCommand):
             raise CommandError(
                 "seed_demo sets a well-known admin password; use --force to run it with DEBUG off."
             )
-        staff = demo.seed_staff()
-        users = demo.seed_users()
+        staff = accounts_demo.seed_staff()
+        users = accounts_demo.seed_users()
+        types, shops = shops_demo.seed_shops()
+        ok = self.style.SUCCESS
+        self.stdout.write(ok(f"demo users: {len(users)} ({users[0].phone}..{users[-1].phone})"))
         self.stdout.write(
-            self.style.SUCCESS(
-                f"demo users: {len(users)} (phones {users[0].phone}..{users[-1].phone})"
-            )
+            ok(f"shop types: {types}, shops: {shops} (around People's Square, Shanghai)")
         )
-        self.stdout.write(
-            self.style.SUCCESS(
-                f"admin login: username={staff.username} password={demo.ADMIN_PASSWORD}"
-            )
-        )
+        password = accounts_demo.ADMIN_PASSWORD
+        self.stdout.write(ok(f"admin login: username={staff.username} password={password}"))

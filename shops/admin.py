@@ -1,0 +1,41 @@
+"""Operators edit shops here; saves and deletes go through the shop services."""
+
+from django.contrib import admin
+
+from . import services
+from .models import Shop, ShopType
+
+
+@admin.register(ShopType)
+class ShopTypeAdmin(admin.ModelAdmin):
+    list_display = ["id", "name", "sort", "icon"]
+    ordering = ["sort", "id"]
+
+    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+        services.shop_type_save(shop_type=obj)
+
+    def delete_model(self, request, obj):  # type: ignore[no-untyped-def]
+        services.shop_type_delete(shop_type=obj)
+
+    def delete_queryset(self, request, queryset):  # type: ignore[no-untyped-def]
+        for shop_type in queryset:
+            services.shop_type_delete(shop_type=shop_type)
+
+
+@admin.register(Shop)
+class ShopAdmin(admin.ModelAdmin):
+    list_display = ["id", "name", "type", "area", "avg_price", "score", "sold", "updated_at"]
+    list_filter = ["type"]
+    search_fields = ["name", "address", "area"]
+    list_select_related = ["type"]
+    ordering = ["-id"]
+
+    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+        services.shop_save(shop=obj)
+
+    def delete_model(self, request, obj):  # type: ignore[no-untyped-def]
+        services.shop_delete(shop_id=obj.pk)
+
+    def delete_queryset(self, request, queryset):  # type: ignore[no-untyped-def]
+        for shop_id in queryset.values_list("pk", flat=True):
+            services.shop_delete(shop_id=shop_id)

@@ -1,0 +1,91 @@
+"""Demo shop types and ~560 shops scattered around central Shanghai, deterministic."""
+
+from __future__ import annotations
+
+import random
+
+from django.db import transaction
+
+from . import services
+from .models import Shop, ShopType
+
+CITY_CENTRE = (121.4737, 31.2304)  # People's Square, Shanghai (longitude, latitude)
+
+# (name, sort, brands, price range in yuan, opening hours, how many shops)
+TYPES = [
+    ("美食", 1, ["小杨生煎", "老盛昌", "南翔馒头店", "海底捞火锅", "外婆家", "西贝莜面村",
+               "鼎泰丰", "新荣记", "一笼小确幸", "费大厨辣椒炒肉", "太二酸菜鱼", "绿茶餐厅",
+               "点都德", "蔡澜港式点心", "莆田餐厅"], (20, 300), "10:00-22:00", 200),
+    ("KTV", 2, ["纯K", "钱柜KTV", "好乐迪", "星聚会KTV", "K歌之王", "麦乐迪"], (60, 200), "12:00-02:00", 40),
+    ("丽人·美发", 3, ["永琪美容美发", "文峰美发", "审美造型", "椰子造型", "剪艺沙龙", "Tony造型"],
+     (50, 500), "10:00-21:00", 40),
+    ("健身运动", 4, ["乐刻运动", "超级猩猩", "威尔士健身", "一兆韦德", "Keep Land", "舒适堡"],
+     (30, 150), "06:00-23:00", 40),
+    ("按摩·足疗", 5, ["悦足堂", "大渔足道", "御足坊", "禅悦足道", "小城故事足浴", "康骏会馆"],
+     (80, 300), "11:00-02:00", 40),
+    ("美容SPA", 6, ["思妍丽", "美丽田园", "馥颜SPA", "颐和阁", "花漾美容", "静享SPA"],
+     (200, 1000), "10:00-22:00", 40),
+    ("亲子游乐", 7, ["奈尔宝家庭中心", "淘气堡", "Kidsland", "宝贝王乐园", "小小运动馆", "Playtime乐园"],
+     (80, 250), "09:30-20:30", 40),
+    ("酒吧", 8, ["Bar Rouge", "Speak Low", "The Nest", "Flask", "Long Bar", "Senator Saloon"],
+     (100, 400), "18:00-02:00", 40),
+    ("轰趴馆", 9, ["嗨皮轰趴馆", "聚点轰趴", "Party Home", "轰趴猫", "星期八轰趴", "欢乐派对馆"],
+     (100, 300), "10:00-24:00", 40),
+    ("美睫·美甲", 10, ["NailsBar", "美甲小铺", "指尖艺术", "Lash Studio", "甲油胶工作室", "花间美甲"],
+     (80, 400), "10:00-21:30", 40),
+]  # fmt: skip
+
+# Business districts with their real centres (longitude, latitude).
+AREAS = [
+    ("人民广场", 121.4737, 31.2304, "西藏中路"), ("南京西路", 121.4590, 31.2290, "南京西路"),
+    ("静安寺", 121.4456, 31.2235, "愚园路"), ("陆家嘴", 121.5055, 31.2397, "陆家嘴环路"),
+    ("徐家汇", 121.4365, 31.1955, "漕溪北路"), ("新天地", 121.4751, 31.2192, "马当路"),
+    ("淮海中路", 121.4628, 31.2185, "淮海中路"), ("外滩", 121.4903, 31.2400, "中山东一路"),
+    ("五角场", 121.5140, 31.3010, "邯郸路"), ("中山公园", 121.4170, 31.2210, "长宁路"),
+    ("打浦桥", 121.4680, 31.2070, "徐家汇路"), ("北外滩", 121.4970, 31.2510, "东大名路"),
+    ("世纪公园", 121.5510, 31.2150, "锦绣路"), ("虹口足球场", 121.4800, 31.2710, "东江湾路"),
+]  # fmt: skip
+
+_METRES_PER_DEGREE_LAT = 111_320
+
+
+def _demo_shops(types: dict[str, ShopType]) -> list[Shop]:
+    rng = random.Random(2026)
+    shops = []
+    for name, _sort, brands, (low, high), hours, count in TYPES:
+        combos = [(brand, area) for brand in brands for area in AREAS]
+        for brand, (area, lon, lat, street) in rng.sample(combos, count):
+            # Scatter within about a kilometre of the district centre.
+            dy, dx = rng.gauss(0, 450), rng.gauss(0, 450)
+            shops.append(
+                Shop(
+                    name=f"{brand}({area}店)",
+                    type=types[name],
+                    area=area,
+                    address=f"上海市{street}{rng.randint(1, 1999)}号",
+                    x=round(lon + dx / (_METRES_PER_DEGREE_LAT * 0.856), 6),  # cos(31.2°)
+                    y=round(lat + dy / _METRES_PER_DEGREE_LAT, 6),
+                    avg_price=rng.randint(low, high),
+                    sold=rng.randint(0, 10_000),
+                    comments=rng.randint(0, 5_000),
+                    score=rng.randint(30, 50),
+                    open_hours=hours,
+                )
+            )
+    return shops
+
+
+def seed_shops() -> tuple[int, int]:
+    """Create the demo types and shops that are missing; returns (types, shops) in the DB."""
+    with transaction.atomic():
+        types = {}
+        for name, sort, *_ in TYPES:
+            types[name], _ = ShopType.objects.get_or_create(name=name, defaults={"sort": sort})
+        existing = set(Shop.objects.values_list("name", flat=True))
+        fresh = [shop for shop in _demo_shops(types) if shop.name not in existing]
+        Shop.objects.bulk_create(fresh, batch_size=500)
+    # A bulk insert bypasses the per-shop service, so rebuild the indexes wholesale.
+    services.shop_geo_rebuild()
+    services.shop_bloom_rebuild()
+    services.shop_types_changed()
+    return ShopType.objects.count(), Shop.objects.count()

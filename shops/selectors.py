@@ -1,0 +1,78 @@
+"""Shop reads: cached detail and type list, lists by type, nearby search."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db.models import QuerySet
+
+from dianping.redis import keys
+from dianping.redis.client import get_redis
+
+from .caches import SHOP_TYPES_IDENT, shop_cache, shop_type_cache
+from .models import Shop, ShopType
+from .serializers import ShopSerializer, ShopTypeSerializer
+
+
+def shop_detail_json(*, shop_id: int) -> bytes | None:
+    """The shop as JSON bytes, through the cache; None when there is no such shop."""
+
+    def load() -> dict[str, Any] | None:
+        shop = Shop.objects.filter(pk=shop_id).first()
+        return ShopSerializer(shop).data if shop else None
+
+    return shop_cache().get(shop_id, load)
+
+
+def shop_types_json() -> bytes:
+    def load() -> list[dict[str, Any]]:
+        return ShopTypeSerializer(ShopType.objects.order_by("sort", "id"), many=True).data
+
+    return shop_type_cache().get(SHOP_TYPES_IDENT, load) or b"[]"
+
+
+def shop_list(*, type_id: int | None = None, name: str | None = None) -> QuerySet[Shop]:
+    shops = Shop.objects.order_by("id")
+    if type_id is not None:
+        shops = shops.filter(type_id=type_id)
+    if name:
+        shops = shops.filter(name__icontains=name)
+    return shops
+
+
+@dataclass(frozen=True, slots=True)
+class NearbyHit:
+    shop_id: int
+    distance: float  # metres
+
+
+def shops_nearby(*, type_id: int, x: float, y: float) -> list[NearbyHit]:
+    """Every shop of the type within the radius, nearest first (ties by id).
+
+    The whole in-radius list comes back in one GEOSEARCH and is sorted here with
+    an id tie-break, so pages cut from it never repeat or skip a shop.
+    """
+    hits = get_redis().geosearch(
+        keys.geo_shops(type_id),
+        longitude=x,
+        latitude=y,
+        radius=settings.SHOP_NEARBY_RADIUS_M,
+        unit="m",
+        withdist=True,
+    )
+    ranked = sorted((float(dist), int(member)) for member, dist in hits)
+    return [NearbyHit(shop_id, dist) for dist, shop_id in ranked]
+
+
+def shops_by_ids_in_order(hits: list[NearbyHit]) -> list[Shop]:
+    """One DB query for a page of hits, returned in the hits' order with `distance` set."""
+    shops = Shop.objects.in_bulk([hit.shop_id for hit in hits])
+    ordered = []
+    for hit in hits:
+        shop = shops.get(hit.shop_id)
+        if shop is not None:  # deleted since the index was read
+            shop.distance = round(hit.distance, 1)
+            ordered.append(shop)
+    return ordered

@@ -1,0 +1,163 @@
+"""The generic cache client against real Redis, with real concurrent readers."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from dianping.redis import keys
+from dianping.redis.bloom import BloomFilter
+from dianping.redis.cache import CacheClient
+from dianping.redis.lock import RedisLock
+from tests.helpers import run_concurrently, wait_until
+
+
+class CountingLoader:
+    """A loader that counts its calls and can be made slow, like a busy database."""
+
+    def __init__(self, value: object, delay: float = 0.0) -> None:
+        self.value, self.delay, self.calls = value, delay, 0
+        self._lock = threading.Lock()
+
+    def __call__(self) -> object:
+        with self._lock:
+            self.calls += 1
+        time.sleep(self.delay)
+        return self.value
+
+
+def test_hit_returns_the_stored_json_bytes(redis_client) -> None:
+    cache = CacheClient("t", ttl=60)
+    loader = CountingLoader({"id": 1, "name": "Café"})
+
+    first = cache.get(1, loader)
+    second = cache.get(1, loader)
+
+    assert first == second == '{"id":1,"name":"Café"}'.encode()
+    assert redis_client.get(keys.cache("t", "1")) == first
+    assert loader.calls == 1
+
+
+def test_cold_key_under_100_concurrent_readers_loads_once() -> None:
+    cache = CacheClient("t", ttl=60, rebuild_wait=5)
+    loader = CountingLoader({"id": 7}, delay=0.2)
+
+    results = run_concurrently(lambda _: cache.get(7, loader), workers=100)
+
+    assert loader.calls == 1
+    assert set(results) == {b'{"id":7}'}
+
+
+def test_missing_item_is_cached_as_null_and_loaded_once_per_null_ttl(redis_client) -> None:
+    cache = CacheClient("t", ttl=60, null_ttl=30)
+    loader = CountingLoader(None, delay=0.05)
+
+    results = run_concurrently(lambda _: [cache.get(404, loader) for _ in range(20)], workers=50)
+
+    assert loader.calls == 1
+    assert all(result is None for batch in results for result in batch)
+    assert redis_client.get(keys.cache("t", "404")) == b""
+    assert 29_000 < redis_client.pttl(keys.cache("t", "404")) <= 30_000
+
+
+def test_bloom_filter_keeps_unknown_ids_away_from_redis_and_db(redis_client) -> None:
+    bloom = BloomFilter(keys.bloom("t"), capacity=1000)
+    bloom.rebuild(str(i) for i in range(1, 101))
+    cache = CacheClient("t", ttl=60, bloom=bloom)
+    loader = CountingLoader({"never": "seen"})
+
+    for ident in range(10_000, 11_000):
+        assert cache.get(ident, loader) is None
+
+    # With 1000 items' worth of bits and 100 members, false positives are rare.
+    assert loader.calls <= 5
+    assert len(list(redis_client.scan_iter("cache:t:*"))) == loader.calls
+    assert cache.get(50, CountingLoader({"id": 50})) == b'{"id":50}'
+
+
+def test_a_bloom_filter_that_was_never_built_filters_nothing() -> None:
+    cache = CacheClient("t", ttl=60, bloom=BloomFilter(keys.bloom("absent"), capacity=10))
+
+    assert cache.get(3, CountingLoader({"id": 3})) == b'{"id":3}'
+
+
+def test_ttls_of_many_keys_are_spread_not_equal(redis_client) -> None:
+    cache = CacheClient("t", ttl=100, jitter=0.2)
+    for ident in range(1000):
+        cache.put(ident, {"id": ident})
+
+    ttls = [redis_client.pttl(keys.cache("t", str(i))) for i in range(1000)]
+
+    assert all(99_000 < ttl <= 120_000 for ttl in ttls)
+    assert len(set(ttls)) > 900
+    assert max(ttls) - min(ttls) > 15_000
+
+
+def test_a_reader_never_waits_forever_for_a_stuck_rebuild(redis_client) -> None:
+    cache = CacheClient("t", ttl=60, rebuild_wait=0.3)
+    stuck = RedisLock(f"cache:{keys.cache('t', '9')}", ttl=30)
+    assert stuck.acquire()  # as if another process died mid-rebuild
+
+    started = time.monotonic()
+    value = cache.get(9, CountingLoader({"id": 9}))
+
+    assert value == b'{"id":9}'
+    assert 0.3 <= time.monotonic() - started < 3
+    assert redis_client.get(keys.cache("t", "9")) is None  # the lock holder writes, not us
+    assert stuck.owned()
+
+
+def test_evict_makes_the_next_read_load_again() -> None:
+    cache = CacheClient("t", ttl=60)
+    cache.get(1, CountingLoader({"v": 1}))
+
+    cache.evict(1)
+
+    assert cache.get(1, CountingLoader({"v": 2})) == b'{"v":2}'
+
+
+def test_logical_expiry_serves_stale_data_while_one_rebuild_runs(fake_clock, redis_client) -> None:
+    cache = CacheClient("hot", ttl=60)
+    cache.put_logical(1, {"v": "old"}, logical_ttl=10)
+    fake_clock.advance(11)
+    release = threading.Event()
+    calls = []
+
+    def slow_loader() -> dict:
+        calls.append(1)
+        release.wait(10)
+        return {"v": "new"}
+
+    results = run_concurrently(
+        lambda _: cache.get_logical(1, slow_loader, logical_ttl=10), workers=50
+    )
+
+    assert set(results) == {b'{"v":"old"}'}  # nobody waited for the rebuild
+    release.set()
+    wait_until(lambda: redis_client.hget(keys.cache("hot", "1"), "data") == b'{"v":"new"}')
+    assert len(calls) == 1
+    assert redis_client.ttl(keys.cache("hot", "1")) == -1  # never expires physically
+    assert cache.get_logical(1, slow_loader, logical_ttl=10) == b'{"v":"new"}'
+    assert len(calls) == 1
+
+
+def test_logical_key_that_was_never_preheated_is_built_once(redis_client) -> None:
+    cache = CacheClient("hot", ttl=60)
+    loader = CountingLoader({"v": 1}, delay=0.1)
+
+    results = run_concurrently(lambda _: cache.get_logical(2, loader, logical_ttl=30), workers=30)
+
+    assert set(results) == {b'{"v":1}'}
+    assert loader.calls == 1
+
+
+@pytest.mark.parametrize("capacity", [1, 1000])
+def test_bloom_filter_has_no_false_negatives(capacity) -> None:
+    bloom = BloomFilter(keys.bloom("fn"), capacity=capacity)
+    bloom.rebuild([])
+    members = [f"m{i}" for i in range(capacity)]
+    bloom.add(members)
+
+    assert all(bloom.might_contain(m) for m in members)

@@ -1,0 +1,63 @@
+"""The DRF throttle classes answer 429 with Retry-After once their limiter says no."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.response import Response
+from rest_framework.test import APIRequestFactory
+from rest_framework.views import APIView
+
+from accounts.authentication import TokenUser
+from dianping.api.throttles import FunnelThrottle, SlidingWindowThrottle, parse_rate
+
+
+class TwoPerSecondFunnel(FunnelThrottle):
+    scope = "test-funnel"
+    capacity = 2
+    leak_per_second = 0.5
+
+
+class FunnelView(APIView):
+    throttle_classes = [TwoPerSecondFunnel]
+    authentication_classes = []
+
+    def get(self, request):  # type: ignore[no-untyped-def]
+        return Response({"ok": True})
+
+
+def _call(user_id: int | None):  # type: ignore[no-untyped-def]
+    request = APIRequestFactory().get("/x")
+    if user_id is not None:
+        from rest_framework.test import force_authenticate
+
+        force_authenticate(request, user=TokenUser(id=user_id, nick_name="", icon=""))
+    return FunnelView.as_view()(request)
+
+
+def test_funnel_throttle_is_per_user_and_sets_retry_after(fake_clock) -> None:
+    assert [_call(1).status_code for _ in range(3)] == [200, 200, 429]
+    refused = _call(1)
+    assert refused["Retry-After"] == "2"  # one unit leaks out every 2 s
+    assert refused.data["code"] == "throttled"
+    assert _call(2).status_code == 200  # another user has their own funnel
+    fake_clock.advance(2)
+    assert _call(1).status_code == 200
+
+
+def test_anonymous_callers_share_a_funnel_per_ip(fake_clock) -> None:
+    assert [_call(None).status_code for _ in range(3)] == [200, 200, 429]
+
+
+@pytest.mark.parametrize(
+    ("rate", "expected"),
+    [("20/hour", (20, 3600)), ("30/minute", (30, 60)), ("5/s", (5, 1)), ("10/day", (10, 86400))],
+)
+def test_parse_rate(rate, expected) -> None:
+    assert parse_rate(rate) == expected
+
+
+def test_sliding_window_throttle_reads_its_rate_from_settings(settings) -> None:
+    class Limited(SlidingWindowThrottle):
+        scope = "sms_ip"
+
+    assert Limited().limiter.windows == [(1000, 3_600_000)]
