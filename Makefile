@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: run test lint format setup redis-start redis-stop mariadb-start mariadb-stop clean
+.PHONY: run test lint format setup redis-start redis-stop mariadb-start mariadb-stop bench-shops clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -43,6 +43,11 @@ mariadb-start:
 
 mariadb-stop:
 	@scripts/mariadb.sh stop
+
+bench-shops: setup  ## GET /api/shops/{id} vs a bare Django view under granian + wrk
+	@command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+	@scripts/redis.sh start
+	cd bench && ../$(PY) shops.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache

@@ -31,21 +31,18 @@ class TokenUser:
     def pk(self) -> int:
         return self.id
 
+    @classmethod
+    def from_token_data(cls, data: dict[str, Any]) -> TokenUser:
+        return cls(id=data["id"], nick_name=data["nick_name"], icon=data["icon"])
+
 
 class RedisTokenAuthentication(BaseAuthentication):
-    keyword = "bearer"
-
     def authenticate(self, request: Any) -> tuple[TokenUser, str] | None:
-        header = request.META.get("HTTP_AUTHORIZATION", "")
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() != self.keyword or not token:
-            return None
-        data = tokens.token_touch(token.strip())
+        token = tokens.bearer_token(request.META.get("HTTP_AUTHORIZATION", ""))
+        data = tokens.token_touch(token) if token else None
         if data is None:
             return None
-        return TokenUser(
-            id=data["id"], nick_name=data["nick_name"], icon=data["icon"]
-        ), token.strip()
+        return TokenUser.from_token_data(data), token
 
     def authenticate_header(self, request: Any) -> str:
         # Makes DRF answer 401 (not 403) to anonymous callers of protected endpoints.

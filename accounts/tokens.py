@@ -14,6 +14,7 @@ import secrets
 from collections.abc import Iterable
 from typing import Any
 
+import redis
 from django.conf import settings
 
 from dianping.redis import keys
@@ -50,12 +51,30 @@ def tokens_issue(users: Iterable[User]) -> list[str]:
     return issued
 
 
+def bearer_token(header: str) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header, if it is shaped like one.
+
+    Anything else is never sent to Redis (think of a megabyte-long header).
+    """
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not TOKEN_PATTERN.fullmatch(token):
+        return None
+    return token
+
+
 def token_touch(token: str) -> dict[str, Any] | None:
     """The token's user data with its TTL refreshed, or None if unknown or expired."""
-    if not TOKEN_PATTERN.fullmatch(token):
-        return None  # never send garbage (or a megabyte header) to Redis
-    raw = get_redis().getex(keys.login_token(token), ex=settings.AUTH_TOKEN_TTL)
-    return json.loads(raw) if raw is not None else None
+    return touched_data(get_redis().getex(keys.login_token(token), ex=settings.AUTH_TOKEN_TTL))
+
+
+def queue_touch(pipe: redis.client.Pipeline, token: str) -> None:
+    """Queue the refresh-and-read of `token` on a caller's pipeline (see `touched_data`)."""
+    pipe.getex(keys.login_token(token), ex=settings.AUTH_TOKEN_TTL)
+
+
+def touched_data(reply: bytes | None) -> dict[str, Any] | None:
+    return json.loads(reply) if reply is not None else None
 
 
 def token_refresh_data(token: str, user: User) -> None:

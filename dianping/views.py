@@ -44,6 +44,11 @@ def health(request: Request) -> Response:
     return Response(checks, status=200 if healthy else 503)
 
 
+def ping(request: HttpRequest) -> JsonResponse:
+    """The benchmark baseline: a bare Django JSON view behind the same middleware."""
+    return JsonResponse({"pong": True})
+
+
 def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")
 

@@ -25,6 +25,7 @@ case "${1:-}" in
     # `manage.py reconcile_seckill` repairs flash-sale state from the database.
     redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" \
       --daemonize yes --pidfile "$pidfile" --logfile "$dir/redis.log" \
+      --unixsocket "$dir/redis.sock" --unixsocketperm 700 \
       --appendonly yes --appendfsync everysec --save "" \
       --maxclients 10000 --protected-mode yes
     for _ in $(seq 100); do ping && break; sleep 0.05; done

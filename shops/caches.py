@@ -23,6 +23,7 @@ def shop_cache() -> CacheClient:
         ttl=settings.SHOP_CACHE_TTL,
         null_ttl=settings.SHOP_CACHE_NULL_TTL,
         bloom=shop_bloom(),
+        near_ttl=settings.SHOP_NEAR_CACHE_TTL,
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import QuerySet
 
+from accounts import tokens
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 
@@ -16,14 +17,24 @@ from .models import Shop, ShopType
 from .serializers import ShopSerializer, ShopTypeSerializer
 
 
-def shop_detail_json(*, shop_id: int) -> bytes | None:
-    """The shop as JSON bytes, through the cache; None when there is no such shop."""
+@dataclass(frozen=True, slots=True)
+class ShopView:
+    raw: bytes | None  # the shop's JSON, None when there is no such shop
+    viewer: dict[str, Any] | None  # the caller's token data, None when anonymous
+
+
+def shop_detail(*, shop_id: int, token: str | None = None) -> ShopView:
+    """The shop as JSON bytes through the cache and, in the same Redis round trip,
+    the refresh of the caller's login token when there is one."""
 
     def load() -> dict[str, Any] | None:
         shop = Shop.objects.filter(pk=shop_id).first()
         return ShopSerializer(shop).data if shop else None
 
-    return shop_cache().get(shop_id, load)
+    touch = (lambda pipe: tokens.queue_touch(pipe, token)) if token else None
+    lookup = shop_cache().lookup(shop_id, load, piggyback=touch)
+    viewer = tokens.touched_data(lookup.extra[0]) if token else None
+    return ShopView(lookup.raw, viewer)
 
 
 def shop_types_json() -> bytes:

@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from accounts import tokens
 from accounts.sms import locmem
 from dianping import clock
+from dianping.redis import nearcache, visits
 from dianping.redis.client import get_redis
 from tests.factories import UserFactory
 
@@ -31,7 +32,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def redis_client() -> Iterator[redis.Redis]:
     """The real test Redis database, empty at the start of every test."""
     client = get_redis()
+    visits.flush()  # nothing buffered by an earlier test may land in this one
     client.flushdb()
+    nearcache.clear_all()  # the FLUSHDB invalidation reaches the tracker asynchronously
     return client
 
 

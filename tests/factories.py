@@ -23,3 +23,28 @@ class UserInfoFactory(factory.django.DjangoModelFactory):
         model = UserInfo
 
     city = "Shanghai"
+
+
+class ShopTypeFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "shops.ShopType"
+
+    name = factory.Sequence(lambda n: f"type-{n}")
+    sort = factory.Sequence(lambda n: n)
+
+
+class ShopFactory(factory.django.DjangoModelFactory):
+    """Rows only: tests that need the GEO index or Bloom filter rebuild them explicitly."""
+
+    class Meta:
+        model = "shops.Shop"
+
+    name = factory.Sequence(lambda n: f"Shop {n}")
+    type = factory.SubFactory(ShopTypeFactory)
+    address = factory.Sequence(lambda n: f"{n} Nanjing West Road")
+    area = "Jing'an"
+    x = 121.4737
+    y = 31.2304
+    avg_price = 80
+    score = 45
+    open_hours = "10:00-22:00"

@@ -31,7 +31,7 @@ class PageNumberPagination(pagination.BasePagination):
             raise ValidationError({"page": [str(exc)]}) from exc
         self.size = min(size, self.max_page_size)
         self.request = request
-        self.count = queryset.count() if hasattr(queryset, "count") else len(queryset)
+        self.count = len(queryset) if isinstance(queryset, list) else queryset.count()
         offset = (self.page - 1) * self.size
         if offset >= self.count:
             return []

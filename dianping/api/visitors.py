@@ -9,12 +9,11 @@ from typing import Any
 _CLIENT_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
 
 
-def visitor_id(request: Any) -> str:
+def visitor_id(request: Any, user_id: int | None) -> str:
     """`user:<id>` when logged in; else the client's own `X-Client-Id` (a random id the
     app keeps in local storage); else a hash of IP and User-Agent as a last resort."""
-    user = request.user
-    if getattr(user, "is_authenticated", False):
-        return f"user:{user.id}"
+    if user_id is not None:
+        return f"user:{user_id}"
     client_id = request.headers.get("X-Client-Id", "")
     if _CLIENT_ID.fullmatch(client_id):
         return f"client:{client_id}"

@@ -6,7 +6,9 @@
 - breakdown (hot key rebuild): on a miss only the holder of a per-key lock runs
   the loader; the others poll the cache briefly and then read what it wrote;
 - logical expiry: for preheated keys that never expire physically, a stale value
-  is served at once while exactly one background rebuild refreshes it.
+  is served at once while exactly one background rebuild refreshes it;
+- optionally, a near cache (nearcache.py) keeps hits in process memory, kept
+  fresh by Redis key-tracking invalidations, so a hot hit costs no round trip.
 
 Values are stored as JSON bytes and handed back as bytes, so a view can send
 them without decoding and re-encoding. The cache knows nothing about shops:
@@ -21,8 +23,10 @@ import random
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
+import redis
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connections
 
@@ -32,11 +36,20 @@ from . import keys
 from .bloom import BloomFilter
 from .client import get_redis
 from .lock import RedisLock
+from .nearcache import MISS, NearCache
 
 log = logging.getLogger(__name__)
 
 NULL = b""  # the null marker: valid JSON is never empty
 Loader = Callable[[], Any]
+Piggyback = Callable[[redis.client.Pipeline], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Lookup:
+    raw: bytes | None  # the item's JSON, or None when it does not exist
+    extra: list[Any]  # replies to the piggybacked commands
+
 
 _executor: ThreadPoolExecutor | None = None
 
@@ -68,11 +81,13 @@ class CacheClient:
         lock_ttl: float = 10,
         poll_interval: float = 0.02,
         bloom: BloomFilter | None = None,
+        near_ttl: float = 0,
     ) -> None:
         self.namespace = namespace
         self.ttl, self.jitter, self.null_ttl = ttl, jitter, null_ttl
         self.rebuild_wait, self.lock_ttl, self.poll_interval = rebuild_wait, lock_ttl, poll_interval
         self.bloom = bloom
+        self.near = NearCache(keys.cache(namespace, ""), ttl=near_ttl) if near_ttl > 0 else None
 
     def key(self, ident: object) -> str:
         return keys.cache(self.namespace, str(ident))
@@ -81,16 +96,38 @@ class CacheClient:
 
     def get(self, ident: object, loader: Loader) -> bytes | None:
         """The cached JSON for `ident`, loading it on a miss; None if the item does not exist."""
+        return self.lookup(ident, loader).raw
+
+    def lookup(
+        self, ident: object, loader: Loader, *, piggyback: Piggyback | None = None
+    ) -> Lookup:
+        """Like `get`, in one round trip on a hit: the Bloom check, the GET and any
+        commands `piggyback` queues (e.g. refreshing the caller's login token) share
+        one pipeline; the replies to the piggybacked commands come back in `.extra`."""
         key = self.key(ident)
+        local = self.near.get(key) if self.near is not None else MISS
+        if local is not MISS and piggyback is None:
+            return Lookup(None if local == NULL else local, [])  # no round trip at all
+        pipe = get_redis().pipeline(transaction=False)
+        if piggyback is not None:
+            piggyback(pipe)
+        if local is not MISS:
+            return Lookup(None if local == NULL else local, pipe.execute())
+        token = self.near.read_token(key) if self.near is not None else None
+        extra_count = len(pipe)
         if self.bloom is not None:
-            maybe, raw = self._bloom_and_get(str(ident), key)
-            if not maybe:
-                return None
-        else:
-            raw = get_redis().get(key)
-        if raw is not None:
-            return None if raw == NULL else raw
-        return self._rebuild(key, loader, read=get_redis().get, store=self._store)
+            self.bloom.queue_check(pipe, str(ident))
+        pipe.get(key)
+        replies = pipe.execute()
+        extra, own = replies[:extra_count], replies[extra_count:]
+        if self.bloom is not None and not self.bloom.verdict(own[0]):
+            return Lookup(None, extra)
+        raw = own[-1]
+        if raw is None:
+            raw = self._rebuild(key, loader, read=get_redis().get, store=self._store)
+        elif self.near is not None:
+            self.near.put(key, raw, token)
+        return Lookup(None if raw == NULL else raw, extra)
 
     def put(self, ident: object, value: Any) -> bytes:
         raw = encode(value)
@@ -98,16 +135,10 @@ class CacheClient:
         return raw
 
     def evict(self, ident: object) -> None:
-        get_redis().delete(self.key(ident))
-
-    def _bloom_and_get(self, item: str, key: str) -> tuple[bool, bytes | None]:
-        # One round trip for both: a Bloom "no" simply ignores the GET's answer.
-        assert self.bloom is not None
-        pipe = get_redis().pipeline(transaction=False)
-        self.bloom.queue_check(pipe, item)
-        pipe.get(key)
-        bits, raw = pipe.execute()
-        return self.bloom.verdict(bits), raw
+        key = self.key(ident)
+        get_redis().delete(key)
+        if self.near is not None:
+            self.near.evict(key)  # at once here; other processes hear it from Redis
 
     def _store(self, key: str, raw: bytes) -> None:
         if raw == NULL:

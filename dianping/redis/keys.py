@@ -55,10 +55,15 @@ def user_tokens(user_id: int) -> str:
     return f"login:user-tokens:{user_id}"
 
 
+def cache_root() -> str:
+    """The prefix every cache key shares (the near cache tracks changes under it)."""
+    return "cache:"
+
+
 def cache(namespace: str, ident: str) -> str:
     """JSON bytes of a cached item (or the empty null marker); a hash {data, expire_at}
     for logically expiring entries."""
-    return f"cache:{namespace}:{ident}"
+    return f"{cache_root()}{namespace}:{ident}"
 
 
 def bloom(name: str) -> str:

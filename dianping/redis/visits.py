@@ -1,14 +1,24 @@
 """Unique visitors (HyperLogLog) and page views (counters) per subject per local day.
 
-Every view is counted twice, for its subject and for the whole site, in one
-pipelined round trip. HyperLogLog keeps each day's UV in at most 12 KB with
-about 0.81% standard error.
+Views are buffered in memory and written by a background thread every
+`VISITS_FLUSH_INTERVAL` seconds as one pipeline (PFADD of many visitors at
+once, INCRBY of the count), so recording a view costs the request a list
+append, not a Redis round trip. The price: a process killed with SIGKILL
+loses at most one interval of statistics; a normal exit flushes. Every view
+counts for its subject and for the whole site. HyperLogLog keeps each day's UV
+in at most 12 KB with about 0.81% standard error.
 """
 
 from __future__ import annotations
 
+import atexit
+import logging
+import os
+import threading
+from collections import defaultdict
 from datetime import date
 
+from django.conf import settings
 from django.utils import timezone
 
 from dianping import clock
@@ -16,22 +26,110 @@ from dianping import clock
 from . import keys
 from .client import get_redis
 
+log = logging.getLogger(__name__)
+
 SITE = "site"
 RETENTION_SECONDS = 400 * 24 * 60 * 60  # a year of history plus a margin for comparisons
+MAX_PENDING = 100_000  # views held while Redis is unreachable before dropping them
+
+_lock = threading.Lock()
+_pending: dict[tuple[str, str], list[str]] = defaultdict(list)  # (day, subject) -> visitors
+_pending_count = 0
+_wake = threading.Event()
+_flusher_pid: int | None = None
+
+
+_day_memo: tuple[int, str] = (-1, "")
 
 
 def local_day(day: date | None = None) -> str:
-    return (day or timezone.localdate(clock.now())).strftime("%Y%m%d")
+    """YYYYMMDD of `day`, or of today in TIME_ZONE (memoised per minute: local midnights
+    fall on whole minutes in every real time zone, so a minute never spans two days)."""
+    global _day_memo
+    if day is not None:
+        return day.strftime("%Y%m%d")
+    minute = int(clock.now_seconds() // 60)
+    if _day_memo[0] != minute:
+        _day_memo = (minute, timezone.localdate(clock.now()).strftime("%Y%m%d"))
+    return _day_memo[1]
 
 
 def record(subject: str, visitor: str) -> None:
-    """Count one view of `subject` by `visitor` (a stable id such as "user:42")."""
+    """Count one view of `subject` (e.g. "shop:42") by `visitor` (e.g. "user:7")."""
+    global _pending_count
+    _ensure_flusher()
     day = local_day()
+    with _lock:
+        _pending[(day, subject)].append(visitor)
+        _pending_count += 1
+        if _pending_count >= MAX_PENDING // 10:
+            _wake.set()
+
+
+def flush() -> int:
+    """Write every buffered view to Redis now; returns how many views were written."""
+    global _pending, _pending_count
+    with _lock:
+        batch, count = _pending, _pending_count
+        _pending, _pending_count = defaultdict(list), 0
+    if not batch:
+        return 0
+    site: dict[str, list[str]] = defaultdict(list)
     pipe = get_redis().pipeline(transaction=False)
-    for name in (subject, SITE):
-        uv, pv = keys.visits_uv(name, day), keys.visits_pv(name, day)
-        pipe.pfadd(uv, visitor)
-        pipe.incr(pv)
-        pipe.expire(uv, RETENTION_SECONDS)
-        pipe.expire(pv, RETENTION_SECONDS)
-    pipe.execute()
+    for (day, subject), visitors in batch.items():
+        _queue(pipe, subject, day, visitors)
+        site[day] += visitors
+    for day, visitors in site.items():
+        _queue(pipe, SITE, day, visitors)
+    try:
+        pipe.execute()
+    except Exception:
+        _requeue(batch, count)
+        raise
+    return count
+
+
+def _queue(pipe, subject: str, day: str, visitors: list[str]) -> None:  # type: ignore[no-untyped-def]
+    uv, pv = keys.visits_uv(subject, day), keys.visits_pv(subject, day)
+    pipe.pfadd(uv, *set(visitors))
+    pipe.incrby(pv, len(visitors))
+    pipe.expire(uv, RETENTION_SECONDS)
+    pipe.expire(pv, RETENTION_SECONDS)
+
+
+def _requeue(batch: dict[tuple[str, str], list[str]], count: int) -> None:
+    global _pending_count
+    with _lock:
+        if _pending_count + count > MAX_PENDING:
+            log.error("dropping %d buffered views: Redis unreachable for too long", count)
+            return
+        for key, visitors in batch.items():
+            _pending[key] += visitors
+        _pending_count += count
+
+
+def _ensure_flusher() -> None:
+    # One flusher thread per process, started lazily so forked server workers get their own.
+    global _flusher_pid
+    if _flusher_pid == os.getpid():
+        return
+    with _lock:
+        if _flusher_pid == os.getpid():
+            return
+        _flusher_pid = os.getpid()
+    threading.Thread(target=_flush_forever, name="visits-flusher", daemon=True).start()
+    atexit.register(_flush_quietly)
+
+
+def _flush_forever() -> None:
+    while True:
+        _wake.wait(settings.VISITS_FLUSH_INTERVAL)
+        _wake.clear()
+        _flush_quietly()
+
+
+def _flush_quietly() -> None:
+    try:
+        flush()
+    except Exception:
+        log.exception("writing visit statistics failed; will retry")

@@ -202,6 +202,8 @@ LOGGING = {
 # --- Shops ------------------------------------------------------------------------
 SHOP_CACHE_TTL = env.int("SHOP_CACHE_TTL", default=30 * 60)  # seconds, plus up to 20% jitter
 SHOP_CACHE_NULL_TTL = 2 * 60  # how long "no such shop" is remembered
+SHOP_NEAR_CACHE_TTL = env.float("SHOP_NEAR_CACHE_TTL", default=30.0)  # in-process copies; 0 = off
 SHOP_TYPE_CACHE_TTL = 24 * 60 * 60
 SHOP_BLOOM_CAPACITY = env.int("SHOP_BLOOM_CAPACITY", default=1_000_000)
 SHOP_NEARBY_RADIUS_M = 5000
+VISITS_FLUSH_INTERVAL = env.float("VISITS_FLUSH_INTERVAL", default=0.5)  # seconds

@@ -1,0 +1,150 @@
+"""Benchmark harness: a real server, a real client (wrk), and a baseline in the same run.
+
+The machine has 2 cores shared by wrk, the server and Redis, so absolute numbers
+drift between runs; only ratios against the baseline measured in the same run
+mean something. Rounds alternate baseline and target and medians are reported.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV_BIN = ROOT / ".venv" / "bin"
+
+
+@dataclass
+class WrkResult:
+    requests_per_second: float
+    p50_ms: float
+    p99_ms: float
+    non_2xx: int
+    errors: int
+
+
+def server_env(**extra: str) -> dict[str, str]:
+    """Production settings, reachable over plain HTTP on loopback."""
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "dianping.settings.production",
+        "SECRET_KEY": "bench-only-secret-key-bench-only-secret-key-0123456789",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "SECURE_SSL_REDIRECT": "false",
+        "LOG_LEVEL": "WARNING",
+        "NUM_PROXIES": "0",
+        **extra,
+    }
+
+
+def server_command(server: str, workers: int, port: int, threads: int) -> list[str]:
+    app = "dianping.wsgi:application"
+    if server == "granian":
+        return [
+            str(VENV_BIN / "granian"), "--interface", "wsgi", "--workers", str(workers),
+            "--blocking-threads", str(threads), "--host", "127.0.0.1", "--port", str(port),
+            "--log-level", "warning", "--no-ws", app,
+        ]  # fmt: skip
+    if server == "gunicorn":
+        return [
+            str(VENV_BIN / "gunicorn"), "--workers", str(workers), "--threads", str(threads),
+            "--bind", f"127.0.0.1:{port}",
+            "--log-level", "warning", app,
+        ]  # fmt: skip
+    raise ValueError(f"unknown server {server!r}")
+
+
+class Server:
+    def __init__(
+        self, server: str, workers: int, port: int, env: dict[str, str], threads: int = 1
+    ) -> None:
+        self.url = f"http://127.0.0.1:{port}"
+        self.process = subprocess.Popen(
+            server_command(server, workers, port, threads),
+            cwd=ROOT,
+            env=env,
+            start_new_session=True,
+        )
+
+    def __enter__(self) -> Server:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/ping", timeout=1) as response:
+                    if response.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.2)
+        self.__exit__()
+        raise RuntimeError("server did not come up within 30 s")
+
+    def __exit__(self, *exc: object) -> None:
+        os.killpg(self.process.pid, 15)
+        self.process.wait(timeout=30)
+
+
+def require_wrk() -> str:
+    wrk = shutil.which("wrk")
+    if wrk is None:
+        sys.exit("wrk is not installed: apt-get install wrk")
+    return wrk
+
+
+def run_wrk(url: str, *, duration: str, connections: int, script: str | None = None,
+            env: dict[str, str] | None = None) -> WrkResult:  # fmt: skip
+    command = [require_wrk(), "-t2", f"-c{connections}", f"-d{duration}", "--latency"]
+    if script:
+        command += ["-s", script]
+    output = subprocess.run(
+        [*command, url], capture_output=True, text=True, check=True, env=env
+    ).stdout
+    return parse_wrk(output)
+
+
+_UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+
+
+def _ms(text: str) -> float:
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s)", text).groups()
+    return float(number) * _UNITS[unit]
+
+
+def parse_wrk(output: str) -> WrkResult:
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    p50 = _ms(re.search(r"^\s+50%\s+(\S+)", output, re.M).group(1))
+    p99 = _ms(re.search(r"^\s+99%\s+(\S+)", output, re.M).group(1))
+    non_2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", output)
+    errors = re.search(r"Socket errors:.*?(\d+).*?(\d+).*?(\d+).*?(\d+)", output)
+    return WrkResult(
+        rps, p50, p99, int(non_2xx.group(1)) if non_2xx else 0,
+        sum(map(int, errors.groups())) if errors else 0,
+    )  # fmt: skip
+
+
+def median_result(results: list[WrkResult]) -> WrkResult:
+    return WrkResult(
+        statistics.median(r.requests_per_second for r in results),
+        statistics.median(r.p50_ms for r in results),
+        statistics.median(r.p99_ms for r in results),
+        sum(r.non_2xx for r in results),
+        sum(r.errors for r in results),
+    )
+
+
+def manage(*args: str, env: dict[str, str] | None = None) -> None:
+    subprocess.run([str(VENV_BIN / "python"), "manage.py", *args], cwd=ROOT, check=True, env=env)
+
+
+def manage_output(*args: str, env: dict[str, str] | None = None) -> str:
+    command = [str(VENV_BIN / "python"), "manage.py", *args]
+    return subprocess.run(
+        command, cwd=ROOT, check=True, env=env, capture_output=True, text=True
+    ).stdout

@@ -1,0 +1,196 @@
+"""A process-local copy of hot cache entries, kept honest by Redis itself.
+
+Redis's key-tracking (CLIENT TRACKING ... BCAST PREFIX) tells us about every
+change to a key under a tracked prefix; a background thread per process
+listens and drops the local copy. A cache hit then costs no round trip at all,
+which is what a 2-core box serving thousands of reads per second needs.
+
+Freshness rules:
+- a local copy exists only while tracking is live; when the listener loses its
+  connection, every local copy is dropped and reads go to Redis until it is back;
+- a value is stored locally only if no invalidation of its key arrived (and the
+  tracking session did not restart) between reading it and storing it;
+- the process that writes evicts its own copy synchronously; other processes
+  drop theirs when the invalidation arrives, normally well under a millisecond;
+- every local copy also expires on its own after `ttl` seconds, as a backstop.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections import OrderedDict
+
+import redis
+from django.conf import settings
+
+from . import keys
+
+log = logging.getLogger(__name__)
+
+MISS = object()
+# One prefix tracked for every near cache, so caches created after the tracking
+# session started are covered too; invalidations of other cache keys are ignored.
+TRACKED_PREFIX = keys.cache_root()
+_STAMPS_KEPT = 100_000  # recent invalidations remembered for the read-then-store check
+_IDLE_PING = 1.0  # seconds; a silent tracking connection is checked this often
+
+
+class NearCache:
+    """Local copies of Redis values whose keys start with `prefix`."""
+
+    def __init__(self, prefix: str, *, ttl: float, max_entries: int = 10_000) -> None:
+        if not prefix.startswith(TRACKED_PREFIX):
+            raise ValueError(f"near-cached keys must start with {TRACKED_PREFIX!r}")
+        self.prefix, self.ttl, self.max_entries = prefix, ttl, max_entries
+        self._data: dict[str, tuple[object, float]] = {}
+        self._lock = threading.Lock()
+        _tracker.register(self)
+
+    def get(self, key: str) -> object:
+        """The local copy, or MISS."""
+        if not _tracker.ready():
+            return MISS
+        entry = self._data.get(key)
+        if entry is None:
+            return MISS
+        value, expires_at = entry
+        if expires_at < time.monotonic():
+            self._data.pop(key, None)
+            return MISS
+        return value
+
+    def read_token(self, key: str) -> object:
+        """Take before reading `key` from Redis; hand to `put` with what was read."""
+        return _tracker.token(key)
+
+    def put(self, key: str, value: object, token: object) -> None:
+        with self._lock:
+            if token is None or _tracker.token(key) != token:
+                return  # tracking was down, or the key changed while we read it
+            if len(self._data) >= self.max_entries:
+                self._data.pop(next(iter(self._data)))
+            self._data[key] = (value, time.monotonic() + self.ttl)
+
+    def evict(self, key: str) -> None:
+        self._data.pop(key, None)
+
+    def clear(self) -> None:
+        self._data.clear()
+
+
+class _Tracker:
+    """One listener thread per process, started on first use (so forked workers get theirs)."""
+
+    def __init__(self) -> None:
+        self._caches: list[NearCache] = []
+        self._pid: int | None = None
+        self._live = False
+        self._generation = 0
+        self._stamps: OrderedDict[str, int] = OrderedDict()
+        self._counter = 0
+        self._lock = threading.Lock()
+
+    def register(self, cache: NearCache) -> None:
+        self._caches.append(cache)
+
+    def ready(self) -> bool:
+        if self._pid != os.getpid():
+            self._start()
+        return self._live
+
+    def token(self, key: str) -> object:
+        if not self.ready():
+            return None
+        return (self._generation, self._stamps.get(key))
+
+    def clear_all(self) -> None:
+        for cache in self._caches:
+            cache.clear()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._pid == os.getpid():
+                return
+            self._pid, self._live = os.getpid(), False
+            self.clear_all()
+            threading.Thread(target=self._run, name="nearcache-tracker", daemon=True).start()
+
+    def _run(self) -> None:
+        backoff = 0.1
+        while True:
+            try:
+                self._listen()
+            except Exception as exc:  # any failure: stop serving local copies, then retry
+                log.warning("near cache tracking lost (%s); reading through to Redis", exc)
+            self._live = False
+            self.clear_all()
+            time.sleep(backoff)
+            backoff = min(backoff * 2, 5.0)
+
+    def _listen(self) -> None:
+        pool = redis.ConnectionPool.from_url(settings.REDIS_URL)
+        # RESP2: the invalidations then arrive as plain pub/sub messages on the listener.
+        kwargs = {**pool.connection_kwargs, "protocol": 2}
+        listener = pool.connection_class(**kwargs)
+        tracking = pool.connection_class(**kwargs)
+        try:
+            listener.send_command("CLIENT", "ID")
+            listener_id = listener.read_response()
+            listener.send_command("SUBSCRIBE", "__redis__:invalidate")
+            listener.read_response()
+            tracking.send_command(
+                "CLIENT",
+                "TRACKING",
+                "ON",
+                "REDIRECT",
+                listener_id,
+                "BCAST",
+                "PREFIX",
+                TRACKED_PREFIX,
+            )
+            if tracking.read_response() != b"OK":
+                raise redis.RedisError("CLIENT TRACKING refused")
+            with self._lock:
+                self._generation += 1
+                self._live = True
+            while True:
+                if listener.can_read(timeout=_IDLE_PING):
+                    self._invalidate(listener.read_response())
+                else:
+                    tracking.send_command("PING")  # tracking dies with its connection
+                    tracking.read_response()
+        finally:
+            listener.disconnect()
+            tracking.disconnect()
+
+    def _invalidate(self, message: list) -> None:
+        if not message or message[0] != b"message":
+            return
+        changed = message[2]
+        if changed is None:  # FLUSHDB / FLUSHALL: everything may have changed
+            with self._lock:
+                self._generation += 1
+            self.clear_all()
+            return
+        for raw in changed:
+            key = raw.decode()
+            with self._lock:
+                self._counter += 1
+                self._stamps[key] = self._counter
+                self._stamps.move_to_end(key)
+                if len(self._stamps) > _STAMPS_KEPT:
+                    self._stamps.popitem(last=False)
+            for cache in self._caches:
+                if key.startswith(cache.prefix):
+                    cache.evict(key)
+
+
+_tracker = _Tracker()
+
+
+def clear_all() -> None:
+    """Drop every local copy in this process (tests, or after maintenance)."""
+    _tracker.clear_all()

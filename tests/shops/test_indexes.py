@@ -1,0 +1,127 @@
+"""Index maintenance (GEO, Bloom), demo data, and visit counting on the shop detail path."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+
+from dianping.redis import keys, visits
+from shops import services
+from shops.caches import shop_bloom
+from shops.models import Shop, ShopType
+from tests.factories import ShopFactory, ShopTypeFactory
+from tests.helpers import wait_until
+
+
+@pytest.mark.django_db
+def test_load_shop_geo_rebuilds_and_drops_what_is_stale(redis_client, capsys) -> None:
+    food = ShopTypeFactory()
+    shops = [ShopFactory(type=food, x=121.47 + i / 1000) for i in range(5)]
+    redis_client.geoadd(keys.geo_shops(food.id), [121.4, 31.2, 999_999])  # a shop long gone
+    redis_client.geoadd(keys.geo_shops(424242), [121.4, 31.2, 1])  # a type long gone
+
+    call_command("load_shop_geo")
+    call_command("load_shop_geo")  # safe to repeat
+
+    members = {int(m) for m in redis_client.zrange(keys.geo_shops(food.id), 0, -1)}
+    assert members == {s.id for s in shops}
+    assert not redis_client.exists(keys.geo_shops(424242))
+    assert all(shop_bloom().might_contain(str(s.id)) for s in shops)
+    assert "GEO: 5 shops in 1 types; Bloom: 5 ids" in capsys.readouterr().out
+
+
+@pytest.mark.django_db
+def test_bloom_rejects_ids_that_never_existed_without_touching_the_db(
+    api, redis_client, django_assert_num_queries
+) -> None:
+    shop = ShopFactory()
+    services.shop_bloom_rebuild()
+
+    with django_assert_num_queries(0):
+        for shop_id in range(shop.id + 1000, shop.id + 1100):
+            assert api.get(f"/api/shops/{shop_id}").status_code == 404
+    assert not list(redis_client.scan_iter("cache:shop:*"))  # not even a null marker
+    assert api.get(f"/api/shops/{shop.id}").status_code == 200
+
+
+@pytest.mark.django_db
+def test_seed_demo_has_types_and_shops_near_the_city_centre(api) -> None:
+    call_command("seed_demo", "--force")
+    call_command("seed_demo", "--force")  # idempotent
+
+    assert ShopType.objects.count() >= 10
+    assert Shop.objects.count() >= 500
+    assert Shop.objects.values("name").distinct().count() == Shop.objects.count()
+    food = ShopType.objects.get(name="美食")
+    nearby = api.get(f"/api/shops?type_id={food.id}&x=121.4737&y=31.2304&page_size=10").json()
+    assert nearby["count"] >= 50
+    assert nearby["results"][0]["distance"] < 500
+
+
+@pytest.mark.django_db
+def test_shop_views_count_unique_visitors_and_page_views(api, user_api, user, redis_client) -> None:
+    shop = ShopFactory()
+    day = visits.local_day()
+
+    user_api.get(f"/api/shops/{shop.id}")
+    user_api.get(f"/api/shops/{shop.id}")
+    api.get(f"/api/shops/{shop.id}", HTTP_X_CLIENT_ID="device-0001")
+    api.get(f"/api/shops/{shop.id}", HTTP_X_CLIENT_ID="device-0001")
+    api.get(f"/api/shops/{shop.id}", HTTP_X_CLIENT_ID="device-0002")
+    api.get("/api/shops/424242")  # a miss is no visit
+    visits.flush()
+
+    assert redis_client.pfcount(keys.visits_uv(f"shop:{shop.id}", day)) == 3
+    assert int(redis_client.get(keys.visits_pv(f"shop:{shop.id}", day))) == 5
+    assert redis_client.pfcount(keys.visits_uv("site", day)) == 3
+    assert int(redis_client.get(keys.visits_pv("site", day))) == 5
+    assert not redis_client.exists(keys.visits_pv("shop:424242", day))
+    assert redis_client.ttl(keys.visits_uv("site", day)) > 300 * 86400
+
+
+@pytest.mark.django_db
+def test_views_are_written_in_batches_by_the_background_flusher(
+    api, redis_client, settings
+) -> None:
+    shop = ShopFactory()
+    day = visits.local_day()
+
+    for i in range(20):
+        api.get(f"/api/shops/{shop.id}", HTTP_X_CLIENT_ID=f"device-{i:04d}")
+
+    wait_until(
+        lambda: redis_client.get(keys.visits_pv(f"shop:{shop.id}", day)) == b"20", timeout=10
+    )
+    assert redis_client.pfcount(keys.visits_uv(f"shop:{shop.id}", day)) == 20
+
+
+@pytest.mark.django_db
+def test_a_logged_in_viewer_counts_once_and_gets_the_token_refreshed(
+    user, user_api, redis_client
+) -> None:
+    shop = ShopFactory()
+    token = user_api._credentials["HTTP_AUTHORIZATION"].split()[1]
+    redis_client.expire(keys.login_token(token), 10)
+
+    for client_id in ("device-aaaa", "device-bbbb"):
+        assert user_api.get(f"/api/shops/{shop.id}", HTTP_X_CLIENT_ID=client_id).status_code == 200
+    visits.flush()
+
+    assert redis_client.ttl(keys.login_token(token)) > 1790
+    assert redis_client.pfcount(keys.visits_uv(f"shop:{shop.id}", visits.local_day())) == 1
+
+
+@pytest.mark.django_db
+def test_shop_detail_costs_one_redis_round_trip_on_a_hit(user, user_api, redis_client) -> None:
+    shop = ShopFactory()
+    services.shop_bloom_rebuild()
+    user_api.get(f"/api/shops/{shop.id}")  # fill the cache
+    visits.flush()
+    redis_client.config_resetstat()
+
+    assert user_api.get(f"/api/shops/{shop.id}").status_code == 200
+
+    stats = redis_client.info("commandstats")
+    ignored = {"cmdstat_info", "cmdstat_config|resetstat"}
+    calls = {name: s["calls"] for name, s in stats.items() if name not in ignored}
+    assert calls == {"cmdstat_getex": 1, "cmdstat_bitfield_ro": 1, "cmdstat_get": 1}

@@ -1,0 +1,266 @@
+"""Shop types and shop detail through the API, the cache, and the write paths."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.db import transaction
+
+from dianping.redis import keys
+from shops import services
+from shops.caches import shop_bloom
+from shops.models import Shop, ShopType
+from tests.factories import ShopFactory, ShopTypeFactory
+from tests.helpers import run_concurrently
+
+SHOP_FIELDS = {
+    "id", "name", "type_id", "images", "area", "address", "x", "y", "avg_price", "sold",
+    "comments", "score", "open_hours", "created_at", "updated_at",
+}  # fmt: skip
+
+
+def _payload(type_id: int, **overrides) -> dict:
+    body = {
+        "name": "Lao Wang Noodles", "type_id": type_id, "images": ["https://img.example/1.jpg"],
+        "area": "People's Square", "address": "1 Xizang Middle Road", "x": 121.47, "y": 31.23,
+        "avg_price": 45, "open_hours": "07:00-21:00",
+    }  # fmt: skip
+    return {**body, **overrides}
+
+
+@pytest.mark.django_db
+def test_shop_types_are_ordered_by_sort_and_served_from_cache(
+    api, django_assert_num_queries
+) -> None:
+    ShopTypeFactory(name="KTV", sort=2)
+    ShopTypeFactory(name="Food", sort=1)
+
+    first = api.get("/api/shop-types")
+    with django_assert_num_queries(0):
+        second = api.get("/api/shop-types")
+
+    assert first.status_code == 200
+    assert [t["name"] for t in first.json()] == ["Food", "KTV"]
+    assert set(first.json()[0]) == {"id", "name", "icon", "sort"}
+    assert second.content == first.content
+
+
+@pytest.mark.django_db
+def test_shop_type_change_through_the_service_refreshes_the_list(
+    api, django_capture_on_commit_callbacks
+) -> None:
+    food = ShopTypeFactory(name="Food", sort=1)
+    api.get("/api/shop-types")
+
+    food.name = "Eat"
+    with django_capture_on_commit_callbacks(execute=True):
+        services.shop_type_save(shop_type=food)
+
+    assert [t["name"] for t in api.get("/api/shop-types").json()] == ["Eat"]
+
+
+@pytest.mark.django_db
+def test_shop_detail_is_cached_json(api, django_assert_num_queries, redis_client) -> None:
+    shop = ShopFactory()
+
+    first = api.get(f"/api/shops/{shop.id}")
+    with django_assert_num_queries(0):
+        second = api.get(f"/api/shops/{shop.id}")
+
+    assert first.status_code == 200
+    assert first["Content-Type"] == "application/json"
+    body = first.json()
+    assert set(body) == SHOP_FIELDS
+    assert (body["id"], body["name"], body["type_id"]) == (shop.id, shop.name, shop.type_id)
+    assert second.content == first.content == redis_client.get(keys.cache("shop", str(shop.id)))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("shop_id", ["424242", "0", "99999999999999999999", "abc", "-5"])
+def test_unknown_shop_is_404(api, shop_id) -> None:
+    response = api.get(f"/api/shops/{shop_id}")
+
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_hundred_concurrent_reads_of_a_cold_shop_all_get_it(api) -> None:
+    shop = ShopFactory()
+
+    bodies = run_concurrently(
+        lambda _: api.__class__().get(f"/api/shops/{shop.id}").content, workers=100
+    )
+
+    assert len(set(bodies)) == 1
+    assert json.loads(bodies[0])["id"] == shop.id
+
+
+@pytest.mark.django_db(transaction=True)
+def test_staff_create_indexes_the_shop(staff_api, redis_client) -> None:
+    food = ShopTypeFactory()
+    services.shop_bloom_rebuild()
+
+    response = staff_api.post("/api/shops", _payload(food.id), format="json")
+
+    assert response.status_code == 201
+    body = response.json()
+    assert set(body) == SHOP_FIELDS
+    shop = Shop.objects.get(pk=body["id"])
+    assert (shop.name, shop.type_id, shop.images) == (
+        "Lao Wang Noodles",
+        food.id,
+        ["https://img.example/1.jpg"],
+    )
+    assert redis_client.geopos(keys.geo_shops(food.id), shop.id)[0] is not None
+    assert shop_bloom().might_contain(str(shop.id))
+    assert staff_api.get(f"/api/shops/{shop.id}").json()["name"] == "Lao Wang Noodles"
+
+
+@pytest.mark.django_db
+def test_only_staff_may_write_shops(api, user_api) -> None:
+    shop = ShopFactory()
+    payload = _payload(shop.type_id)
+
+    assert api.post("/api/shops", payload, format="json").status_code == 401
+    assert user_api.post("/api/shops", payload, format="json").status_code == 403
+    assert user_api.patch(f"/api/shops/{shop.id}", {"name": "x"}, format="json").status_code == 403
+    assert user_api.delete(f"/api/shops/{shop.id}").status_code == 403
+    assert Shop.objects.count() == 1
+    assert Shop.objects.get().name == shop.name
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"x": 180.5}, {"y": 85.1}, {"x": "nan"}, {"y": "inf"}, {"x": "east"}, {"type_id": 424242},
+        {"type_id": None}, {"name": ""}, {"name": "n" * 129}, {"images": ["not a url"]},
+        {"images": [f"https://img.example/{i}.jpg" for i in range(10)]}, {"avg_price": -1},
+        {"address": "a" * 256},
+    ],
+)  # fmt: skip
+def test_bad_shop_input_is_400_and_writes_nothing(staff_api, overrides) -> None:
+    food = ShopTypeFactory()
+
+    response = staff_api.post("/api/shops", {**_payload(food.id), **overrides}, format="json")
+
+    assert response.status_code == 400
+    assert set(response.json()["errors"]) == set(overrides)
+    assert Shop.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_client_cannot_set_counters(staff_api) -> None:
+    food = ShopTypeFactory()
+
+    response = staff_api.post(
+        "/api/shops", _payload(food.id, sold=999, comments=999, score=50, id=7), format="json"
+    )
+
+    shop = Shop.objects.get()
+    assert (shop.sold, shop.comments, shop.score) == (0, 0, 0)
+    assert response.json()["id"] == shop.id
+
+
+@pytest.mark.django_db(transaction=True)
+def test_api_update_makes_the_next_read_fresh_and_moves_the_geo_entry(
+    staff_api, api, redis_client
+) -> None:
+    food, ktv = ShopTypeFactory(), ShopTypeFactory()
+    shop = ShopFactory(type=food)
+    services.shop_geo_rebuild()
+    assert api.get(f"/api/shops/{shop.id}").json()["name"] == shop.name  # now cached
+
+    response = staff_api.patch(
+        f"/api/shops/{shop.id}", {"name": "Renamed", "type_id": ktv.id, "x": 121.5}, format="json"
+    )
+
+    assert response.status_code == 200
+    fresh = api.get(f"/api/shops/{shop.id}").json()
+    assert (fresh["name"], fresh["type_id"], fresh["x"]) == ("Renamed", ktv.id, 121.5)
+    assert redis_client.zscore(keys.geo_shops(food.id), shop.id) is None
+    assert redis_client.geopos(keys.geo_shops(ktv.id), shop.id)[0][0] == pytest.approx(
+        121.5, abs=1e-5
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_put_replaces_the_editable_fields(staff_api) -> None:
+    shop = ShopFactory()
+
+    response = staff_api.put(
+        f"/api/shops/{shop.id}", _payload(shop.type_id, name="Put"), format="json"
+    )
+    partial = staff_api.put(f"/api/shops/{shop.id}", {"name": "Only name"}, format="json")
+
+    assert response.status_code == 200
+    assert Shop.objects.get(pk=shop.pk).name == "Put"
+    assert partial.status_code == 400  # PUT needs every required field
+
+
+@pytest.mark.django_db(transaction=True)
+def test_delete_removes_the_shop_everywhere(staff_api, api, redis_client) -> None:
+    shop = ShopFactory()
+    services.shop_geo_rebuild()
+    api.get(f"/api/shops/{shop.id}")
+
+    assert staff_api.delete(f"/api/shops/{shop.id}").status_code == 204
+
+    assert api.get(f"/api/shops/{shop.id}").status_code == 404
+    assert redis_client.zscore(keys.geo_shops(shop.type_id), shop.id) is None
+    assert staff_api.delete(f"/api/shops/{shop.id}").status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rolled_back_update_leaves_cache_and_index_as_they_were(api, redis_client) -> None:
+    shop = ShopFactory()
+    services.shop_geo_rebuild()
+    cached = api.get(f"/api/shops/{shop.id}").content
+    geo_before = redis_client.geopos(keys.geo_shops(shop.type_id), shop.id)
+
+    def update_then_fail() -> None:
+        with transaction.atomic():
+            shop.name, shop.x = "Never committed", 100.0
+            services.shop_save(shop=shop)
+            raise RuntimeError("a later step of the same transaction failed")
+
+    with pytest.raises(RuntimeError):
+        update_then_fail()
+
+    assert Shop.objects.get(pk=shop.pk).name != "Never committed"
+    assert redis_client.get(keys.cache("shop", str(shop.id))) == cached
+    assert redis_client.geopos(keys.geo_shops(shop.type_id), shop.id) == geo_before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_admin_save_makes_the_next_read_fresh(client, staff_user, api) -> None:
+    from accounts.models import User
+
+    User.objects.filter(pk=staff_user.pk).update(is_superuser=True)
+    client.force_login(staff_user)
+    shop = ShopFactory()
+    api.get(f"/api/shops/{shop.id}")
+    form = {
+        "name": "Edited in admin", "type": shop.type_id, "images": "[]", "area": shop.area,
+        "address": shop.address, "x": shop.x, "y": shop.y, "avg_price": 99, "sold": 0,
+        "comments": 0, "score": 45, "open_hours": shop.open_hours,
+    }  # fmt: skip
+
+    response = client.post(f"/admin/shops/shop/{shop.id}/change/", form)
+
+    assert response.status_code == 302, response.content[:3000]
+    fresh = api.get(f"/api/shops/{shop.id}").json()
+    assert (fresh["name"], fresh["avg_price"]) == ("Edited in admin", 99)
+
+
+@pytest.mark.django_db
+def test_shop_type_with_shops_cannot_be_deleted(staff_user) -> None:
+    from django.db.models import ProtectedError
+
+    shop = ShopFactory()
+
+    with pytest.raises(ProtectedError):
+        services.shop_type_delete(shop_type=shop.type)
+    assert ShopType.objects.filter(pk=shop.type_id).exists()

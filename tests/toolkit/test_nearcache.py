@@ -1,0 +1,107 @@
+"""The in-process near cache: hits cost no Redis command, and Redis invalidates them."""
+
+from __future__ import annotations
+
+import redis as redis_py
+from django.conf import settings
+
+from dianping.redis import keys, nearcache
+from dianping.redis.cache import CacheClient
+from tests.helpers import wait_until
+
+
+class Loader:
+    def __init__(self, value: object) -> None:
+        self.value, self.calls = value, 0
+
+    def __call__(self) -> object:
+        self.calls += 1
+        return self.value
+
+
+def _warm(cache: CacheClient, ident: int, loader: Loader) -> bytes | None:
+    """Read until the value is held locally (the first read's own SET invalidates it)."""
+    wait_until(lambda: nearcache._tracker.ready(), timeout=10)
+    cache.get(ident, loader)
+    key = cache.key(ident)
+    wait_until(lambda: cache.get(ident, loader) and cache.near._data.get(key), timeout=5)
+    return cache.get(ident, loader)
+
+
+def _command_calls(client) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    ignored = {"cmdstat_info", "cmdstat_config|resetstat", "cmdstat_ping"}
+    return {k: v["calls"] for k, v in client.info("commandstats").items() if k not in ignored}
+
+
+def test_a_local_hit_sends_nothing_to_redis(redis_client) -> None:
+    cache = CacheClient("near-a", ttl=60, near_ttl=30)
+    assert _warm(cache, 1, Loader({"v": 1})) == b'{"v":1}'
+    redis_client.config_resetstat()
+
+    for _ in range(100):
+        assert cache.get(1, Loader({"v": "never loaded"})) == b'{"v":1}'
+
+    assert _command_calls(redis_client) == {}
+
+
+def test_a_write_by_another_client_invalidates_the_local_copy(redis_client) -> None:
+    cache = CacheClient("near-b", ttl=60, near_ttl=30)
+    _warm(cache, 2, Loader({"v": 1}))
+    other_process = redis_py.Redis.from_url(settings.REDIS_URL)
+
+    other_process.set(keys.cache("near-b", "2"), b'{"v":2}')
+
+    wait_until(lambda: cache.get(2, Loader(None)) == b'{"v":2}', timeout=5)
+
+
+def test_a_delete_elsewhere_makes_the_next_read_load_again(redis_client) -> None:
+    cache = CacheClient("near-c", ttl=60, near_ttl=30)
+    _warm(cache, 3, Loader({"v": 1}))
+
+    redis_py.Redis.from_url(settings.REDIS_URL).delete(keys.cache("near-c", "3"))
+
+    wait_until(lambda: cache.get(3, Loader({"v": 3})) == b'{"v":3}', timeout=5)
+
+
+def test_evict_in_this_process_is_immediate(redis_client) -> None:
+    cache = CacheClient("near-d", ttl=60, near_ttl=30)
+    _warm(cache, 4, Loader({"v": 1}))
+
+    cache.evict(4)
+
+    assert cache.get(4, Loader({"v": 2})) == b'{"v":2}'
+
+
+def test_a_value_invalidated_while_it_was_being_read_is_not_kept(redis_client) -> None:
+    cache = CacheClient("near-e", ttl=60, near_ttl=30)
+    wait_until(lambda: nearcache._tracker.ready(), timeout=10)
+    key = keys.cache("near-e", "5")
+    token = cache.near.read_token(key)
+    # The key changes (and the tracker hears of it) after our read began...
+    redis_client.set(key, b"new")
+    wait_until(lambda: nearcache._tracker.token(key) != token, timeout=5)
+
+    cache.near.put(key, b"old", token)  # ...so the old value read earlier is refused.
+
+    assert key not in cache.near._data
+
+
+def test_losing_the_tracking_connection_drops_every_local_copy(redis_client) -> None:
+    cache = CacheClient("near-f", ttl=60, near_ttl=30)
+    _warm(cache, 6, Loader({"v": 1}))
+
+    redis_client.client_kill_filter(_type="pubsub")  # the listener's connection dies
+
+    wait_until(lambda: not cache.near._data, timeout=5)
+    # It reconnects by itself, and serves fresh values again.
+    assert _warm(cache, 6, Loader({"v": 1})) == b'{"v":1}'
+
+
+def test_local_copies_expire_on_their_own(redis_client, monkeypatch) -> None:
+    cache = CacheClient("near-g", ttl=60, near_ttl=30)
+    _warm(cache, 7, Loader({"v": 1}))
+    key = cache.key(7)
+    value, expires_at = cache.near._data[key]
+    cache.near._data[key] = (value, expires_at - 31)  # as if 31 s had passed
+
+    assert cache.near.get(key) is nearcache.MISS
