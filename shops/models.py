@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+
+# Redis GEO accepts latitudes only within the Web Mercator range.
+LATITUDE_LIMIT = 85.05112878
 
 
 class ShopType(models.Model):
@@ -25,12 +29,19 @@ class Shop(models.Model):
     images = models.JSONField(default=list, blank=True, help_text="List of image URLs.")
     area = models.CharField(max_length=64, blank=True, help_text="Business district.")
     address = models.CharField(max_length=255)
-    x = models.FloatField(help_text="Longitude.")
-    y = models.FloatField(help_text="Latitude.")
+    x = models.FloatField(
+        help_text="Longitude.", validators=[MinValueValidator(-180), MaxValueValidator(180)]
+    )
+    y = models.FloatField(
+        help_text="Latitude.",
+        validators=[MinValueValidator(-LATITUDE_LIMIT), MaxValueValidator(LATITUDE_LIMIT)],
+    )
     avg_price = models.PositiveIntegerField(default=0, help_text="Average spend per person, yuan.")
     sold = models.PositiveIntegerField(default=0)
     comments = models.PositiveIntegerField(default=0)
-    score = models.PositiveSmallIntegerField(default=0, help_text="Rating x10: 0..50.")
+    score = models.PositiveSmallIntegerField(
+        default=0, help_text="Rating x10: 0..50.", validators=[MaxValueValidator(50)]
+    )
     open_hours = models.CharField(max_length=64, blank=True, help_text='e.g. "10:00-22:00".')
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

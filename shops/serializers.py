@@ -9,10 +9,8 @@ from rest_framework import serializers
 
 from dianping.validation import MAX_DB_ID
 
+from .models import LATITUDE_LIMIT as LAT_LIMIT
 from .models import Shop, ShopType
-
-# Redis GEO accepts latitudes only within the Web Mercator range.
-LAT_LIMIT = 85.05112878
 
 
 class ShopTypeSerializer(serializers.ModelSerializer):

@@ -5,8 +5,10 @@ after the transaction commits: a rolled-back write touches no cache."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime, timedelta
 
 from django.db import transaction
+from django.utils import timezone
 from tqdm import tqdm
 
 from dianping.errors import NotFound
@@ -17,53 +19,74 @@ from .caches import SHOP_TYPES_IDENT, shop_bloom, shop_cache, shop_type_cache
 from .models import Shop, ShopType
 
 _GEO_BATCH = 1000
+# Re-apply writes from this long before a rebuild began: covers transactions that
+# saved a row (stamping updated_at) shortly before the rebuild and committed during it.
+_CATCH_UP_MARGIN = timedelta(minutes=5)
 
 
-def shop_save(*, shop: Shop) -> Shop:
-    """Insert or update `shop`, then re-sync its cache, GEO entry and Bloom bit on commit."""
+def shop_save(*, shop: Shop, fields: list[str] | None = None) -> Shop:
+    """Insert `shop`, or update it (only `fields`, when given); then, after commit,
+    re-sync its cache entry, GEO entry and Bloom bit from the committed row.
+
+    The row is locked while it is updated, so concurrent edits serialise and an
+    edit racing a delete fails with 404 instead of re-inserting the shop.
+    """
     with transaction.atomic():
-        old_type_id = (
-            Shop.objects.filter(pk=shop.pk).values_list("type_id", flat=True).first()
-            if shop.pk
-            else None
-        )
-        shop.save()
-        shop_id, type_id, x, y = shop.pk, shop.type_id, shop.x, shop.y
-        transaction.on_commit(lambda: _after_save(shop_id, type_id, old_type_id, x, y))
+        old_type_id = None
+        if shop.pk is not None:
+            old_type_id = (
+                Shop.objects.select_for_update()
+                .filter(pk=shop.pk)
+                .values_list("type_id", flat=True)
+                .first()
+            )
+            if old_type_id is None:
+                raise NotFound("No such shop.", code="shop_not_found")
+            update_fields = [*fields, "updated_at"] if fields else None
+            shop.save(force_update=True, update_fields=update_fields)
+        else:
+            shop.save(force_insert=True)
+        shop_id = shop.pk
+        transaction.on_commit(lambda: _sync_indexes(shop_id, old_type_id), robust=True)
     return shop
 
 
 def shop_delete(*, shop_id: int) -> None:
     with transaction.atomic():
-        shop = Shop.objects.filter(pk=shop_id).first()
+        shop = Shop.objects.select_for_update().filter(pk=shop_id).first()
         if shop is None:
             raise NotFound("No such shop.", code="shop_not_found")
         type_id = shop.type_id
         shop.delete()
-        transaction.on_commit(lambda: _after_delete(shop_id, type_id))
+        transaction.on_commit(lambda: _sync_indexes(shop_id, type_id), robust=True)
 
 
-def _after_save(shop_id: int, type_id: int, old_type_id: int | None, x: float, y: float) -> None:
+def _sync_indexes(shop_id: int, old_type_id: int | None) -> None:
+    """Make Redis agree with the committed row (or its absence).
+
+    Runs after commit, robustly: a Redis failure here is logged, never turned into
+    an error for a write that already succeeded; `load_shop_geo` repairs the
+    indexes. The cache entry goes first, as it is what readers see.
+    """
+    shop_cache().evict(shop_id)
+    row = Shop.objects.filter(pk=shop_id).values("type_id", "x", "y").first()
     pipe = get_redis().pipeline(transaction=False)
-    if old_type_id is not None and old_type_id != type_id:
-        pipe.zrem(keys.geo_shops(old_type_id), shop_id)
-    pipe.geoadd(keys.geo_shops(type_id), [x, y, shop_id])
+    if row is None:
+        if old_type_id is not None:
+            pipe.zrem(keys.geo_shops(old_type_id), shop_id)
+    else:
+        if old_type_id is not None and old_type_id != row["type_id"]:
+            pipe.zrem(keys.geo_shops(old_type_id), shop_id)
+        pipe.geoadd(keys.geo_shops(row["type_id"]), [row["x"], row["y"], shop_id])
     pipe.execute()
-    shop_bloom().add([str(shop_id)])
-    # Evict last: a reader that refills the cache now reads the committed row.
-    shop_cache().evict(shop_id)
-
-
-def _after_delete(shop_id: int, type_id: int) -> None:
-    # A Bloom filter cannot forget; the null marker covers deleted ids instead.
-    get_redis().zrem(keys.geo_shops(type_id), shop_id)
-    shop_cache().evict(shop_id)
+    if row is not None:
+        shop_bloom().add([str(shop_id)])
 
 
 def shop_type_save(*, shop_type: ShopType) -> ShopType:
     with transaction.atomic():
         shop_type.save()
-        transaction.on_commit(shop_types_changed)
+        transaction.on_commit(shop_types_changed, robust=True)
     return shop_type
 
 
@@ -76,7 +99,7 @@ def shop_type_delete(*, shop_type: ShopType) -> None:
             get_redis().delete(keys.geo_shops(type_id))
             shop_types_changed()
 
-        transaction.on_commit(after)
+        transaction.on_commit(after, robust=True)
 
 
 def shop_types_changed() -> None:
@@ -88,14 +111,16 @@ def shop_geo_rebuild(*, progress: bool = False) -> dict[int, int]:
     """Rebuild every type's GEO set from the database; returns {type_id: shops indexed}.
 
     Each set is built under a temporary key and swapped in with RENAME, so
-    readers see the old index or the new one, never a half-built one; sets of
-    deleted types are removed. Safe to re-run at any time.
+    readers see the old index or the new one, never a half-built one. Writes
+    that land while it runs go to the old sets and would vanish with the swap,
+    so shops changed since shortly before the start are re-applied afterwards.
+    Sets of types that no longer exist are removed. Safe to re-run at any time.
     """
     client = get_redis()
+    started = timezone.now()
     counts: dict[int, int] = {}
     type_ids = list(ShopType.objects.values_list("id", flat=True))
-    total = Shop.objects.count()
-    bar = tqdm(total=total, unit="shop", disable=not progress, desc="GEO index")
+    bar = tqdm(total=Shop.objects.count(), unit="shop", disable=not progress, desc="GEO index")
     for type_id in type_ids:
         final = keys.geo_shops(type_id)
         tmp = f"{final}:rebuild"
@@ -111,7 +136,8 @@ def shop_geo_rebuild(*, progress: bool = False) -> dict[int, int]:
         else:
             client.delete(final)
     bar.close()
-    live = {keys.geo_shops(type_id) for type_id in type_ids}
+    _geo_catch_up(since=started - _CATCH_UP_MARGIN)
+    live = {keys.geo_shops(t) for t in ShopType.objects.values_list("id", flat=True)}
     for key in client.scan_iter(match=keys.geo_shops_pattern(), count=500):
         name = key.decode()
         if name not in live and not name.endswith(":rebuild"):
@@ -119,10 +145,30 @@ def shop_geo_rebuild(*, progress: bool = False) -> dict[int, int]:
     return counts
 
 
+def _geo_catch_up(*, since: datetime) -> None:
+    recent = Shop.objects.filter(updated_at__gte=since).values_list("id", "type_id", "x", "y")
+    all_types = list(ShopType.objects.values_list("id", flat=True))
+    pipe = get_redis().pipeline(transaction=False)
+    for shop_id, type_id, x, y in recent.iterator(chunk_size=_GEO_BATCH):
+        for other in all_types:
+            if other != type_id:
+                pipe.zrem(keys.geo_shops(other), shop_id)
+        pipe.geoadd(keys.geo_shops(type_id), [x, y, shop_id])
+    pipe.execute()
+
+
 def shop_bloom_rebuild() -> int:
-    """Rebuild the Bloom filter of shop ids from the database; returns how many ids."""
+    """Rebuild the Bloom filter of shop ids from the database; returns how many ids.
+
+    Ids created while it runs would be lost with the swap, so they are added again
+    afterwards: without that, a brand-new shop would answer 404 until the next rebuild.
+    """
+    started = timezone.now()
     ids = Shop.objects.order_by("id").values_list("id", flat=True).iterator(chunk_size=10_000)
-    return shop_bloom().rebuild(str(i) for i in ids)
+    count = shop_bloom().rebuild(str(i) for i in ids)
+    recent = Shop.objects.filter(updated_at__gte=started - _CATCH_UP_MARGIN)
+    shop_bloom().add(str(i) for i in recent.values_list("id", flat=True))
+    return count
 
 
 def _batches(rows: Iterable[tuple], size: int) -> Iterable[list[tuple]]:

@@ -15,6 +15,7 @@ from dianping.api.pagination import PageNumberPagination
 from dianping.api.visitors import visitor_id
 from dianping.errors import NotFound
 from dianping.redis import visits
+from dianping.validation import parse_id
 
 from . import selectors, services
 from .models import Shop
@@ -116,9 +117,12 @@ class ShopViewSet(viewsets.ViewSet):
         serializer.is_valid(raise_exception=True)
         for field, value in serializer.validated_data.items():
             setattr(shop, field, value)
-        return Response(ShopSerializer(services.shop_save(shop=shop)).data)
+        # Write only what the request changed, so concurrent edits of other fields survive.
+        shop = services.shop_save(shop=shop, fields=list(serializer.validated_data))
+        return Response(ShopSerializer(shop).data)
 
 
+_BAD_ID = "A shop id is a whole number from 1 to 9223372036854775807."
 _DETAIL_ACTIONS = {
     "get": "retrieve",
     "put": "update",
@@ -129,11 +133,16 @@ _viewset_detail = ShopViewSet.as_view(_DETAIL_ACTIONS)
 
 
 @csrf_exempt  # bearer-token API, no cookies: same as every DRF view
-def shop_detail_view(request: HttpRequest, shop_id: int) -> HttpResponse:
+def shop_detail_view(request: HttpRequest, raw_id: str) -> HttpResponse:
     """`/api/shops/{id}`. GET is the hottest read in the product, so it skips DRF's
     per-request machinery: one Redis round trip refreshes the caller's token (as
     the DRF authentication would), checks the Bloom filter and reads the cached
     JSON, which is sent as stored. Writes go through the DRF viewset."""
+    try:
+        shop_id = parse_id(raw_id)
+    except ValueError:
+        body = {"detail": "Invalid input.", "code": "invalid", "errors": {"id": [_BAD_ID]}}
+        return JsonResponse(body, status=400)
     if request.method != "GET":
         return _viewset_detail(request, shop_id=shop_id)
     token = tokens.bearer_token(request.META.get("HTTP_AUTHORIZATION", ""))

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 from django.urls import register_converter
 
-from dianping.validation import MAX_DB_ID
+from dianping.validation import parse_id
 
 
 class IdConverter:
     regex = "[0-9]{1,19}"
 
     def to_python(self, value: str) -> int:
-        number = int(value)
-        if not 0 < number <= MAX_DB_ID:
-            raise ValueError("id out of range")  # Django treats this as "no match"
-        return number
+        return parse_id(value)  # its ValueError means "no match" to Django: a 404
 
     def to_url(self, value: int) -> str:
         return str(value)

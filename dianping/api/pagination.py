@@ -24,12 +24,16 @@ class PageNumberPagination(pagination.BasePagination):
 
     def paginate_queryset(self, queryset: Any, request: Any, view: Any = None) -> list[Any]:
         params = request.query_params
-        try:
-            self.page = parse_positive_int(params.get("page"), default=1)
-            size = parse_positive_int(params.get("page_size"), default=self.page_size)
-        except ValueError as exc:
-            raise ValidationError({"page": [str(exc)]}) from exc
-        self.size = min(size, self.max_page_size)
+        values, errors = {}, {}
+        for name, default in (("page", 1), ("page_size", self.page_size)):
+            try:
+                values[name] = parse_positive_int(params.get(name), default=default)
+            except ValueError as exc:
+                errors[name] = [str(exc)]
+        if errors:
+            raise ValidationError(errors)
+        self.page = values["page"]
+        self.size = min(values["page_size"], self.max_page_size)
         self.request = request
         self.count = len(queryset) if isinstance(queryset, list) else queryset.count()
         offset = (self.page - 1) * self.size

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
 import time
 from collections.abc import Callable
@@ -37,6 +38,7 @@ from .bloom import BloomFilter
 from .client import get_redis
 from .lock import RedisLock
 from .nearcache import MISS, NearCache
+from .scripts import lua
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +54,8 @@ class Lookup:
 
 
 _executor: ThreadPoolExecutor | None = None
+_STORE = lua(__file__, "cache_store.lua")
+_VERSION_TTL = 24 * 60 * 60  # far longer than any load; then "never evicted" is equivalent
 
 
 def _rebuild_pool() -> ThreadPoolExecutor:
@@ -87,7 +91,7 @@ class CacheClient:
         self.ttl, self.jitter, self.null_ttl = ttl, jitter, null_ttl
         self.rebuild_wait, self.lock_ttl, self.poll_interval = rebuild_wait, lock_ttl, poll_interval
         self.bloom = bloom
-        self.near = NearCache(keys.cache(namespace, ""), ttl=near_ttl) if near_ttl > 0 else None
+        self.near = NearCache(keys.cache_prefix(namespace), ttl=near_ttl) if near_ttl > 0 else None
 
     def key(self, ident: object) -> str:
         return keys.cache(self.namespace, str(ident))
@@ -124,7 +128,7 @@ class CacheClient:
             return Lookup(None, extra)
         raw = own[-1]
         if raw is None:
-            raw = self._rebuild(key, loader, read=get_redis().get, store=self._store)
+            raw = self._rebuild(key, loader, read=get_redis().get, store=self._store_unless_evicted)
         elif self.near is not None:
             self.near.put(key, raw, token)
         return Lookup(None if raw == NULL else raw, extra)
@@ -135,17 +139,29 @@ class CacheClient:
         return raw
 
     def evict(self, ident: object) -> None:
+        """Drop the entry and bump its version, so a rebuild already loading the old
+        row cannot put it back (see `_rebuild`)."""
         key = self.key(ident)
-        get_redis().delete(key)
+        version = keys.cache_version(key)
+        pipe = get_redis().pipeline(transaction=True)
+        pipe.delete(key)
+        pipe.incr(version)
+        pipe.expire(version, _VERSION_TTL)
+        pipe.execute()
         if self.near is not None:
             self.near.evict(key)  # at once here; other processes hear it from Redis
 
-    def _store(self, key: str, raw: bytes) -> None:
+    def _ttl_ms(self, raw: bytes) -> int:
         if raw == NULL:
-            get_redis().set(key, NULL, px=int(self.null_ttl * 1000))
-            return
+            return int(self.null_ttl * 1000)
         base = self.ttl * 1000
-        get_redis().set(key, raw, px=int(base + random.uniform(0, self.jitter * base)))
+        return int(base + random.uniform(0, self.jitter * base))
+
+    def _store(self, key: str, raw: bytes) -> None:
+        get_redis().set(key, raw, px=self._ttl_ms(raw))
+
+    def _store_unless_evicted(self, key: str, raw: bytes, version: bytes) -> None:
+        _STORE([key, keys.cache_version(key)], [version, "plain", raw, self._ttl_ms(raw), 0])
 
     def _rebuild(
         self,
@@ -153,23 +169,26 @@ class CacheClient:
         loader: Loader,
         *,
         read: Callable[[str], bytes | None],
-        store: Callable[[str, bytes], None],
+        store: Callable[[str, bytes, bytes], None],
     ) -> bytes | None:
         """Run `loader` under the key's lock, or wait for whoever holds it.
 
         A reader that cannot get the lock polls the cache (the holder will fill
         it); after `rebuild_wait` it loads for itself without writing, so a dead
-        rebuilder costs latency, never an error.
+        rebuilder costs latency, never an error. The version read before loading
+        makes the store a no-op if a writer evicted the key meanwhile: the loaded
+        value may predate that write, and must not outlive it in the cache.
         """
         deadline = time.monotonic() + self.rebuild_wait
         while True:
             lock = RedisLock(f"cache:{key}", ttl=self.lock_ttl)
             if lock.acquire():
                 try:
+                    version = get_redis().get(keys.cache_version(key)) or b"0"
                     raw = read(key)  # someone may have filled it while we queued
                     if raw is None:
                         raw = self._load(loader)
-                        store(key, raw)
+                        store(key, raw, version)
                 finally:
                     lock.release()  # owner-checked: never frees a lock we lost
                 return None if raw == NULL else raw
@@ -200,35 +219,52 @@ class CacheClient:
                 key,
                 loader,
                 read=lambda k: get_redis().hget(k, "data"),
-                store=lambda k, raw: self._store_logical(k, raw, logical_ttl),
+                store=lambda k, raw, version: self._store_logical(k, raw, logical_ttl, version),
             )
         if float(expire_at) <= clock.now_seconds():
             lock = RedisLock(f"cache:{key}", ttl=self.lock_ttl)
             if lock.acquire():
-                _rebuild_pool().submit(self._refresh_logical, key, loader, logical_ttl, lock)
+                # Re-check under the lock: a rebuild may have landed since our read.
+                fresh = get_redis().hget(key, "expire_at")
+                if fresh is not None and float(fresh) > clock.now_seconds():
+                    lock.release()
+                else:
+                    version = get_redis().get(keys.cache_version(key)) or b"0"
+                    _rebuild_pool().submit(
+                        self._refresh_logical, key, loader, logical_ttl, lock, version
+                    )
         return None if data == NULL else data
 
     def put_logical(self, ident: object, value: Any, *, logical_ttl: float) -> bytes:
         raw = encode(value)
-        self._store_logical(self.key(ident), raw, logical_ttl)
+        self._store_logical(self.key(ident), raw, logical_ttl, None)
         return raw
 
-    def _store_logical(self, key: str, raw: bytes, logical_ttl: float) -> None:
+    def _store_logical(
+        self, key: str, raw: bytes, logical_ttl: float, version: bytes | None
+    ) -> None:
+        """Write a logical entry; with a `version`, only if the key was not evicted since."""
+        if version is None:
+            version = get_redis().get(keys.cache_version(key)) or b"0"
         expire_at = repr(clock.now_seconds() + logical_ttl)
-        pipe = get_redis().pipeline(transaction=True)
-        pipe.delete(key)
-        pipe.hset(key, mapping={"data": raw, "expire_at": expire_at})
-        if raw == NULL:  # do not keep "missing" forever
-            pipe.pexpire(key, int(self.null_ttl * 1000))
-        pipe.execute()
+        ttl = int(self.null_ttl * 1000) if raw == NULL else 0  # "missing" is not kept forever
+        _STORE([key, keys.cache_version(key)], [version, "logical", raw, ttl, expire_at])
 
     def _refresh_logical(
-        self, key: str, loader: Loader, logical_ttl: float, lock: RedisLock
+        self, key: str, loader: Loader, logical_ttl: float, lock: RedisLock, version: bytes
     ) -> None:
         try:
-            self._store_logical(key, self._load(loader), logical_ttl)
+            self._store_logical(key, self._load(loader), logical_ttl, version)
         except Exception:
             log.exception("background rebuild of %s failed; the stale value stays", key)
         finally:
             lock.release()
             connections.close_all()  # this pool thread's own DB connections
+
+
+def _forget_pool_after_fork() -> None:
+    global _executor
+    _executor = None  # the parent's threads do not exist in a forked child
+
+
+os.register_at_fork(after_in_child=_forget_pool_after_fork)

@@ -62,8 +62,20 @@ def cache_root() -> str:
 
 def cache(namespace: str, ident: str) -> str:
     """JSON bytes of a cached item (or the empty null marker); a hash {data, expire_at}
-    for logically expiring entries."""
-    return f"{cache_root()}{namespace}:{ident}"
+    for logically expiring entries. The hash tag covers namespace and id, so the entry
+    and its version counter share a slot."""
+    return f"{cache_root()}{{{namespace}:{ident}}}"
+
+
+def cache_prefix(namespace: str) -> str:
+    """What every entry key of one cache namespace starts with."""
+    return f"{cache_root()}{{{namespace}:"
+
+
+def cache_version(cache_key: str) -> str:
+    """Counter bumped by every eviction of `cache_key`: a rebuild that loaded before the
+    eviction must not store what it loaded."""
+    return f"{cache_key}:ver"
 
 
 def bloom(name: str) -> str:

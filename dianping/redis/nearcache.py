@@ -45,8 +45,8 @@ class NearCache:
         if not prefix.startswith(TRACKED_PREFIX):
             raise ValueError(f"near-cached keys must start with {TRACKED_PREFIX!r}")
         self.prefix, self.ttl, self.max_entries = prefix, ttl, max_entries
-        self._data: dict[str, tuple[object, float]] = {}
-        self._lock = threading.Lock()
+        # key -> (value, expires_at on the monotonic clock, tracking generation)
+        self._data: dict[str, tuple[object, float, int]] = {}
         _tracker.register(self)
 
     def get(self, key: str) -> object:
@@ -56,10 +56,9 @@ class NearCache:
         entry = self._data.get(key)
         if entry is None:
             return MISS
-        value, expires_at = entry
-        if expires_at < time.monotonic():
-            self._data.pop(key, None)
-            return MISS
+        value, expires_at, generation = entry
+        if generation != _tracker.generation or expires_at < time.monotonic():
+            return MISS  # from an earlier tracking session, or past its own TTL
         return value
 
     def read_token(self, key: str) -> object:
@@ -67,12 +66,14 @@ class NearCache:
         return _tracker.token(key)
 
     def put(self, key: str, value: object, token: object) -> None:
-        with self._lock:
+        # Under the tracker's lock, so no invalidation can slip between the check
+        # and the insert (the listener takes the same lock to record and evict).
+        with _tracker.lock:
             if token is None or _tracker.token(key) != token:
                 return  # tracking was down, or the key changed while we read it
             if len(self._data) >= self.max_entries:
-                self._data.pop(next(iter(self._data)))
-            self._data[key] = (value, time.monotonic() + self.ttl)
+                self._data.pop(next(iter(self._data)), None)
+            self._data[key] = (value, time.monotonic() + self.ttl, _tracker.generation)
 
     def evict(self, key: str) -> None:
         self._data.pop(key, None)
@@ -86,12 +87,18 @@ class _Tracker:
 
     def __init__(self) -> None:
         self._caches: list[NearCache] = []
+        self.lock = threading.Lock()
+        self._reset()
+
+    def _reset(self) -> None:
+        self.lock = threading.Lock()  # a forked child must not inherit a held lock
         self._pid: int | None = None
         self._live = False
-        self._generation = 0
+        self.generation = 0
         self._stamps: OrderedDict[str, int] = OrderedDict()
         self._counter = 0
-        self._lock = threading.Lock()
+        for cache in self._caches:
+            cache.clear()
 
     def register(self, cache: NearCache) -> None:
         self._caches.append(cache)
@@ -104,19 +111,21 @@ class _Tracker:
     def token(self, key: str) -> object:
         if not self.ready():
             return None
-        return (self._generation, self._stamps.get(key))
+        return (self.generation, self._stamps.get(key))
 
     def clear_all(self) -> None:
-        for cache in self._caches:
-            cache.clear()
+        with self.lock:
+            self.generation += 1  # copies stored under the old generation are ignored
+            for cache in self._caches:
+                cache.clear()
 
     def _start(self) -> None:
-        with self._lock:
+        with self.lock:
             if self._pid == os.getpid():
                 return
             self._pid, self._live = os.getpid(), False
-            self.clear_all()
-            threading.Thread(target=self._run, name="nearcache-tracker", daemon=True).start()
+        self.clear_all()
+        threading.Thread(target=self._run, name="nearcache-tracker", daemon=True).start()
 
     def _run(self) -> None:
         backoff = 0.1
@@ -125,6 +134,8 @@ class _Tracker:
                 self._listen()
             except Exception as exc:  # any failure: stop serving local copies, then retry
                 log.warning("near cache tracking lost (%s); reading through to Redis", exc)
+            if self._live:
+                backoff = 0.1  # it had been working: retry quickly
             self._live = False
             self.clear_all()
             time.sleep(backoff)
@@ -153,8 +164,8 @@ class _Tracker:
             )
             if tracking.read_response() != b"OK":
                 raise redis.RedisError("CLIENT TRACKING refused")
-            with self._lock:
-                self._generation += 1
+            with self.lock:
+                self.generation += 1
                 self._live = True
             while True:
                 if listener.can_read(timeout=_IDLE_PING):
@@ -171,24 +182,23 @@ class _Tracker:
             return
         changed = message[2]
         if changed is None:  # FLUSHDB / FLUSHALL: everything may have changed
-            with self._lock:
-                self._generation += 1
             self.clear_all()
             return
-        for raw in changed:
-            key = raw.decode()
-            with self._lock:
+        with self.lock:
+            for raw in changed:
+                key = raw.decode()
                 self._counter += 1
                 self._stamps[key] = self._counter
                 self._stamps.move_to_end(key)
                 if len(self._stamps) > _STAMPS_KEPT:
                     self._stamps.popitem(last=False)
-            for cache in self._caches:
-                if key.startswith(cache.prefix):
-                    cache.evict(key)
+                for cache in self._caches:
+                    if key.startswith(cache.prefix):
+                        cache.evict(key)
 
 
 _tracker = _Tracker()
+os.register_at_fork(after_in_child=_tracker._reset)
 
 
 def clear_all() -> None:

@@ -4,7 +4,9 @@ Views are buffered in memory and written by a background thread every
 `VISITS_FLUSH_INTERVAL` seconds as one pipeline (PFADD of many visitors at
 once, INCRBY of the count), so recording a view costs the request a list
 append, not a Redis round trip. The price: a process killed with SIGKILL
-loses at most one interval of statistics; a normal exit flushes. Every view
+loses at most one interval of statistics; a normal exit flushes. A batch whose
+write fails is dropped and logged, not retried: part of it may already have been
+applied, and counting views twice would be worse than missing a few. Every view
 counts for its subject and for the whole site. HyperLogLog keeps each day's UV
 in at most 12 KB with about 0.81% standard error.
 """
@@ -12,6 +14,7 @@ in at most 12 KB with about 0.81% standard error.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import os
 import threading
@@ -30,12 +33,14 @@ log = logging.getLogger(__name__)
 
 SITE = "site"
 RETENTION_SECONDS = 400 * 24 * 60 * 60  # a year of history plus a margin for comparisons
-MAX_PENDING = 100_000  # views held while Redis is unreachable before dropping them
+FLUSH_EARLY_AT = 10_000  # pending views that wake the flusher before its interval
 
 _lock = threading.Lock()
 _pending: dict[tuple[str, str], list[str]] = defaultdict(list)  # (day, subject) -> visitors
 _pending_count = 0
 _wake = threading.Event()
+_expiry_set: set[tuple[str, str]] = set()  # (day, subject) keys whose TTL this process set
+_expiry_hour = -1
 _flusher_pid: int | None = None
 
 
@@ -62,7 +67,7 @@ def record(subject: str, visitor: str) -> None:
     with _lock:
         _pending[(day, subject)].append(visitor)
         _pending_count += 1
-        if _pending_count >= MAX_PENDING // 10:
+        if _pending_count >= FLUSH_EARLY_AT:
             _wake.set()
 
 
@@ -74,6 +79,7 @@ def flush() -> int:
         _pending, _pending_count = defaultdict(list), 0
     if not batch:
         return 0
+    _forget_expiries_hourly()
     site: dict[str, list[str]] = defaultdict(list)
     pipe = get_redis().pipeline(transaction=False)
     for (day, subject), visitors in batch.items():
@@ -84,7 +90,7 @@ def flush() -> int:
     try:
         pipe.execute()
     except Exception:
-        _requeue(batch, count)
+        log.exception("dropped %d page views: writing them to Redis failed", count)
         raise
     return count
 
@@ -93,19 +99,20 @@ def _queue(pipe, subject: str, day: str, visitors: list[str]) -> None:  # type: 
     uv, pv = keys.visits_uv(subject, day), keys.visits_pv(subject, day)
     pipe.pfadd(uv, *set(visitors))
     pipe.incrby(pv, len(visitors))
-    pipe.expire(uv, RETENTION_SECONDS)
-    pipe.expire(pv, RETENTION_SECONDS)
+    if (day, subject) not in _expiry_set:  # once per key per process per hour is enough
+        pipe.expire(uv, RETENTION_SECONDS)
+        pipe.expire(pv, RETENTION_SECONDS)
+        _expiry_set.add((day, subject))
 
 
-def _requeue(batch: dict[tuple[str, str], list[str]], count: int) -> None:
-    global _pending_count
-    with _lock:
-        if _pending_count + count > MAX_PENDING:
-            log.error("dropping %d buffered views: Redis unreachable for too long", count)
-            return
-        for key, visitors in batch.items():
-            _pending[key] += visitors
-        _pending_count += count
+def _forget_expiries_hourly() -> None:
+    # Re-send each key's EXPIRE every hour, so keys recreated after a Redis flush or
+    # restart get their TTL back, and the set stays small.
+    global _expiry_hour
+    hour = int(clock.now_seconds() // 3600)
+    if hour != _expiry_hour:
+        _expiry_set.clear()
+        _expiry_hour = hour
 
 
 def _ensure_flusher() -> None:
@@ -129,7 +136,16 @@ def _flush_forever() -> None:
 
 
 def _flush_quietly() -> None:
-    try:
+    with contextlib.suppress(Exception):  # flush() logged it; the flusher keeps running
         flush()
-    except Exception:
-        log.exception("writing visit statistics failed; will retry")
+
+
+def _reset_after_fork() -> None:
+    # A forked child starts with an empty buffer (the parent flushes its own views),
+    # a fresh lock (one held at fork time would never be released) and no flusher.
+    global _pending, _pending_count, _lock, _flusher_pid
+    _pending, _pending_count = defaultdict(list), 0
+    _lock, _flusher_pid = threading.Lock(), None
+
+
+os.register_at_fork(after_in_child=_reset_after_fork)

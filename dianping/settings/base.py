@@ -10,7 +10,8 @@ from pathlib import Path
 import environ
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
-VAR_DIR = BASE_DIR / "var"
+VAR_DIR = BASE_DIR / "var"  # local state: SQLite files, Redis data, SMS outbox (git-ignored)
+VAR_DIR.mkdir(exist_ok=True)  # a fresh clone has none, and SQLite will not create folders
 
 env = environ.Env()
 

@@ -77,12 +77,29 @@ def test_shop_detail_is_cached_json(api, django_assert_num_queries, redis_client
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("shop_id", ["424242", "0", "99999999999999999999", "abc", "-5"])
-def test_unknown_shop_is_404(api, shop_id) -> None:
-    response = api.get(f"/api/shops/{shop_id}")
+def test_unknown_shop_is_404(api) -> None:
+    response = api.get("/api/shops/424242")
 
     assert response.status_code == 404
-    assert response["Content-Type"] == "application/json"
+    assert response.json()["code"] == "shop_not_found"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("shop_id", ["0", "99999999999999999999", "abc", "-5", "1.5", "%201"])
+@pytest.mark.parametrize("method", ["get", "patch", "delete"])
+def test_malformed_shop_id_is_400(staff_api, shop_id, method) -> None:
+    response = getattr(staff_api, method)(f"/api/shops/{shop_id}")
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid"
+    assert "id" in response.json()["errors"]
+
+
+@pytest.mark.django_db
+def test_reads_of_a_missing_shop_reach_the_db_once(api, django_assert_num_queries) -> None:
+    with django_assert_num_queries(1):  # the null marker answers every later read
+        for _ in range(50):
+            assert api.get("/api/shops/424242").status_code == 404
 
 
 @pytest.mark.django_db(transaction=True)
@@ -253,6 +270,133 @@ def test_admin_save_makes_the_next_read_fresh(client, staff_user, api) -> None:
     assert response.status_code == 302, response.content[:3000]
     fresh = api.get(f"/api/shops/{shop.id}").json()
     assert (fresh["name"], fresh["avg_price"]) == ("Edited in admin", 99)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_type_changes_leave_the_shop_in_exactly_one_geo_set(
+    staff_api, redis_client
+) -> None:
+    types = [ShopTypeFactory() for _ in range(4)]
+    shop = ShopFactory(type=types[0])
+    services.shop_geo_rebuild()
+
+    def patch(i: int) -> int:
+        client = staff_api.__class__()
+        client.credentials(**staff_api._credentials)
+        target = types[1 + i % 3]
+        return client.patch(
+            f"/api/shops/{shop.id}", {"type_id": target.id}, format="json"
+        ).status_code
+
+    assert set(run_concurrently(patch, workers=12)) == {200}
+
+    final_type = Shop.objects.get(pk=shop.pk).type_id
+    holders = [
+        t.id for t in types if redis_client.zscore(keys.geo_shops(t.id), shop.id) is not None
+    ]
+    assert holders == [final_type]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_edit_after_a_delete_is_404_and_does_not_bring_the_shop_back(staff_api) -> None:
+    shop = ShopFactory()
+    assert staff_api.delete(f"/api/shops/{shop.id}").status_code == 204
+
+    response = staff_api.patch(f"/api/shops/{shop.id}", {"name": "Zombie"}, format="json")
+
+    assert response.status_code == 404
+    assert not Shop.objects.filter(pk=shop.id).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_patch_writes_only_the_fields_it_was_given(staff_api) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    shop = ShopFactory(avg_price=80)
+
+    with CaptureQueriesContext(connection) as queries:
+        staff_api.patch(f"/api/shops/{shop.id}", {"name": "Only the name"}, format="json")
+
+    (update,) = [q["sql"] for q in queries if q["sql"].startswith("UPDATE")]
+    assert "avg_price" not in update
+    assert "name" in update
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_redis_failure_after_commit_does_not_fail_the_write(staff_api, monkeypatch) -> None:
+    shop = ShopFactory()
+
+    def redis_down(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise ConnectionError("redis is down")
+
+    monkeypatch.setattr(services, "_sync_indexes", redis_down)
+
+    response = staff_api.patch(f"/api/shops/{shop.id}", {"name": "Saved anyway"}, format="json")
+
+    assert response.status_code == 200
+    assert Shop.objects.get(pk=shop.pk).name == "Saved anyway"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_bloom_rebuild_keeps_a_shop_created_while_it_ran(monkeypatch) -> None:
+    from dianping.redis.bloom import BloomFilter
+
+    ShopFactory()
+    real_rebuild = BloomFilter.rebuild
+    created = []
+
+    def rebuild_with_a_concurrent_create(self, items):  # type: ignore[no-untyped-def]
+        # A staff user adds a shop while the rebuild reads the table: its bit goes to
+        # the old filter, which the rebuild is about to replace.
+        created.append(services.shop_save(shop=ShopFactory.build(type=ShopTypeFactory())))
+        return real_rebuild(self, items)
+
+    monkeypatch.setattr(BloomFilter, "rebuild", rebuild_with_a_concurrent_create)
+
+    services.shop_bloom_rebuild()
+
+    assert shop_bloom().might_contain(str(created[0].pk))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_admin_type_change_moves_the_geo_entry(client, staff_user, redis_client) -> None:
+    from accounts.models import User
+
+    User.objects.filter(pk=staff_user.pk).update(is_superuser=True)
+    client.force_login(staff_user)
+    food, ktv = ShopTypeFactory(), ShopTypeFactory()
+    shop = ShopFactory(type=food)
+    services.shop_geo_rebuild()
+    form = {
+        "name": shop.name, "type": ktv.id, "images": "[]", "area": shop.area,
+        "address": shop.address, "x": shop.x, "y": shop.y, "avg_price": 80, "sold": 0,
+        "comments": 0, "score": 45, "open_hours": shop.open_hours,
+    }  # fmt: skip
+
+    assert client.post(f"/admin/shops/shop/{shop.id}/change/", form).status_code == 302
+
+    assert redis_client.zscore(keys.geo_shops(food.id), shop.id) is None
+    assert redis_client.zscore(keys.geo_shops(ktv.id), shop.id) is not None
+
+
+@pytest.mark.django_db
+def test_admin_refuses_coordinates_redis_cannot_index(client, staff_user) -> None:
+    from accounts.models import User
+
+    User.objects.filter(pk=staff_user.pk).update(is_superuser=True)
+    client.force_login(staff_user)
+    shop = ShopFactory()
+    form = {
+        "name": shop.name, "type": shop.type_id, "images": "[]", "area": shop.area,
+        "address": shop.address, "x": 500, "y": 89, "avg_price": 80, "sold": 0,
+        "comments": 0, "score": 51, "open_hours": shop.open_hours,
+    }  # fmt: skip
+
+    response = client.post(f"/admin/shops/shop/{shop.id}/change/", form)
+
+    assert response.status_code == 200  # the form comes back with errors
+    assert Shop.objects.get(pk=shop.pk).x == shop.x
 
 
 @pytest.mark.django_db

@@ -86,6 +86,18 @@ def test_a_value_invalidated_while_it_was_being_read_is_not_kept(redis_client) -
     assert key not in cache.near._data
 
 
+def test_copies_from_an_earlier_tracking_session_are_never_served(redis_client) -> None:
+    cache = CacheClient("near-h", ttl=60, near_ttl=30)
+    _warm(cache, 8, Loader({"v": 1}))
+    key = cache.key(8)
+    entry = cache.near._data[key]
+
+    nearcache.clear_all()  # as on a reconnect: a new generation begins
+    cache.near._data[key] = entry  # a put that raced the reconnect
+
+    assert cache.near.get(key) is nearcache.MISS
+
+
 def test_losing_the_tracking_connection_drops_every_local_copy(redis_client) -> None:
     cache = CacheClient("near-f", ttl=60, near_ttl=30)
     _warm(cache, 6, Loader({"v": 1}))
@@ -101,7 +113,7 @@ def test_local_copies_expire_on_their_own(redis_client, monkeypatch) -> None:
     cache = CacheClient("near-g", ttl=60, near_ttl=30)
     _warm(cache, 7, Loader({"v": 1}))
     key = cache.key(7)
-    value, expires_at = cache.near._data[key]
-    cache.near._data[key] = (value, expires_at - 31)  # as if 31 s had passed
+    value, expires_at, generation = cache.near._data[key]
+    cache.near._data[key] = (value, expires_at - 31, generation)  # as if 31 s had passed
 
     assert cache.near.get(key) is nearcache.MISS
