@@ -98,8 +98,14 @@ def require_wrk() -> str:
     return wrk
 
 
-def run_wrk(url: str, *, duration: str, connections: int, script: str | None = None,
-            env: dict[str, str] | None = None) -> WrkResult:  # fmt: skip
+def run_wrk(
+    url: str,
+    *,
+    duration: str,
+    connections: int,
+    script: str | None = None,
+    env: dict[str, str] | None = None,
+) -> WrkResult:
     command = [require_wrk(), "-t2", f"-c{connections}", f"-d{duration}", "--latency"]
     if script:
         command += ["-s", script]
