@@ -101,3 +101,9 @@ def visits_uv(subject: str, day: str) -> str:
 def visits_pv(subject: str, day: str) -> str:
     """Counter of page views of `subject` on a local day (YYYYMMDD in TIME_ZONE)."""
     return f"pv:{subject}:{day}"
+
+
+def delay_queue(name: str, part: str) -> str:
+    """Sorted sets of a delay queue: part "due" (score = due time, ms) or "leased"
+    (score = lease expiry, ms). Both share the hash tag, for the claim script."""
+    return f"delayq:{{{name}}}:{part}"

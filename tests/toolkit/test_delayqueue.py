@@ -1,0 +1,77 @@
+"""The delay queue: due jobs go to exactly one worker; a dead worker's jobs come back."""
+
+from __future__ import annotations
+
+import itertools
+
+from dianping.redis.delayqueue import DelayQueue
+from tests.helpers import run_concurrently
+
+
+def test_jobs_are_not_handed_out_before_they_are_due(fake_clock) -> None:
+    queue = DelayQueue("orders")
+    queue.schedule("early", delay=10)
+    queue.schedule("late", delay=60)
+
+    assert queue.claim() == []
+    fake_clock.advance(10)
+    assert queue.claim() == ["early"]
+    fake_clock.advance(50)
+    assert queue.claim() == ["late"]
+
+
+def test_each_due_job_goes_to_exactly_one_of_many_workers(fake_clock) -> None:
+    queue = DelayQueue("orders", lease=600)
+    for i in range(2000):
+        queue.schedule(f"order-{i}", delay=1)
+    fake_clock.advance(1)
+
+    def worker(_: int) -> list[str]:
+        mine = []
+        while batch := queue.claim(limit=25):
+            mine += batch
+        return mine
+
+    batches = run_concurrently(worker, workers=8)
+
+    everything = list(itertools.chain.from_iterable(batches))
+    assert len(everything) == 2000
+    assert len(set(everything)) == 2000
+
+
+def test_a_job_whose_worker_died_is_handed_out_again(fake_clock) -> None:
+    queue = DelayQueue("orders", lease=30)
+    queue.schedule("o1", delay=0)
+    assert queue.claim() == ["o1"]  # this worker dies without acking
+
+    fake_clock.advance(29)
+    assert queue.claim() == []  # still leased
+    fake_clock.advance(1)
+    assert queue.claim() == ["o1"]
+    assert queue.ack("o1")
+    fake_clock.advance(60)
+    assert queue.claim() == []
+    assert queue.pending() == 0
+
+
+def test_a_late_ack_after_the_lease_ran_out_is_reported(fake_clock) -> None:
+    queue = DelayQueue("orders", lease=30)
+    queue.schedule("o2", delay=0)
+    queue.claim()
+    fake_clock.advance(31)
+    assert queue.claim() == ["o2"]  # another worker took it over
+    assert queue.ack("o2")
+    assert not queue.ack("o2")  # the first worker's ack comes too late
+
+
+def test_cancel_withdraws_queued_and_leased_jobs(fake_clock) -> None:
+    queue = DelayQueue("orders")
+    queue.schedule("paid-in-time", delay=900)
+    queue.schedule("leased", delay=0)
+    queue.claim()
+
+    assert queue.cancel("paid-in-time")
+    assert queue.cancel("leased")
+    assert not queue.cancel("unknown")
+    fake_clock.advance(1000)
+    assert queue.claim() == []
