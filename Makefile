@@ -15,12 +15,14 @@ $(STAMP): requirements.txt requirements-dev.txt
 	@touch $(STAMP)
 
 setup:
-	@PYTHON=$(PYTHON) scripts/bootstrap-system.sh
+	@PYTHON=$(PYTHON) scripts/bootstrap-system.sh $(SETUP_FOR)
 	@$(MAKE) --no-print-directory $(STAMP)
 
+run: SETUP_FOR = run
 run: setup  ## everything set up, then web + worker + beat until Ctrl-C
 	@scripts/run.sh
 
+test: SETUP_FOR = test
 test: setup  ## the whole suite against a real Redis (DATABASE_URL=mysql://... for MariaDB)
 	@scripts/test.sh $(PYTEST_ARGS)
 
@@ -45,8 +47,9 @@ mariadb-stop:
 	@scripts/mariadb.sh stop
 
 bench-shops: setup  ## GET /api/shops/{id} vs a bare Django view under granian + wrk
-	@command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
-	@scripts/redis.sh start
+	@command -v wrk >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+		apt-get install -y -qq wrk >/dev/null; } || { echo "error: install wrk"; exit 1; }
+	@[ -n "$(REDIS_URL)" ] || scripts/redis.sh start
 	cd bench && ../$(PY) shops.py $(BENCH_ARGS)
 
 clean:

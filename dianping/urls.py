@@ -3,7 +3,6 @@ from django.urls import include, path, re_path
 from django.views.generic import TemplateView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-import dianping.api.converters  # noqa: F401  registers the <id:...> converter
 from dianping import views
 
 # Django tries patterns in order, so the hottest API routes come first.

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Install the Debian packages the project needs when they are missing: what
-# `python -m venv` and the mysqlclient build need, and redis-server (unless
-# REDIS_URL / TEST_REDIS_URL point at a Redis elsewhere). Needs root and apt;
-# says so clearly otherwise.
+# `python -m venv` and the mysqlclient build need, and redis-server unless the
+# target's Redis lives elsewhere (REDIS_URL for `run`, TEST_REDIS_URL for `test`).
+# Needs root and apt; says so clearly otherwise.
+#   scripts/bootstrap-system.sh [run|test]
 set -euo pipefail
 
 python="${PYTHON:-python3}"
+case "${1:-run}" in
+  test) external_redis="${TEST_REDIS_URL:-}" ;;
+  *) external_redis="${REDIS_URL:-}" ;;
+esac
 missing=()
-if [ -z "${REDIS_URL:-}${TEST_REDIS_URL:-}" ]; then
+if [ -z "$external_redis" ]; then
   command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
   command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
 fi

@@ -21,8 +21,7 @@ case "${1:-}" in
       exit 1
     fi
     mkdir -p "$dir"
-    # appendfsync everysec: a crash loses at most about one second of writes;
-    # `manage.py reconcile_seckill` repairs flash-sale state from the database.
+    # appendfsync everysec: a crash loses at most about one second of writes.
     redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" \
       --daemonize yes --pidfile "$pidfile" --logfile "$dir/redis.log" \
       --unixsocket "$dir/redis.sock" --unixsocketperm 700 \

@@ -56,5 +56,5 @@ cat <<MSG
   Login codes are printed here by the console SMS backend. Ctrl-C stops everything.
 
 MSG
-wait -n "${pids[@]}"
+wait -n "${pids[@]}" || true
 echo "==> a process exited; shutting the rest down"

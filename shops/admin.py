@@ -29,9 +29,11 @@ class ShopAdmin(admin.ModelAdmin):
     search_fields = ["name", "address", "area"]
     list_select_related = ["type"]
     ordering = ["-id"]
+    readonly_fields = ["sold", "comments", "score"]  # kept by business events, not edits
 
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
-        services.shop_save(shop=obj)
+        # Only what the operator changed, so concurrent updates of other fields survive.
+        services.shop_save(shop=obj, fields=list(form.changed_data) if change else None)
 
     def delete_model(self, request, obj):  # type: ignore[no-untyped-def]
         services.shop_delete(shop_id=obj.pk)

@@ -84,8 +84,7 @@ def seed_shops() -> tuple[int, int]:
         existing = set(Shop.objects.values_list("name", flat=True))
         fresh = [shop for shop in _demo_shops(types) if shop.name not in existing]
         Shop.objects.bulk_create(fresh, batch_size=500)
-    # A bulk insert bypasses the per-shop service, so rebuild the indexes wholesale.
-    services.shop_geo_rebuild()
-    services.shop_bloom_rebuild()
+    if fresh:  # a bulk insert bypasses the per-shop service: rebuild the indexes wholesale
+        services.shop_indexes_rebuild()
     services.shop_types_changed()
     return ShopType.objects.count(), Shop.objects.count()

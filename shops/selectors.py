@@ -77,13 +77,13 @@ def shops_nearby(*, type_id: int, x: float, y: float) -> list[NearbyHit]:
     return [NearbyHit(shop_id, dist) for dist, shop_id in ranked]
 
 
-def shops_by_ids_in_order(hits: list[NearbyHit]) -> list[Shop]:
+def shops_by_ids_in_order(hits: list[NearbyHit], *, type_id: int) -> list[Shop]:
     """One DB query for a page of hits, returned in the hits' order with `distance` set."""
     shops = Shop.objects.in_bulk([hit.shop_id for hit in hits])
     ordered = []
     for hit in hits:
         shop = shops.get(hit.shop_id)
-        if shop is not None:  # deleted since the index was read
+        if shop is not None and shop.type_id == type_id:  # not deleted or moved meanwhile
             shop.distance = round(hit.distance, 1)
             ordered.append(shop)
     return ordered

@@ -14,6 +14,7 @@ from tqdm import tqdm
 from dianping.errors import NotFound
 from dianping.redis import keys
 from dianping.redis.client import get_redis
+from dianping.redis.lock import RedisLock
 
 from .caches import SHOP_TYPES_IDENT, shop_bloom, shop_cache, shop_type_cache
 from .models import Shop, ShopType
@@ -31,6 +32,8 @@ def shop_save(*, shop: Shop, fields: list[str] | None = None) -> Shop:
     The row is locked while it is updated, so concurrent edits serialise and an
     edit racing a delete fails with 404 instead of re-inserting the shop.
     """
+    if fields is not None and not fields:
+        return shop  # nothing to change: no write, no index churn
     with transaction.atomic():
         old_type_id = None
         if shop.pk is not None:
@@ -42,7 +45,7 @@ def shop_save(*, shop: Shop, fields: list[str] | None = None) -> Shop:
             )
             if old_type_id is None:
                 raise NotFound("No such shop.", code="shop_not_found")
-            update_fields = [*fields, "updated_at"] if fields else None
+            update_fields = [*fields, "updated_at"] if fields is not None else None
             shop.save(force_update=True, update_fields=update_fields)
         else:
             shop.save(force_insert=True)
@@ -66,21 +69,21 @@ def _sync_indexes(shop_id: int, old_type_id: int | None) -> None:
 
     Runs after commit, robustly: a Redis failure here is logged, never turned into
     an error for a write that already succeeded; `load_shop_geo` repairs the
-    indexes. The cache entry goes first, as it is what readers see.
+    indexes. The cache entry goes first, as it is what readers see, then the
+    Bloom bit (without it a new shop would answer 404). Syncs of one shop take a
+    lock, so one that read an older row cannot apply it after a newer one.
     """
     shop_cache().evict(shop_id)
-    row = Shop.objects.filter(pk=shop_id).values("type_id", "x", "y").first()
-    pipe = get_redis().pipeline(transaction=False)
-    if row is None:
-        if old_type_id is not None:
+    with RedisLock(f"shop-sync:{shop_id}", ttl=10, wait=10):
+        row = Shop.objects.filter(pk=shop_id).values("type_id", "x", "y").first()
+        if row is not None:
+            shop_bloom().add([str(shop_id)])
+        pipe = get_redis().pipeline(transaction=False)
+        if old_type_id is not None and (row is None or old_type_id != row["type_id"]):
             pipe.zrem(keys.geo_shops(old_type_id), shop_id)
-    else:
-        if old_type_id is not None and old_type_id != row["type_id"]:
-            pipe.zrem(keys.geo_shops(old_type_id), shop_id)
-        pipe.geoadd(keys.geo_shops(row["type_id"]), [row["x"], row["y"], shop_id])
-    pipe.execute()
-    if row is not None:
-        shop_bloom().add([str(shop_id)])
+        if row is not None:
+            pipe.geoadd(keys.geo_shops(row["type_id"]), [row["x"], row["y"], shop_id])
+        pipe.execute()
 
 
 def shop_type_save(*, shop_type: ShopType) -> ShopType:
@@ -107,6 +110,16 @@ def shop_types_changed() -> None:
     shop_type_cache().evict(SHOP_TYPES_IDENT)
 
 
+def shop_indexes_rebuild(*, progress: bool = False) -> tuple[dict[int, int], int]:
+    """Rebuild the GEO sets and the Bloom filter; returns (GEO counts per type, Bloom ids).
+
+    Runs under a lock, so two rebuilds (two replicas starting, cron and a manual
+    run) never share their temporary keys.
+    """
+    with RedisLock("shop-index-rebuild", ttl=60, watchdog=True, wait=600):
+        return shop_geo_rebuild(progress=progress), shop_bloom_rebuild()
+
+
 def shop_geo_rebuild(*, progress: bool = False) -> dict[int, int]:
     """Rebuild every type's GEO set from the database; returns {type_id: shops indexed}.
 
@@ -123,7 +136,7 @@ def shop_geo_rebuild(*, progress: bool = False) -> dict[int, int]:
     bar = tqdm(total=Shop.objects.count(), unit="shop", disable=not progress, desc="GEO index")
     for type_id in type_ids:
         final = keys.geo_shops(type_id)
-        tmp = f"{final}:rebuild"
+        tmp = keys.rebuilding(final)
         client.delete(tmp)
         rows = Shop.objects.filter(type_id=type_id).order_by("id").values_list("id", "x", "y")
         counts[type_id] = 0
@@ -139,9 +152,8 @@ def shop_geo_rebuild(*, progress: bool = False) -> dict[int, int]:
     _geo_catch_up(since=started - _CATCH_UP_MARGIN)
     live = {keys.geo_shops(t) for t in ShopType.objects.values_list("id", flat=True)}
     for key in client.scan_iter(match=keys.geo_shops_pattern(), count=500):
-        name = key.decode()
-        if name not in live and not name.endswith(":rebuild"):
-            client.delete(name)
+        if key.decode() not in live:
+            client.delete(key)
     return counts
 
 

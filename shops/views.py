@@ -67,7 +67,9 @@ class ShopViewSet(viewsets.ViewSet):
         paginator = ShopPagination()
         if "x" in params:
             hits = selectors.shops_nearby(type_id=params["type_id"], x=params["x"], y=params["y"])
-            page = selectors.shops_by_ids_in_order(paginator.paginate_queryset(hits, request))
+            page = selectors.shops_by_ids_in_order(
+                paginator.paginate_queryset(hits, request), type_id=params["type_id"]
+            )
             data = NearbyShopSerializer(page, many=True).data
         else:
             shops = selectors.shop_list(type_id=params.get("type_id"), name=params.get("name"))

@@ -17,4 +17,6 @@ class IdConverter:
         return str(value)
 
 
-register_converter(IdConverter, "id")
+def register() -> None:
+    """Called once from the app config, before any URLconf is loaded."""
+    register_converter(IdConverter, "id")

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 import redis
 
+from . import keys
 from .client import get_redis
 
 
@@ -57,7 +58,7 @@ class BloomFilter:
 
     def rebuild(self, items: Iterable[str], *, batch: int = 10_000) -> int:
         """Build a fresh filter from all items, swap it in by RENAME; returns the count."""
-        tmp = f"{self.key}:rebuild"
+        tmp = keys.rebuilding(self.key)
         client = get_redis()
         client.delete(tmp)
         chunk: list[str] = []

@@ -181,7 +181,7 @@ class CacheClient:
         """
         deadline = time.monotonic() + self.rebuild_wait
         while True:
-            lock = RedisLock(f"cache:{key}", ttl=self.lock_ttl)
+            lock = RedisLock(keys.cache_lock(key), ttl=self.lock_ttl)
             if lock.acquire():
                 try:
                     version = get_redis().get(keys.cache_version(key)) or b"0"
@@ -222,7 +222,7 @@ class CacheClient:
                 store=lambda k, raw, version: self._store_logical(k, raw, logical_ttl, version),
             )
         if float(expire_at) <= clock.now_seconds():
-            lock = RedisLock(f"cache:{key}", ttl=self.lock_ttl)
+            lock = RedisLock(keys.cache_lock(key), ttl=self.lock_ttl)
             if lock.acquire():
                 # Re-check under the lock: a rebuild may have landed since our read.
                 fresh = get_redis().hget(key, "expire_at")

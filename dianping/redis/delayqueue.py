@@ -11,6 +11,8 @@ same member again just moves its due time.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from dianping import clock
 
 from . import keys
@@ -18,6 +20,13 @@ from .client import get_redis
 from .scripts import lua
 
 _CLAIM = lua(__file__, "delay_claim.lua")
+_ACK = lua(__file__, "delay_ack.lua")
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    member: str
+    token: int  # identifies this claim's lease; a later claim of the same job differs
 
 
 class DelayQueue:
@@ -27,8 +36,11 @@ class DelayQueue:
         self.lease_ms = int(lease * 1000)
 
     def schedule(self, member: str, *, delay: float) -> None:
-        """Make `member` due `delay` seconds from now."""
-        get_redis().zadd(self.due_key, {member: clock.now_ms() + int(delay * 1000)})
+        """Make `member` due `delay` seconds from now (ending any lease it has)."""
+        pipe = get_redis().pipeline(transaction=True)
+        pipe.zrem(self.leased_key, member)
+        pipe.zadd(self.due_key, {member: clock.now_ms() + int(delay * 1000)})
+        pipe.execute()
 
     def cancel(self, member: str) -> bool:
         """Withdraw a job that is no longer needed; True if it was queued or leased."""
@@ -37,14 +49,17 @@ class DelayQueue:
         pipe.zrem(self.leased_key, member)
         return any(pipe.execute())
 
-    def claim(self, *, limit: int = 100) -> list[str]:
+    def claim(self, *, limit: int = 100) -> list[Claim]:
         """Up to `limit` due jobs, leased to the caller until it acks or the lease runs out."""
-        claimed = _CLAIM([self.due_key, self.leased_key], [clock.now_ms(), self.lease_ms, limit])
-        return [member.decode() for member in claimed]
+        token, *members = _CLAIM(
+            [self.due_key, self.leased_key], [clock.now_ms(), self.lease_ms, limit]
+        )
+        return [Claim(member.decode(), int(token)) for member in members]
 
-    def ack(self, member: str) -> bool:
-        """The job is done; False if its lease had already run out (someone may redo it)."""
-        return bool(get_redis().zrem(self.leased_key, member))
+    def ack(self, claim: Claim) -> bool:
+        """The job is done. False if this claim's lease had run out: the job may then be
+        another worker's now, and stays theirs to finish."""
+        return bool(_ACK([self.leased_key], [claim.member, claim.token]))
 
     def pending(self) -> int:
         """Jobs waiting or leased."""

@@ -55,6 +55,17 @@ def user_tokens(user_id: int) -> str:
     return f"login:user-tokens:{user_id}"
 
 
+def rebuilding(key: str) -> str:
+    """Where a new version of `key` is built before RENAME swaps it in; `key` must
+    carry a hash tag, which this keeps, so both share a slot."""
+    return f"{key}:rebuild"
+
+
+def cache_lock(cache_key: str) -> str:
+    """Lock name (for RedisLock) of the one rebuild of `cache_key` allowed at a time."""
+    return f"cache:{cache_key}"
+
+
 def cache_root() -> str:
     """The prefix every cache key shares (the near cache tracks changes under it)."""
     return "cache:"

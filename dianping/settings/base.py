@@ -103,7 +103,8 @@ AUTH_PASSWORD_VALIDATORS = [
 
 # --- Redis ------------------------------------------------------------------
 # One Redis for cache, sessions, hot paths and the Celery broker unless told otherwise.
-REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6390/0")
+REDIS_PORT = env.int("REDIS_PORT", default=6390)  # of the project-local Redis (scripts/redis.sh)
+REDIS_URL = env.str("REDIS_URL", default=f"redis://127.0.0.1:{REDIS_PORT}/0")
 CACHES = {
     "default": {
         "BACKEND": "django_redis.cache.RedisCache",

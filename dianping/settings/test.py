@@ -1,10 +1,10 @@
 """Test settings: a dedicated Redis database that the suite flushes, in-process SMS outbox."""
 
 from .base import *  # noqa: F403
-from .base import CACHES, REST_FRAMEWORK, VAR_DIR, env
+from .base import CACHES, REDIS_PORT, REST_FRAMEWORK, VAR_DIR, env
 
 DEBUG = False
-REDIS_URL = env.str("TEST_REDIS_URL", default="redis://127.0.0.1:6390/15")
+REDIS_URL = env.str("TEST_REDIS_URL", default=f"redis://127.0.0.1:{REDIS_PORT}/15")
 CACHES["default"]["LOCATION"] = REDIS_URL
 CELERY_BROKER_URL = REDIS_URL
 SMS_BACKEND = "locmem"

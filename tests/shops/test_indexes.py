@@ -11,7 +11,7 @@ from shops import services
 from shops.caches import shop_bloom
 from shops.models import Shop, ShopType
 from tests.factories import ShopFactory, ShopTypeFactory
-from tests.helpers import wait_until
+from tests.helpers import run_concurrently, wait_until
 
 
 @pytest.mark.django_db
@@ -31,6 +31,42 @@ def test_load_shop_geo_rebuilds_and_drops_what_is_stale(redis_client, capsys) ->
     assert "GEO: 5 shops in 1 types; Bloom: 5 ids" in capsys.readouterr().out
 
 
+@pytest.mark.django_db(transaction=True)
+def test_geo_rebuild_keeps_a_move_made_while_it_ran(redis_client, monkeypatch) -> None:
+    food, ktv = ShopTypeFactory(), ShopTypeFactory()
+    shop = ShopFactory(type=food)
+    real_rename = redis_client.__class__.rename
+    moved = []
+
+    def rename_after_a_concurrent_move(self, src, dst):  # type: ignore[no-untyped-def]
+        # An operator moves the shop to another type after the food set was read:
+        # its sync updates the old sets, which this RENAME is about to replace.
+        if not moved:
+            shop.type = ktv
+            services.shop_save(shop=shop, fields=["type"])
+            moved.append(True)
+        return real_rename(self, src, dst)
+
+    monkeypatch.setattr(redis_client.__class__, "rename", rename_after_a_concurrent_move)
+
+    services.shop_geo_rebuild()
+
+    assert redis_client.zscore(keys.geo_shops(food.id), shop.id) is None
+    assert redis_client.zscore(keys.geo_shops(ktv.id), shop.id) is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_index_rebuilds_leave_complete_indexes(redis_client) -> None:
+    food = ShopTypeFactory()
+    shops = [ShopFactory(type=food, x=121.47 + i / 10_000) for i in range(300)]
+
+    run_concurrently(lambda _: services.shop_indexes_rebuild(), workers=4)
+
+    assert redis_client.zcard(keys.geo_shops(food.id)) == 300
+    assert all(shop_bloom().might_contain(str(s.id)) for s in shops)
+    assert not redis_client.exists(keys.rebuilding(keys.geo_shops(food.id)))
+
+
 @pytest.mark.django_db
 def test_bloom_rejects_ids_that_never_existed_without_touching_the_db(
     api, redis_client, django_assert_num_queries
@@ -41,7 +77,7 @@ def test_bloom_rejects_ids_that_never_existed_without_touching_the_db(
     with django_assert_num_queries(0):
         for shop_id in range(shop.id + 1000, shop.id + 1100):
             assert api.get(f"/api/shops/{shop_id}").status_code == 404
-    assert not list(redis_client.scan_iter("cache:shop:*"))  # not even a null marker
+    assert not list(redis_client.scan_iter(keys.cache_prefix("shop") + "*"))  # no null marker
     assert api.get(f"/api/shops/{shop.id}").status_code == 200
 
 

@@ -8,6 +8,10 @@ from dianping.redis.delayqueue import DelayQueue
 from tests.helpers import run_concurrently
 
 
+def _members(claims) -> list[str]:  # type: ignore[no-untyped-def]
+    return [claim.member for claim in claims]
+
+
 def test_jobs_are_not_handed_out_before_they_are_due(fake_clock) -> None:
     queue = DelayQueue("orders")
     queue.schedule("early", delay=10)
@@ -15,9 +19,9 @@ def test_jobs_are_not_handed_out_before_they_are_due(fake_clock) -> None:
 
     assert queue.claim() == []
     fake_clock.advance(10)
-    assert queue.claim() == ["early"]
+    assert _members(queue.claim()) == ["early"]
     fake_clock.advance(50)
-    assert queue.claim() == ["late"]
+    assert _members(queue.claim()) == ["late"]
 
 
 def test_each_due_job_goes_to_exactly_one_of_many_workers(fake_clock) -> None:
@@ -29,7 +33,7 @@ def test_each_due_job_goes_to_exactly_one_of_many_workers(fake_clock) -> None:
     def worker(_: int) -> list[str]:
         mine = []
         while batch := queue.claim(limit=25):
-            mine += batch
+            mine += _members(batch)
         return mine
 
     batches = run_concurrently(worker, workers=8)
@@ -42,26 +46,42 @@ def test_each_due_job_goes_to_exactly_one_of_many_workers(fake_clock) -> None:
 def test_a_job_whose_worker_died_is_handed_out_again(fake_clock) -> None:
     queue = DelayQueue("orders", lease=30)
     queue.schedule("o1", delay=0)
-    assert queue.claim() == ["o1"]  # this worker dies without acking
+    assert _members(queue.claim()) == ["o1"]  # this worker dies without acking
 
     fake_clock.advance(29)
     assert queue.claim() == []  # still leased
     fake_clock.advance(1)
-    assert queue.claim() == ["o1"]
-    assert queue.ack("o1")
+    (second,) = queue.claim()
+    assert second.member == "o1"
+    assert queue.ack(second)
     fake_clock.advance(60)
     assert queue.claim() == []
     assert queue.pending() == 0
 
 
-def test_a_late_ack_after_the_lease_ran_out_is_reported(fake_clock) -> None:
+def test_a_late_ack_cannot_finish_a_job_another_worker_now_holds(fake_clock) -> None:
     queue = DelayQueue("orders", lease=30)
     queue.schedule("o2", delay=0)
-    queue.claim()
+    (first,) = queue.claim()
     fake_clock.advance(31)
-    assert queue.claim() == ["o2"]  # another worker took it over
-    assert queue.ack("o2")
-    assert not queue.ack("o2")  # the first worker's ack comes too late
+    (second,) = queue.claim()  # the first worker was too slow; another took over
+
+    assert not queue.ack(first)  # must not remove the second worker's lease
+    assert queue.pending() == 1
+    assert queue.ack(second)
+    assert queue.pending() == 0
+
+
+def test_rescheduling_a_leased_job_ends_the_lease(fake_clock) -> None:
+    queue = DelayQueue("orders", lease=600)
+    queue.schedule("o3", delay=0)
+    (claim,) = queue.claim()
+
+    queue.schedule("o3", delay=5)
+
+    assert not queue.ack(claim)
+    fake_clock.advance(5)
+    assert _members(queue.claim()) == ["o3"]
 
 
 def test_cancel_withdraws_queued_and_leased_jobs(fake_clock) -> None:

@@ -11,8 +11,7 @@ class Command(BaseCommand):
     help = "Rebuild the per-type GEO indexes and the shop-id Bloom filter from the database."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        counts = services.shop_geo_rebuild(progress=options["verbosity"] > 0)
-        bloom = services.shop_bloom_rebuild()
+        counts, bloom = services.shop_indexes_rebuild(progress=options["verbosity"] > 0)
         self.stdout.write(
             self.style.SUCCESS(
                 f"GEO: {sum(counts.values())} shops in {len(counts)} types; Bloom: {bloom} ids"
