@@ -10,6 +10,7 @@ urlpatterns = [
     path("api/", include("shops.urls")),
     path("api/ping", views.ping, name="ping"),
     path("api/", include("accounts.urls")),
+    path("api/", include("vouchers.urls")),
     path("api/health", views.health, name="health"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),

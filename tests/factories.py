@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from datetime import timedelta
+
 import factory
 from django.contrib.auth.hashers import make_password
 
@@ -48,3 +50,25 @@ class ShopFactory(factory.django.DjangoModelFactory):
     avg_price = 80
     score = 45
     open_hours = "10:00-22:00"
+
+
+class VoucherFactory(factory.django.DjangoModelFactory):
+    """A flash sale starting in an hour, by default; rows only (no Redis stock)."""
+
+    class Meta:
+        model = "vouchers.Voucher"
+
+    shop = factory.SubFactory(ShopFactory)
+    title = factory.Sequence(lambda n: f"¥50 voucher {n}")
+    pay_value = 4500
+    actual_value = 5000
+    type = "seckill"
+    stock = 100
+    begin_time = factory.LazyFunction(lambda: _now() + timedelta(hours=1))
+    end_time = factory.LazyAttribute(lambda v: v.begin_time + timedelta(hours=2))
+
+
+def _now():  # type: ignore[no-untyped-def]
+    from dianping import clock
+
+    return clock.now()

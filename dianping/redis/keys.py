@@ -118,3 +118,18 @@ def delay_queue(name: str, part: str) -> str:
     """Sorted sets of a delay queue: part "due" (score = due time, ms) or "leased"
     (score = lease expiry, ms). Both share the hash tag, for the claim script."""
     return f"delayq:{{{name}}}:{part}"
+
+
+# --- vouchers / flash sale ----------------------------------------------------------
+# Everything one seckill script touches carries its shard's hash tag {s<shard>}, so
+# stock, buyers and the order stream of a voucher live in one Cluster slot.
+
+
+def seckill_stock(shard: int, voucher_id: int) -> str:
+    """Units of a seckill voucher left in Redis (the sale's source of truth while it runs)."""
+    return f"seckill:{{s{shard}}}:stock:{voucher_id}"
+
+
+def seckill_buyers(shard: int, voucher_id: int) -> str:
+    """Set of user ids holding an order for a seckill voucher (one order per user)."""
+    return f"seckill:{{s{shard}}}:buyers:{voucher_id}"

@@ -209,3 +209,17 @@ SHOP_TYPE_CACHE_TTL = 24 * 60 * 60
 SHOP_BLOOM_CAPACITY = env.int("SHOP_BLOOM_CAPACITY", default=1_000_000)
 SHOP_NEARBY_RADIUS_M = 5000
 VISITS_FLUSH_INTERVAL = env.float("VISITS_FLUSH_INTERVAL", default=0.5)  # seconds
+
+# --- Vouchers and the flash sale -----------------------------------------------------
+SECKILL_SHARDS = env.int("SECKILL_SHARDS", default=4)  # order streams; voucher id mod N
+SECKILL_PREHEAT_DAYS = 30  # how far ahead the activity list looks
+SECKILL_ACTIVITIES_TTL = 60.0  # logical expiry of the preheated list, seconds
+CELERY_BEAT_SCHEDULE.update(
+    {
+        "update-activity-status": {
+            "task": "vouchers.tasks.update_activity_status",
+            "schedule": 60.0,
+        },
+        "preheat": {"task": "vouchers.tasks.preheat", "schedule": 60.0},
+    }
+)
