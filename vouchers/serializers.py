@@ -75,3 +75,19 @@ class VoucherWriteSerializer(serializers.ModelSerializer):
             "begin_time": voucher.begin_time,
             "end_time": voucher.end_time,
         }
+
+
+class SeckillResultSerializer(serializers.Serializer):
+    order_id = serializers.CharField(help_text="64-bit id, as a string.")
+
+
+class OrderSerializer(serializers.Serializer):
+    """An order as its owner sees it; ids are strings (they exceed 2^53)."""
+
+    id = serializers.CharField()  # str() of the int id
+    voucher_id = serializers.IntegerField()
+    status = serializers.CharField(help_text="pending (not yet persisted) or the DB status.")
+    created_at = serializers.DateTimeField(allow_null=True)
+    paid_at = serializers.DateTimeField(allow_null=True)
+    used_at = serializers.DateTimeField(allow_null=True)
+    cancelled_at = serializers.DateTimeField(allow_null=True)

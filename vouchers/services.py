@@ -16,6 +16,7 @@ from dianping.errors import Conflict, NotFound
 from . import stock
 from .caches import ACTIVITIES_IDENT, activities_cache
 from .models import Voucher
+from .seckill import sale_window_evict
 
 
 def voucher_create(*, data: dict[str, Any]) -> Voucher:
@@ -61,6 +62,7 @@ def _after_commit(voucher: Voucher) -> None:
     def sync() -> None:
         if voucher.is_seckill:
             stock.stock_load([voucher])
+        sale_window_evict(voucher.id)
         activities_cache().evict(ACTIVITIES_IDENT)
 
     transaction.on_commit(sync, robust=True)

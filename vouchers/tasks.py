@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from celery import shared_task
+import time
 
-from . import services
+from celery import shared_task
+from celery.signals import worker_ready
+from django.conf import settings
+
+from dianping.redis.lock import RedisLock
+
+from . import drain, orders, services
+
+
+@worker_ready.connect
+def _create_consumer_groups(**_: object) -> None:
+    drain.ensure_groups()  # before any drain runs: no NOGROUP, ever
 
 
 @shared_task(ignore_result=True)
@@ -15,3 +26,33 @@ def update_activity_status() -> dict[str, int]:
 @shared_task(ignore_result=True)
 def preheat() -> int:
     return services.activities_preheat()
+
+
+@shared_task(ignore_result=True)
+def drain_seckill_orders() -> int:
+    """Drain every shard this task can lock, round-robin, for SECKILL_DRAIN_LOOP_SECONDS.
+
+    Beat starts one every 10 s; a shard another task still drains is skipped.
+    """
+    locks = [
+        (shard, lock)
+        for shard in range(settings.SECKILL_SHARDS)
+        if (lock := RedisLock(f"seckill-drain:{shard}", ttl=30, watchdog=True)).acquire()
+    ]
+    persisted = 0
+    try:
+        deadline = time.monotonic() + settings.SECKILL_DRAIN_LOOP_SECONDS
+        while locks and time.monotonic() < deadline:
+            drained = sum(drain.drain_shard(shard) for shard, _ in locks)
+            persisted += drained
+            if not drained:
+                time.sleep(0.05)  # idle: poll again shortly (keeps accept-to-persist lag low)
+    finally:
+        for _, lock in locks:
+            lock.release()
+    return persisted
+
+
+@shared_task(ignore_result=True)
+def cancel_unpaid_orders() -> int:
+    return orders.cancel_due_orders()

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import ShopVoucherViewSet, VoucherViewSet
+from .views import OrderViewSet, SeckillViewSet, ShopVoucherViewSet, VoucherViewSet
 
 urlpatterns = [
     path("vouchers", VoucherViewSet.as_view({"post": "create"}), name="vouchers"),
@@ -13,6 +13,17 @@ urlpatterns = [
         "vouchers/<id:voucher_id>",
         VoucherViewSet.as_view({"patch": "partial_update"}),
         name="voucher-detail",
+    ),
+    path(
+        "vouchers/<id:voucher_id>/seckill",
+        SeckillViewSet.as_view({"post": "create"}),
+        name="voucher-seckill",
+    ),
+    path("voucher-orders/<id:order_id>", OrderViewSet.as_view({"get": "retrieve"}), name="order"),
+    path(
+        "voucher-orders/<id:order_id>/pay",
+        OrderViewSet.as_view({"post": "pay"}),
+        name="order-pay",
     ),
     path("shops/<id:shop_id>/vouchers", ShopVoucherViewSet.as_view({"get": "list"})),
 ]

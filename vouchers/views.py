@@ -5,13 +5,21 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.permissions import IsStaff
+from dianping.api.throttles import FunnelThrottle
 
-from . import selectors, services
-from .serializers import VoucherListItemSerializer, VoucherSerializer, VoucherWriteSerializer
+from . import orders, seckill, selectors, services
+from .serializers import (
+    OrderSerializer,
+    SeckillResultSerializer,
+    VoucherListItemSerializer,
+    VoucherSerializer,
+    VoucherWriteSerializer,
+)
 
 TABS = ("seizing", "upcoming")
 
@@ -54,3 +62,38 @@ class ShopVoucherViewSet(viewsets.ViewSet):
     def list(self, request: Request, shop_id: int) -> Response:
         """A shop's vouchers, with live remaining stock for flash-sale ones."""
         return Response(selectors.shop_vouchers(shop_id=shop_id))
+
+
+class SeckillFunnel(FunnelThrottle):
+    """Per user: a burst of 5 attempts, then one every half second."""
+
+    scope = "seckill"
+    capacity = 5
+    leak_per_second = 2
+
+
+class SeckillViewSet(viewsets.ViewSet):
+    permission_classes = [IsAuthenticated]
+    throttle_classes = [SeckillFunnel]
+
+    @extend_schema(request=None, responses={200: SeckillResultSerializer})
+    def create(self, request: Request, voucher_id: int) -> Response:
+        """Grab one unit of a flash sale: 200 with the order id, or 409 not_started /
+        ended / sold_out / duplicate_order; 429 when the per-user funnel is full."""
+        order_id = seckill.voucher_seckill(user_id=request.user.id, voucher_id=voucher_id)
+        return Response({"order_id": str(order_id)})
+
+
+class OrderViewSet(viewsets.ViewSet):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=OrderSerializer)
+    def retrieve(self, request: Request, order_id: int) -> Response:
+        """The caller's order; `pending` while it is accepted but not yet persisted.
+        Other users' orders are 404."""
+        return Response(orders.order_for_user(order_id=order_id, user_id=request.user.id))
+
+    @extend_schema(request=None, responses=OrderSerializer)
+    def pay(self, request: Request, order_id: int) -> Response:
+        """Simulated payment of the caller's unpaid order (409 while it is still pending)."""
+        return Response(orders.order_pay(order_id=order_id, user_id=request.user.id))

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import redis
+
 from dianping import clock
 
 from . import keys
@@ -38,9 +40,13 @@ class DelayQueue:
     def schedule(self, member: str, *, delay: float) -> None:
         """Make `member` due `delay` seconds from now (ending any lease it has)."""
         pipe = get_redis().pipeline(transaction=True)
+        self.queue_schedule(pipe, member, delay=delay)
+        pipe.execute()
+
+    def queue_schedule(self, pipe: redis.client.Pipeline, member: str, *, delay: float) -> None:
+        """`schedule`, queued on a caller's pipeline (to batch many in one round trip)."""
         pipe.zrem(self.leased_key, member)
         pipe.zadd(self.due_key, {member: clock.now_ms() + int(delay * 1000)})
-        pipe.execute()
 
     def cancel(self, member: str) -> bool:
         """Withdraw a job that is no longer needed; True if it was queued or leased."""

@@ -133,3 +133,28 @@ def seckill_stock(shard: int, voucher_id: int) -> str:
 def seckill_buyers(shard: int, voucher_id: int) -> str:
     """Set of user ids holding an order for a seckill voucher (one order per user)."""
     return f"seckill:{{s{shard}}}:buyers:{voucher_id}"
+
+
+def seckill_orders(shard: int) -> str:
+    """Stream of accepted orders of one shard, drained into the database by Celery."""
+    return f"seckill:{{s{shard}}}:orders"
+
+
+def seckill_dead_letters(shard: int) -> str:
+    """Stream of orders that kept failing to persist: kept for operators, never dropped."""
+    return f"seckill:{{s{shard}}}:dead"
+
+
+def seckill_pending(shard: int) -> str:
+    """Hash order-id -> "user:voucher" of accepted orders not yet in the database."""
+    return f"seckill:{{s{shard}}}:pending"
+
+
+def seckill_id_counter(shard: int, day: str) -> str:
+    """Per-shard, per-UTC-day counter behind order ids made inside the seckill script."""
+    return f"seckill:{{s{shard}}}:id:{day}"
+
+
+def seckill_voucher(voucher_id: int) -> str:
+    """Cached sale window of a voucher, read on every seckill request."""
+    return f"seckill:voucher:{voucher_id}"

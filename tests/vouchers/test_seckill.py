@@ -1,0 +1,242 @@
+"""The flash sale against real Redis and a real database, with real concurrency."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from accounts import tokens
+from dianping import clock
+from dianping.redis import keys
+from tests.factories import UserFactory, VoucherFactory
+from tests.helpers import run_concurrently
+from vouchers import drain, orders, stock
+from vouchers.models import Voucher, VoucherOrder
+
+
+@pytest.fixture
+def on_sale(db, fake_clock):  # type: ignore[no-untyped-def]
+    """A flash sale of 100 units that started a minute ago, stock loaded into Redis."""
+    fake_clock.value = datetime.now(UTC).timestamp()
+    voucher = VoucherFactory(stock=100, begin_time=clock.now() - timedelta(minutes=1))
+    stock.stock_load([voucher])
+    drain.ensure_groups()
+    return voucher
+
+
+def _buy(client, voucher_id: int):  # type: ignore[no-untyped-def]
+    return client.post(f"/api/vouchers/{voucher_id}/seckill")
+
+
+def _drain_all() -> int:
+    total = 0
+    while True:
+        drained = sum(drain.drain_shard(s) for s in range(4))
+        if not drained:
+            return total
+        total += drained
+
+
+@pytest.mark.django_db
+def test_a_buyer_gets_an_order_id_and_then_the_order(user, user_api, on_sale, redis_client) -> None:
+    response = _buy(user_api, on_sale.id)
+
+    assert response.status_code == 200
+    order_id = int(response.json()["order_id"])
+    assert redis_client.get(stock.stock_key(on_sale.id)) == b"99"
+    pending = user_api.get(f"/api/voucher-orders/{order_id}").json()
+    assert pending["status"] == "pending"
+    assert pending["id"] == str(order_id)
+
+    assert _drain_all() == 1
+
+    persisted = user_api.get(f"/api/voucher-orders/{order_id}").json()
+    assert (persisted["status"], persisted["voucher_id"]) == ("unpaid", on_sale.id)
+    assert Voucher.objects.get(pk=on_sale.pk).stock == 99
+
+
+@pytest.mark.django_db
+def test_second_attempt_is_a_duplicate(user_api, on_sale) -> None:
+    assert _buy(user_api, on_sale.id).status_code == 200
+
+    again = _buy(user_api, on_sale.id)
+
+    assert again.status_code == 409
+    assert again.json()["code"] == "duplicate_order"
+
+
+@pytest.mark.django_db
+def test_other_users_cannot_see_an_order(user_api, on_sale) -> None:
+    order_id = _buy(user_api, on_sale.id).json()["order_id"]
+    stranger = UserFactory()
+    other = user_api.__class__()
+    other.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens.token_issue(stranger)}")
+
+    assert other.get(f"/api/voucher-orders/{order_id}").status_code == 404
+    _drain_all()
+    assert other.get(f"/api/voucher-orders/{order_id}").status_code == 404
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("window", "code"),
+    [
+        ({"begin_time": +1, "end_time": +2}, "not_started"),
+        ({"begin_time": -2, "end_time": -1}, "ended"),
+        ({"begin_time": -1, "end_time": +1, "status": "void"}, "ended"),
+    ],
+)
+def test_outside_the_window_nothing_is_written(
+    user_api, redis_client, fake_clock, window, code
+) -> None:
+    fake_clock.value = datetime.now(UTC).timestamp()
+    now = clock.now()
+    voucher = VoucherFactory(
+        begin_time=now + timedelta(hours=window["begin_time"]),
+        end_time=now + timedelta(hours=window["end_time"]),
+        status=window.get("status", "pending"),
+    )
+    redis_client.set(stock.stock_key(voucher.id), 100)
+
+    response = _buy(user_api, voucher.id)
+
+    assert response.status_code == 409
+    assert response.json()["code"] == code
+    assert redis_client.get(stock.stock_key(voucher.id)) == b"100"
+    assert not redis_client.exists(keys.seckill_buyers(stock.shard_of(voucher.id), voucher.id))
+
+
+@pytest.mark.django_db
+def test_unknown_voucher_normal_voucher_and_anonymous_caller(api, user_api, on_sale) -> None:
+    normal = VoucherFactory(type="normal", stock=0, begin_time=None, end_time=None)
+
+    assert _buy(user_api, 424242).status_code == 404
+    assert _buy(user_api, normal.id).status_code == 404
+    assert _buy(api, on_sale.id).status_code == 401
+
+
+@pytest.mark.django_db
+def test_a_sale_whose_stock_was_never_preheated_loads_it_on_demand(
+    user_api, redis_client, on_sale
+) -> None:
+    redis_client.delete(stock.stock_key(on_sale.id))
+
+    assert _buy(user_api, on_sale.id).status_code == 200
+    assert redis_client.get(stock.stock_key(on_sale.id)) == b"99"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_thousand_users_three_tries_each_buy_exactly_the_stock(on_sale, redis_client) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+    from rest_framework.test import APIClient
+
+    from accounts.services import users_ensure
+
+    users = users_ensure(phones=[f"100{i:08d}" for i in range(2000)])
+    headers = [f"Bearer {token}" for token in tokens.tokens_issue(users)]
+
+    def attempt(i: int) -> tuple[int, str | None]:
+        # Attempts i, i+1, i+2 are one user's three tries, running at the same time.
+        try:
+            client = APIClient()
+            client.credentials(HTTP_AUTHORIZATION=headers[i // 3])
+            response = _buy(client, on_sale.id)
+            return response.status_code, response.json().get("order_id")
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=48) as pool:
+        results = list(pool.map(attempt, range(6000)))
+    _drain_all()
+
+    accepted = [order_id for status, order_id in results if status == 200]
+    assert len(accepted) == 100
+    assert {status for status, _ in results} <= {200, 409, 429}
+    orders_in_db = VoucherOrder.objects.filter(voucher=on_sale)
+    assert orders_in_db.count() == 100
+    assert orders_in_db.values("user").distinct().count() == 100
+    assert sorted(str(i) for i in orders_in_db.values_list("id", flat=True)) == sorted(accepted)
+    assert Voucher.objects.get(pk=on_sale.pk).stock == 0
+    assert redis_client.get(stock.stock_key(on_sale.id)) == b"0"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_user_with_200_concurrent_requests_gets_one_order(on_sale, settings) -> None:
+    from rest_framework.test import APIClient
+
+    from vouchers.views import SeckillFunnel
+
+    SeckillFunnel.capacity = 1000  # let every request reach the sale itself
+    try:
+        user = UserFactory()
+        token = tokens.token_issue(user)
+
+        def attempt(_: int) -> int:
+            client = APIClient()
+            client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+            return _buy(client, on_sale.id).status_code
+
+        statuses = run_concurrently(attempt, workers=200)
+    finally:
+        SeckillFunnel.capacity = 5
+    _drain_all()
+
+    assert statuses.count(200) == 1
+    assert VoucherOrder.objects.filter(user=user).count() == 1
+
+
+@pytest.mark.django_db
+def test_the_funnel_refuses_a_hammering_user(user_api, on_sale) -> None:
+    statuses = [_buy(user_api, on_sale.id).status_code for _ in range(8)]
+
+    assert statuses[0] == 200
+    assert statuses.count(429) == 3  # capacity 5: the 6th to 8th tries are refused
+
+
+@pytest.mark.django_db
+def test_pay_then_the_timeout_does_not_cancel(user_api, on_sale, fake_clock) -> None:
+    order_id = _buy(user_api, on_sale.id).json()["order_id"]
+    early = user_api.post(f"/api/voucher-orders/{order_id}/pay")
+    assert early.status_code == 409
+    assert early.json()["code"] == "order_pending"
+    _drain_all()
+
+    paid = user_api.post(f"/api/voucher-orders/{order_id}/pay")
+    assert paid.status_code == 200
+    assert paid.json()["status"] == "paid"
+    assert user_api.post(f"/api/voucher-orders/{order_id}/pay").status_code == 200  # idempotent
+
+    fake_clock.advance(16 * 60)
+    assert orders.cancel_due_orders() == 0
+    assert VoucherOrder.objects.get(pk=order_id).status == "paid"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_unpaid_orders_are_cancelled_once_and_the_unit_comes_back(
+    on_sale, redis_client, fake_clock
+) -> None:
+    from rest_framework.test import APIClient
+
+    buyers = [UserFactory() for _ in range(3)]
+    clients = []
+    for buyer in buyers:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens.token_issue(buyer)}")
+        clients.append(client)
+        assert _buy(client, on_sale.id).status_code == 200
+    _drain_all()
+    assert redis_client.get(stock.stock_key(on_sale.id)) == b"97"
+
+    fake_clock.advance(15 * 60 + 1)
+    cancelled = run_concurrently(lambda _: orders.cancel_due_orders(), workers=4)
+
+    assert sum(cancelled) == 3  # each order cancelled exactly once across workers
+    assert VoucherOrder.objects.filter(status="cancelled").count() == 3
+    assert Voucher.objects.get(pk=on_sale.pk).stock == 100
+    assert redis_client.get(stock.stock_key(on_sale.id)) == b"100"
+    assert _buy(clients[0], on_sale.id).status_code == 200  # may buy again
+    _drain_all()
+    assert VoucherOrder.objects.filter(user=buyers[0]).count() == 2

@@ -1,0 +1,202 @@
+"""Persist accepted flash-sale orders from the Redis streams into the database.
+
+Per shard, one drainer at a time (a lock): read a batch from the consumer group,
+write it in one transaction (bulk insert, one guarded stock UPDATE per voucher),
+and XACK only after the commit. What is not acked is read again: first the
+drainer's own pending entries, then other consumers' entries idle for too long
+(XAUTOCLAIM). Redelivery never duplicates: an order id already in the database
+is skipped, and (user, voucher) is unique. An entry that keeps failing goes to a
+dead-letter stream with the reason: reported, never lost, never blocking others.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import redis
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+
+from dianping.redis import ids, keys
+from dianping.redis.client import get_redis
+
+from .models import Voucher, VoucherOrder
+from .orders import pay_timeouts, pending_field
+
+log = logging.getLogger(__name__)
+
+GROUP = "drain"
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    entry_id: bytes
+    order_id: int
+    user_id: int
+    voucher_id: int
+
+    @property
+    def created_at(self) -> datetime:
+        return datetime.fromtimestamp(ids.timestamp_of(self.order_id), tz=UTC)
+
+
+class StockMismatch(Exception):
+    """The database has fewer units than Redis sold: reconcile before persisting."""
+
+
+def ensure_groups() -> None:
+    """Create every shard's consumer group (and stream) if missing; safe to repeat."""
+    client = get_redis()
+    for shard in range(settings.SECKILL_SHARDS):
+        try:
+            client.xgroup_create(keys.seckill_orders(shard), GROUP, id="0", mkstream=True)
+        except redis.ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+
+
+def consumer_name(shard: int) -> str:
+    # One name per shard: the lock admits one drainer per shard, so whoever drains next
+    # finds the previous drainer's unacked entries under its own name.
+    return f"shard-{shard}"
+
+
+def drain_shard(shard: int, *, batch: int | None = None) -> int:
+    """Persist up to `batch` orders of one shard; returns how many were acked.
+
+    The caller holds the shard's lock.
+    """
+    batch = batch or settings.SECKILL_DRAIN_BATCH
+    entries = _read(shard, batch)
+    if not entries:
+        return 0
+    good, poison = _parse(shard, entries)
+    _dead_letter(shard, poison)
+    try:
+        _persist(good)
+        done = good
+    except Exception:
+        # Find the bad apples one by one, so one bad order cannot hold up the rest.
+        log.exception("seckill drain: batch of %d failed; retrying one by one", len(good))
+        done = []
+        for order in good:
+            try:
+                _persist([order])
+                done.append(order)
+            except Exception as exc:
+                log.warning("seckill drain: order %s not persisted: %s", order.order_id, exc)
+    _finish(shard, done)
+    return len(done) + len(poison)
+
+
+def _read(shard: int, batch: int) -> list[tuple[bytes, dict[bytes, bytes], int]]:
+    """Entries to work on, with their delivery counts: own pending first, then reclaimed
+    idle ones, then new ones."""
+    client = get_redis()
+    stream, consumer = keys.seckill_orders(shard), consumer_name(shard)
+    try:
+        own = client.xreadgroup(GROUP, consumer, {stream: "0"}, count=batch)
+    except redis.ResponseError as exc:
+        if "NOGROUP" not in str(exc):
+            raise
+        ensure_groups()
+        own = client.xreadgroup(GROUP, consumer, {stream: "0"}, count=batch)
+    entries = [(eid, fields) for eid, fields in (own[0][1] if own else []) if fields]
+    if len(entries) < batch:
+        _, claimed, _ = client.xautoclaim(
+            stream,
+            GROUP,
+            consumer,
+            settings.SECKILL_CLAIM_IDLE_MS,
+            "0-0",
+            count=batch - len(entries),
+        )
+        entries += [(eid, fields) for eid, fields in claimed if fields]
+    redelivered = {eid for eid, _ in entries}
+    if len(entries) < batch:
+        new = client.xreadgroup(GROUP, consumer, {stream: ">"}, count=batch - len(entries))
+        entries += [(eid, fields) for eid, fields in (new[0][1] if new else [])]
+    counts = _delivery_counts(stream, redelivered) if redelivered else {}
+    return [(eid, fields, counts.get(eid, 1)) for eid, fields in entries]
+
+
+def _delivery_counts(stream: str, entry_ids: set[bytes]) -> dict[bytes, int]:
+    ordered = sorted(entry_ids, key=lambda e: tuple(int(p) for p in e.split(b"-")))
+    pending = get_redis().xpending_range(
+        stream, GROUP, min=ordered[0], max=ordered[-1], count=len(ordered) * 2
+    )
+    return {p["message_id"]: p["times_delivered"] for p in pending if p["message_id"] in entry_ids}
+
+
+def _parse(shard: int, entries) -> tuple[list[Accepted], list[tuple[bytes, dict, str]]]:  # type: ignore[no-untyped-def]
+    good, poison = [], []
+    for entry_id, fields, deliveries in entries:
+        if deliveries > settings.SECKILL_MAX_DELIVERIES:
+            poison.append((entry_id, fields, f"failed {deliveries - 1} times"))
+            continue
+        try:
+            seconds, low = int(fields[b"seconds"]), int(fields[b"low"])
+            order_id = ids.compose(ids.ID_EPOCH + seconds, low)
+            good.append(Accepted(entry_id, order_id, int(fields[b"user"]), int(fields[b"voucher"])))
+        except (KeyError, ValueError, OverflowError) as exc:
+            poison.append((entry_id, fields, f"malformed: {exc!r}"))
+    return good, poison
+
+
+@transaction.atomic
+def _persist(orders: list[Accepted]) -> None:
+    if not orders:
+        return
+    known = set(
+        VoucherOrder.objects.filter(id__in=[o.order_id for o in orders]).values_list(
+            "id", flat=True
+        )
+    )
+    fresh = [o for o in orders if o.order_id not in known]  # redelivered ones are done already
+    VoucherOrder.objects.bulk_create(
+        [
+            VoucherOrder(
+                id=o.order_id, user_id=o.user_id, voucher_id=o.voucher_id, created_at=o.created_at
+            )
+            for o in fresh
+        ]
+    )
+    for voucher_id, sold in Counter(o.voucher_id for o in fresh).items():
+        updated = Voucher.objects.filter(pk=voucher_id, stock__gte=sold).update(
+            stock=F("stock") - sold
+        )
+        if not updated:
+            raise StockMismatch(f"voucher {voucher_id}: database stock below {sold}")
+
+
+def _finish(shard: int, done: list[Accepted]) -> None:
+    """After commit: schedule the pay timeouts, then ack (a crash in between only means
+    a redelivery, which finds the orders persisted and schedules again, harmlessly)."""
+    if not done:
+        return
+    queue = pay_timeouts()
+    pipe = get_redis().pipeline(transaction=False)
+    for order in done:
+        queue.queue_schedule(pipe, str(order.order_id), delay=settings.ORDER_PAY_TIMEOUT)
+    pipe.execute()
+    pipe = get_redis().pipeline(transaction=False)
+    pipe.xack(keys.seckill_orders(shard), GROUP, *[o.entry_id for o in done])
+    pipe.hdel(keys.seckill_pending(shard), *[pending_field(o.order_id) for o in done])
+    pipe.execute()
+
+
+def _dead_letter(shard: int, poison: list[tuple[bytes, dict, str]]) -> None:
+    if not poison:
+        return
+    pipe = get_redis().pipeline(transaction=True)
+    for entry_id, fields, reason in poison:
+        log.error("seckill drain: entry %s dead-lettered (%s): %s", entry_id, reason, fields)
+        pipe.xadd(
+            keys.seckill_dead_letters(shard), {**fields, b"entry": entry_id, b"reason": reason}
+        )
+        pipe.xack(keys.seckill_orders(shard), GROUP, entry_id)
+    pipe.execute()

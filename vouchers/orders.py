@@ -1,0 +1,110 @@
+"""Order reads and the life of an order after the sale."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F
+
+from dianping import clock
+from dianping.errors import Conflict, NotFound
+from dianping.redis import keys
+from dianping.redis.client import get_redis
+from dianping.redis.delayqueue import DelayQueue
+from dianping.redis.scripts import lua
+
+from .models import Voucher, VoucherOrder
+from .serializers import OrderSerializer
+
+_RELEASE = lua(__file__, "release.lua")
+
+
+def pay_timeouts() -> DelayQueue:
+    """Unpaid orders, due for cancellation ORDER_PAY_TIMEOUT after they were persisted."""
+    return DelayQueue("order-pay-timeout", lease=60)
+
+
+def pending_field(order_id: int) -> str:
+    """The order's field in its shard's pending hash (see seckill.lua)."""
+    return f"{order_id >> 32}:{order_id & 0xFFFFFFFF}"
+
+
+def shard_of_order(order_id: int, shard_bits: int) -> int:
+    return order_id & ((1 << shard_bits) - 1)
+
+
+def order_for_user(*, order_id: int, user_id: int) -> dict[str, Any]:
+    """The caller's order from the database, or `pending` while it waits in the stream."""
+    from .seckill import shard_bits
+
+    order = VoucherOrder.objects.filter(pk=order_id, user_id=user_id).first()
+    if order is not None:
+        return OrderSerializer(order).data
+    owner = get_redis().hget(
+        keys.seckill_pending(shard_of_order(order_id, shard_bits())), pending_field(order_id)
+    )
+    if owner is not None:
+        owner_id, voucher_id = (int(part) for part in owner.split(b":"))
+        if owner_id == user_id:
+            return {
+                "id": str(order_id), "voucher_id": voucher_id, "status": "pending",
+                "created_at": None, "paid_at": None, "used_at": None, "cancelled_at": None,
+            }  # fmt: skip
+    raise NotFound("No such order.", code="order_not_found")
+
+
+def order_pay(*, order_id: int, user_id: int) -> dict[str, Any]:
+    """Simulated payment: unpaid -> paid. Paying a paid order again answers the same."""
+    with transaction.atomic():
+        order = (
+            VoucherOrder.objects.select_for_update().filter(pk=order_id, user_id=user_id).first()
+        )
+        if order is None:
+            order_for_user(order_id=order_id, user_id=user_id)  # 404, or pending:
+            raise Conflict(
+                "The order is still being placed; try again in a moment.", code="order_pending"
+            )
+        if order.status == VoucherOrder.Status.UNPAID:
+            order.status, order.paid_at = VoucherOrder.Status.PAID, clock.now()
+            order.save(update_fields=["status", "paid_at"])
+            transaction.on_commit(lambda: pay_timeouts().cancel(str(order_id)), robust=True)
+        elif order.status != VoucherOrder.Status.PAID:
+            raise Conflict(f"The order is {order.status}.", code=f"order_{order.status}")
+    return OrderSerializer(order).data
+
+
+def order_cancel_if_unpaid(*, order_id: int) -> bool:
+    """Cancel an order still unpaid (the pay timeout): the unit goes back to the database
+    and to Redis, and the buyer may buy again. Idempotent: True only the first time."""
+    with transaction.atomic():
+        cancelled = VoucherOrder.objects.filter(
+            pk=order_id, status=VoucherOrder.Status.UNPAID
+        ).update(status=VoucherOrder.Status.CANCELLED, live=None, cancelled_at=clock.now())
+        if not cancelled:
+            return False
+        order = VoucherOrder.objects.get(pk=order_id)
+        Voucher.objects.filter(pk=order.voucher_id).update(stock=F("stock") + 1)
+        transaction.on_commit(lambda: _release(order.voucher_id, order.user_id), robust=True)
+    return True
+
+
+def _release(voucher_id: int, user_id: int) -> None:
+    from .seckill import sale_sold_out_forget
+    from .stock import shard_of
+
+    shard = shard_of(voucher_id)
+    _RELEASE(
+        [keys.seckill_stock(shard, voucher_id), keys.seckill_buyers(shard, voucher_id)], [user_id]
+    )
+    sale_sold_out_forget(voucher_id)
+
+
+def cancel_due_orders(*, limit: int = 500) -> int:
+    """Cancel the unpaid orders whose pay timeout has come; returns how many were cancelled."""
+    queue = pay_timeouts()
+    cancelled = 0
+    for claim in queue.claim(limit=limit):
+        cancelled += order_cancel_if_unpaid(order_id=int(claim.member))
+        queue.ack(claim)
+    return cancelled

@@ -1,0 +1,103 @@
+"""The flash sale's hot path: decide in one Redis script, persist later (see drain.py)."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from django.conf import settings
+
+from dianping import clock
+from dianping.errors import Conflict, NotFound, ServiceUnavailable
+from dianping.redis import ids, keys
+from dianping.redis.cache import CacheClient
+from dianping.redis.scripts import lua
+
+from . import stock
+from .models import Voucher
+
+_SECKILL = lua(__file__, "seckill.lua")
+_OK, _NOT_STARTED, _ENDED, _NOT_LOADED, _DUPLICATE, _SOLD_OUT, _NO_IDS = 0, -1, -2, -3, -4, -5, -6
+_COUNTER_TTL = 2 * 24 * 60 * 60
+
+# voucher id -> monotonic time until which it is known to be sold out (this process only)
+_sold_out_until: dict[int, float] = {}
+_sale_windows = CacheClient("seckill-window", ttl=300, near_ttl=5)
+
+
+def shard_bits() -> int:
+    """Low bits of an order id's counter part that carry its shard (ids stay unique)."""
+    return max(1, (settings.SECKILL_SHARDS - 1).bit_length())
+
+
+def sale_window_evict(voucher_id: int) -> None:
+    _sale_windows.evict(voucher_id)
+
+
+def sale_sold_out_forget(voucher_id: int) -> None:
+    """A unit came back (a cancelled order): stop answering "sold out" from memory."""
+    _sold_out_until.pop(voucher_id, None)
+
+
+def _sale_window(voucher_id: int) -> dict[str, Any] | None:
+    def load() -> dict[str, Any] | None:
+        voucher = Voucher.objects.filter(pk=voucher_id).first()
+        if voucher is None:
+            return None
+        return {
+            "seckill": voucher.is_seckill,
+            "void": voucher.status == Voucher.Status.VOID,
+            "begin": int(voucher.begin_time.timestamp()) if voucher.begin_time else 0,
+            "end": int(voucher.end_time.timestamp()) if voucher.end_time else 0,
+        }
+
+    raw = _sale_windows.get(voucher_id, load)
+    return None if raw is None else json.loads(raw)
+
+
+def voucher_seckill(*, user_id: int, voucher_id: int) -> int:
+    """Buy one unit for `user_id`; returns the new order id. Raises the sale's verdicts."""
+    window = _sale_window(voucher_id)
+    if window is None or not window["seckill"]:
+        raise NotFound("No such flash sale.", code="voucher_not_found")
+    if window["void"]:
+        raise Conflict("This sale was cancelled.", code="ended")
+    if _sold_out_until.get(voucher_id, 0) > time.monotonic():
+        raise Conflict("Sold out.", code="sold_out")
+
+    verdict = _run(user_id, voucher_id, window)
+    if verdict[0] == _NOT_LOADED:
+        # An active sale whose stock was never preheated: load it (set-if-absent), retry.
+        stock.stock_load(Voucher.objects.filter(pk=voucher_id))
+        verdict = _run(user_id, voucher_id, window)
+    code = verdict[0]
+    if code == _OK:
+        return ids.compose(ids.ID_EPOCH + int(verdict[1]), int(verdict[2]))
+    if code == _SOLD_OUT:
+        _sold_out_until[voucher_id] = time.monotonic() + settings.SECKILL_SOLD_OUT_FLAG_TTL
+        raise Conflict("Sold out.", code="sold_out")
+    if code == _DUPLICATE:
+        raise Conflict("You already have an order for this voucher.", code="duplicate_order")
+    if code == _NOT_STARTED:
+        raise Conflict("The sale has not started yet.", code="not_started")
+    if code == _ENDED:
+        raise Conflict("The sale has ended.", code="ended")
+    raise ServiceUnavailable("The sale is not ready; try again shortly.")
+
+
+def _run(user_id: int, voucher_id: int, window: dict[str, Any]) -> list[int]:
+    now = int(clock.now_seconds())
+    shard = stock.shard_of(voucher_id)
+    script_keys = [
+        keys.seckill_stock(shard, voucher_id),
+        keys.seckill_buyers(shard, voucher_id),
+        keys.seckill_orders(shard),
+        keys.seckill_pending(shard),
+        keys.seckill_id_counter(shard, ids.day_of(now)),
+    ]
+    args = [
+        user_id, voucher_id, now, window["begin"], window["end"],
+        shard, shard_bits(), ids.ID_EPOCH, _COUNTER_TTL,
+    ]  # fmt: skip
+    return [int(part) for part in _SECKILL(script_keys, args)]
