@@ -5,8 +5,9 @@ write it in one transaction (bulk insert, one guarded stock UPDATE per voucher),
 and XACK only after the commit. What is not acked is read again: first the
 drainer's own pending entries, then other consumers' entries idle for too long
 (XAUTOCLAIM). Redelivery never duplicates: an order id already in the database
-is skipped, and (user, voucher) is unique. An entry that keeps failing goes to a
-dead-letter stream with the reason: reported, never lost, never blocking others.
+is skipped, and (user, voucher) is unique. An entry that keeps failing on its own
+(not because the database is down) goes to a dead-letter stream with the reason:
+reported, never lost, never blocking others.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from datetime import UTC, datetime
 
 import redis
 from django.conf import settings
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import F
 
 from dianping.redis import ids, keys
@@ -66,19 +67,23 @@ def consumer_name(shard: int) -> str:
 
 
 def drain_shard(shard: int, *, batch: int | None = None) -> int:
-    """Persist up to `batch` orders of one shard; returns how many were acked.
+    """Persist up to `batch` orders of one shard; returns how many entries were settled
+    (persisted or dead-lettered). The caller holds the shard's lock.
 
-    The caller holds the shard's lock.
+    Raises DatabaseUnavailable when the database cannot be reached: nothing is acked
+    and nothing counts against the entries; the caller backs off and tries again.
     """
     batch = batch or settings.SECKILL_DRAIN_BATCH
     entries = _read(shard, batch)
     if not entries:
         return 0
-    good, poison = _parse(shard, entries)
-    _dead_letter(shard, poison)
+    good, malformed = _parse(entries)
+    _dead_letter(shard, malformed)
     try:
         _persist(good)
         done = good
+    except DATABASE_DOWN:
+        raise
     except Exception:
         # Find the bad apples one by one, so one bad order cannot hold up the rest.
         log.exception("seckill drain: batch of %d failed; retrying one by one", len(good))
@@ -87,15 +92,22 @@ def drain_shard(shard: int, *, batch: int | None = None) -> int:
             try:
                 _persist([order])
                 done.append(order)
+            except DATABASE_DOWN:
+                raise
             except Exception as exc:
-                log.warning("seckill drain: order %s not persisted: %s", order.order_id, exc)
+                _count_failure(shard, order, exc)
     _finish(shard, done)
-    return len(done) + len(poison)
+    return len(done) + len(malformed)
 
 
-def _read(shard: int, batch: int) -> list[tuple[bytes, dict[bytes, bytes], int]]:
-    """Entries to work on, with their delivery counts: own pending first, then reclaimed
-    idle ones, then new ones."""
+# The database being unreachable is nobody's fault: such errors are never held against
+# an entry (a deadlock or lost connection in MySQL is an OperationalError too).
+DATABASE_DOWN = (OperationalError, InterfaceError)
+
+
+def _read(shard: int, batch: int) -> list[tuple[bytes, dict[bytes, bytes]]]:
+    """Entries to work on: this shard's own unacked ones first (a previous drainer died
+    or failed), then other consumers' entries idle too long, then new ones."""
     client = get_redis()
     stream, consumer = keys.seckill_orders(shard), consumer_name(shard)
     try:
@@ -116,35 +128,35 @@ def _read(shard: int, batch: int) -> list[tuple[bytes, dict[bytes, bytes], int]]
             count=batch - len(entries),
         )
         entries += [(eid, fields) for eid, fields in claimed if fields]
-    redelivered = {eid for eid, _ in entries}
     if len(entries) < batch:
         new = client.xreadgroup(GROUP, consumer, {stream: ">"}, count=batch - len(entries))
         entries += [(eid, fields) for eid, fields in (new[0][1] if new else [])]
-    counts = _delivery_counts(stream, redelivered) if redelivered else {}
-    return [(eid, fields, counts.get(eid, 1)) for eid, fields in entries]
+    return entries
 
 
-def _delivery_counts(stream: str, entry_ids: set[bytes]) -> dict[bytes, int]:
-    ordered = sorted(entry_ids, key=lambda e: tuple(int(p) for p in e.split(b"-")))
-    pending = get_redis().xpending_range(
-        stream, GROUP, min=ordered[0], max=ordered[-1], count=len(ordered) * 2
-    )
-    return {p["message_id"]: p["times_delivered"] for p in pending if p["message_id"] in entry_ids}
-
-
-def _parse(shard: int, entries) -> tuple[list[Accepted], list[tuple[bytes, dict, str]]]:  # type: ignore[no-untyped-def]
-    good, poison = [], []
-    for entry_id, fields, deliveries in entries:
-        if deliveries > settings.SECKILL_MAX_DELIVERIES:
-            poison.append((entry_id, fields, f"failed {deliveries - 1} times"))
-            continue
+def _parse(entries) -> tuple[list[Accepted], list[tuple[bytes, dict, str]]]:  # type: ignore[no-untyped-def]
+    good, malformed = [], []
+    for entry_id, fields in entries:
         try:
             seconds, low = int(fields[b"seconds"]), int(fields[b"low"])
             order_id = ids.compose(ids.ID_EPOCH + seconds, low)
             good.append(Accepted(entry_id, order_id, int(fields[b"user"]), int(fields[b"voucher"])))
         except (KeyError, ValueError, OverflowError) as exc:
-            poison.append((entry_id, fields, f"malformed: {exc!r}"))
-    return good, poison
+            malformed.append((entry_id, fields, f"malformed: {exc!r}"))
+    return good, malformed
+
+
+def _count_failure(shard: int, order: Accepted, exc: Exception) -> None:
+    """Count a failure that is the entry's own; at the limit it goes to the dead letters."""
+    failures_key = keys.seckill_failures(shard)
+    failures = get_redis().hincrby(failures_key, order.entry_id, 1)
+    log.warning("seckill drain: order %s failed (%d): %s", order.order_id, failures, exc)
+    if failures >= settings.SECKILL_MAX_DELIVERIES:
+        fields = {
+            b"voucher": str(order.voucher_id), b"user": str(order.user_id),
+            b"order": str(order.order_id),
+        }  # fmt: skip
+        _dead_letter(shard, [(order.entry_id, fields, f"failed {failures} times: {exc!r}")])
 
 
 @transaction.atomic
@@ -186,6 +198,7 @@ def _finish(shard: int, done: list[Accepted]) -> None:
     pipe = get_redis().pipeline(transaction=False)
     pipe.xack(keys.seckill_orders(shard), GROUP, *[o.entry_id for o in done])
     pipe.hdel(keys.seckill_pending(shard), *[pending_field(o.order_id) for o in done])
+    pipe.hdel(keys.seckill_failures(shard), *[o.entry_id for o in done])
     pipe.execute()
 
 

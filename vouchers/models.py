@@ -103,6 +103,9 @@ class VoucherOrder(models.Model):
     live = models.BooleanField(null=True, default=True)
     created_at = models.DateTimeField()
     paid_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="End of validity: paid_at + the voucher's valid_days."
+    )
     used_at = models.DateTimeField(null=True, blank=True)
     cancelled_at = models.DateTimeField(null=True, blank=True)
 

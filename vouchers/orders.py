@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
@@ -15,7 +16,7 @@ from dianping.redis.delayqueue import DelayQueue
 from dianping.redis.scripts import lua
 
 from .models import Voucher, VoucherOrder
-from .serializers import OrderSerializer
+from .serializers import MyVoucherSerializer, OrderSerializer
 
 _RELEASE = lua(__file__, "release.lua")
 
@@ -49,7 +50,8 @@ def order_for_user(*, order_id: int, user_id: int) -> dict[str, Any]:
         if owner_id == user_id:
             return {
                 "id": str(order_id), "voucher_id": voucher_id, "status": "pending",
-                "created_at": None, "paid_at": None, "used_at": None, "cancelled_at": None,
+                "created_at": None, "paid_at": None, "expires_at": None, "used_at": None,
+                "cancelled_at": None,
             }  # fmt: skip
     raise NotFound("No such order.", code="order_not_found")
 
@@ -66,8 +68,13 @@ def order_pay(*, order_id: int, user_id: int) -> dict[str, Any]:
                 "The order is still being placed; try again in a moment.", code="order_pending"
             )
         if order.status == VoucherOrder.Status.UNPAID:
-            order.status, order.paid_at = VoucherOrder.Status.PAID, clock.now()
-            order.save(update_fields=["status", "paid_at"])
+            now = clock.now()
+            valid_days = Voucher.objects.values_list("valid_days", flat=True).get(
+                pk=order.voucher_id
+            )
+            order.status, order.paid_at = VoucherOrder.Status.PAID, now
+            order.expires_at = now + timedelta(days=valid_days)
+            order.save(update_fields=["status", "paid_at", "expires_at"])
             transaction.on_commit(lambda: pay_timeouts().cancel(str(order_id)), robust=True)
         elif order.status != VoucherOrder.Status.PAID:
             raise Conflict(f"The order is {order.status}.", code=f"order_{order.status}")
@@ -108,3 +115,26 @@ def cancel_due_orders(*, limit: int = 500) -> int:
         cancelled += order_cancel_if_unpaid(order_id=int(claim.member))
         queue.ack(claim)
     return cancelled
+
+
+MY_VOUCHERS_PAGE = 10
+
+
+def my_vouchers(*, user_id: int, tab: str, last_id: int | None) -> dict[str, Any]:
+    """The caller's vouchers, newest first, 10 at a time, scrolled by `last_id`:
+    unused = paid, not used, still valid; used; expired = paid, unused, past validity."""
+    now = clock.now()
+    mine = VoucherOrder.objects.filter(user_id=user_id).select_related("voucher")
+    if tab == "unused":
+        mine = mine.filter(status=VoucherOrder.Status.PAID, expires_at__gt=now)
+    elif tab == "used":
+        mine = mine.filter(status=VoucherOrder.Status.USED)
+    else:
+        mine = mine.filter(status=VoucherOrder.Status.PAID, expires_at__lte=now)
+    if last_id is not None:
+        mine = mine.filter(id__lt=last_id)
+    page = list(mine.order_by("-id")[:MY_VOUCHERS_PAGE])
+    return {
+        "results": MyVoucherSerializer(page, many=True).data,
+        "last_id": str(page[-1].id) if len(page) == MY_VOUCHERS_PAGE else None,
+    }

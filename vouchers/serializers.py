@@ -89,5 +89,15 @@ class OrderSerializer(serializers.Serializer):
     status = serializers.CharField(help_text="pending (not yet persisted) or the DB status.")
     created_at = serializers.DateTimeField(allow_null=True)
     paid_at = serializers.DateTimeField(allow_null=True)
+    expires_at = serializers.DateTimeField(allow_null=True)
     used_at = serializers.DateTimeField(allow_null=True)
     cancelled_at = serializers.DateTimeField(allow_null=True)
+
+
+class MyVoucherSerializer(OrderSerializer):
+    voucher = VoucherSerializer(read_only=True)
+
+
+class MyVouchersPageSerializer(serializers.Serializer):
+    results = MyVoucherSerializer(many=True)
+    last_id = serializers.CharField(allow_null=True, help_text="Pass back to get the next page.")

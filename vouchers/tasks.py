@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 import time
 
 from celery import shared_task
 from celery.signals import worker_ready
 from django.conf import settings
+from django.db import close_old_connections
 
 from dianping.redis.lock import RedisLock
 
 from . import drain, orders, services
+
+log = logging.getLogger(__name__)
 
 
 @worker_ready.connect
@@ -37,13 +41,21 @@ def drain_seckill_orders() -> int:
     locks = [
         (shard, lock)
         for shard in range(settings.SECKILL_SHARDS)
-        if (lock := RedisLock(f"seckill-drain:{shard}", ttl=30, watchdog=True)).acquire()
+        # A short lease (renewed by the watchdog while we run): a killed drainer blocks
+        # its shards for at most 10 s, until a later run takes them over.
+        if (lock := RedisLock(f"seckill-drain:{shard}", ttl=10, watchdog=True)).acquire()
     ]
     persisted = 0
     try:
         deadline = time.monotonic() + settings.SECKILL_DRAIN_LOOP_SECONDS
         while locks and time.monotonic() < deadline:
-            drained = sum(drain.drain_shard(shard) for shard, _ in locks)
+            try:
+                drained = sum(drain.drain_shard(shard) for shard, _ in locks)
+            except drain.DATABASE_DOWN:
+                log.exception("seckill drain: database unavailable; nothing acked, retrying")
+                close_old_connections()
+                time.sleep(1)
+                continue
             persisted += drained
             if not drained:
                 time.sleep(0.05)  # idle: poll again shortly (keeps accept-to-persist lag low)

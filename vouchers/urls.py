@@ -19,6 +19,7 @@ urlpatterns = [
         SeckillViewSet.as_view({"post": "create"}),
         name="voucher-seckill",
     ),
+    path("voucher-orders", OrderViewSet.as_view({"get": "list"}), name="orders"),
     path("voucher-orders/<id:order_id>", OrderViewSet.as_view({"get": "retrieve"}), name="order"),
     path(
         "voucher-orders/<id:order_id>/pay",

@@ -11,9 +11,11 @@ from rest_framework.response import Response
 
 from accounts.permissions import IsStaff
 from dianping.api.throttles import FunnelThrottle
+from dianping.validation import parse_id
 
 from . import orders, seckill, selectors, services
 from .serializers import (
+    MyVouchersPageSerializer,
     OrderSerializer,
     SeckillResultSerializer,
     VoucherListItemSerializer,
@@ -22,6 +24,7 @@ from .serializers import (
 )
 
 TABS = ("seizing", "upcoming")
+MY_TABS = ("unused", "used", "expired")
 
 
 class VoucherViewSet(viewsets.ViewSet):
@@ -86,6 +89,31 @@ class SeckillViewSet(viewsets.ViewSet):
 
 class OrderViewSet(viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("status", enum=MY_TABS, required=True),
+            OpenApiParameter("last_id", str, required=False),
+        ],
+        responses=MyVouchersPageSerializer,
+    )
+    def list(self, request: Request) -> Response:
+        """My vouchers: `unused`, `used` or `expired`, 10 a page, newest first, scrolled
+        by passing the previous page's `last_id`."""
+        tab = request.query_params.get("status")
+        errors = {}
+        if tab not in MY_TABS:
+            errors["status"] = [f"Choose one of: {', '.join(MY_TABS)}."]
+        raw_last = request.query_params.get("last_id")
+        last_id = None
+        if raw_last:
+            try:
+                last_id = parse_id(raw_last)
+            except ValueError:
+                errors["last_id"] = ["An order id is required."]
+        if errors:
+            raise ValidationError(errors)
+        return Response(orders.my_vouchers(user_id=request.user.id, tab=tab, last_id=last_id))
 
     @extend_schema(responses=OrderSerializer)
     def retrieve(self, request: Request, order_id: int) -> Response:

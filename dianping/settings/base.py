@@ -225,10 +225,10 @@ CELERY_BEAT_SCHEDULE.update(
 )
 SECKILL_SOLD_OUT_FLAG_TTL = 1.0  # seconds a process remembers "sold out" before asking Redis
 ORDER_PAY_TIMEOUT = env.int("ORDER_PAY_TIMEOUT", default=15 * 60)  # seconds to pay
-SECKILL_DRAIN_BATCH = 500  # orders persisted per transaction
-SECKILL_MAX_DELIVERIES = 5  # deliveries after which an order goes to the dead-letter stream
+SECKILL_DRAIN_BATCH = env.int("SECKILL_DRAIN_BATCH", default=500)  # orders per transaction
+SECKILL_MAX_DELIVERIES = 5  # own failures after which an order goes to the dead-letter stream
 SECKILL_CLAIM_IDLE_MS = 30_000  # other consumers' unacked entries are reclaimed after this
-SECKILL_DRAIN_LOOP_SECONDS = 9.5  # one drain task's run; beat starts one every 10 s
+SECKILL_DRAIN_LOOP_SECONDS = env.float("SECKILL_DRAIN_LOOP_SECONDS", default=9.5)  # per task run
 CELERY_BEAT_SCHEDULE.update(
     {
         "drain-seckill-orders": {"task": "vouchers.tasks.drain_seckill_orders", "schedule": 10.0},

@@ -1,0 +1,112 @@
+"""After the sale: my vouchers by tab, and reconciling Redis with the database."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.core.management import call_command
+
+from dianping import clock
+from dianping.redis import keys
+from tests.factories import VoucherFactory
+from vouchers import drain, seckill, stock
+from vouchers.models import Voucher, VoucherOrder
+
+
+@pytest.fixture
+def sale(db, fake_clock):  # type: ignore[no-untyped-def]
+    fake_clock.value = datetime.now(UTC).timestamp()
+    voucher = VoucherFactory(stock=50, valid_days=7, begin_time=clock.now() - timedelta(minutes=1))
+    stock.stock_load([voucher])
+    drain.ensure_groups()
+    return voucher
+
+
+def _drain_all() -> None:
+    while sum(drain.drain_shard(s) for s in range(4)):
+        pass
+
+
+def _order(user, voucher) -> int:  # type: ignore[no-untyped-def]
+    order_id = seckill.voucher_seckill(user_id=user.id, voucher_id=voucher.id)
+    _drain_all()
+    return order_id
+
+
+@pytest.mark.django_db
+def test_my_vouchers_by_tab_newest_first_and_scrolled(user, user_api, sale, fake_clock) -> None:
+    paid_ids = []
+    for _ in range(12):
+        voucher = VoucherFactory(
+            stock=5, valid_days=7, begin_time=clock.now() - timedelta(minutes=1)
+        )
+        order_id = _order(user, voucher)
+        assert user_api.post(f"/api/voucher-orders/{order_id}/pay").status_code == 200
+        paid_ids.append(order_id)
+    used_id = paid_ids.pop(0)
+    VoucherOrder.objects.filter(pk=used_id).update(status="used", used_at=clock.now())
+
+    first = user_api.get("/api/voucher-orders?status=unused").json()
+    second = user_api.get(f"/api/voucher-orders?status=unused&last_id={first['last_id']}").json()
+
+    newest_first = [str(i) for i in sorted(paid_ids, reverse=True)]
+    assert [o["id"] for o in first["results"]] == newest_first[:10]
+    assert [o["id"] for o in second["results"]] == newest_first[10:]
+    assert second["last_id"] is None
+    assert first["results"][0]["voucher"]["title"]
+    assert [o["id"] for o in user_api.get("/api/voucher-orders?status=used").json()["results"]] == [
+        str(used_id)
+    ]
+    fake_clock.advance(8 * 86400)  # past the 7 valid days
+    expired = user_api.get("/api/voucher-orders?status=expired").json()
+    rest = user_api.get(f"/api/voucher-orders?status=expired&last_id={expired['last_id']}").json()
+    assert len(expired["results"]) + len(rest["results"]) == 11
+    assert user_api.get("/api/voucher-orders?status=unused").json()["results"] == []
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "query", ["", "?status=all", "?status=unused&last_id=abc", "?status=used&last_id=-1"]
+)
+def test_my_vouchers_reject_bad_queries(user_api, query) -> None:
+    assert user_api.get(f"/api/voucher-orders{query}").status_code == 400
+
+
+@pytest.mark.django_db
+def test_my_vouchers_need_login(api) -> None:
+    assert api.get("/api/voucher-orders?status=unused").status_code == 401
+
+
+@pytest.mark.django_db
+def test_reconcile_detects_and_fixes_broken_redis_state(sale, redis_client, capsys) -> None:
+    from tests.factories import UserFactory
+
+    buyers = [UserFactory() for _ in range(3)]
+    for buyer in buyers[:2]:
+        _order(buyer, sale)  # persisted
+    seckill.voucher_seckill(user_id=buyers[2].id, voucher_id=sale.id)  # accepted, pending
+    shard = stock.shard_of(sale.id)
+    # Redis "loses" data, as after a crash inside the AOF fsync window:
+    redis_client.set(stock.stock_key(sale.id), 50)
+    redis_client.srem(keys.seckill_buyers(shard, sale.id), buyers[0].id)
+    redis_client.sadd(keys.seckill_buyers(shard, sale.id), 424242)
+
+    call_command("reconcile_seckill", "--voucher", str(sale.id))
+    report = capsys.readouterr().out
+    assert "redis stock 50, expected 47" in report
+    assert f"missing buyers [{buyers[0].id}]" in report
+    assert "extra buyers [424242]" in report
+    assert redis_client.get(stock.stock_key(sale.id)) == b"50"  # only reported
+
+    call_command("reconcile_seckill", "--fix")
+
+    assert redis_client.get(stock.stock_key(sale.id)) == b"47"
+    assert {int(m) for m in redis_client.smembers(keys.seckill_buyers(shard, sale.id))} == {
+        b.id for b in buyers
+    }
+    call_command("reconcile_seckill")
+    assert "0 voucher(s) out of line" in capsys.readouterr().out
+    _drain_all()
+    assert Voucher.objects.get(pk=sale.pk).stock == 47
+    assert redis_client.get(stock.stock_key(sale.id)) == b"47"

@@ -1,0 +1,198 @@
+"""Draining accepted orders into the database, when things go wrong too."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from accounts.services import users_ensure
+from dianping import clock
+from dianping.redis import keys
+from tests.factories import VoucherFactory
+from tests.helpers import wait_until
+from vouchers import drain, seckill, stock
+from vouchers.models import Voucher, VoucherOrder
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+@pytest.fixture
+def sale(db, fake_clock):  # type: ignore[no-untyped-def]
+    fake_clock.value = datetime.now(UTC).timestamp()
+    voucher = VoucherFactory(stock=5000, begin_time=clock.now() - timedelta(minutes=1))
+    stock.stock_load([voucher])
+    drain.ensure_groups()
+    return voucher
+
+
+def _accept(voucher: Voucher, count: int) -> list[int]:
+    users = users_ensure(phones=[f"100{i:08d}" for i in range(count)])
+    return [seckill.voucher_seckill(user_id=u.id, voucher_id=voucher.id) for u in users]
+
+
+def _drain_all() -> None:
+    while sum(drain.drain_shard(s) for s in range(4)):
+        pass
+
+
+def _stream_state(voucher: Voucher, redis_client) -> dict:  # type: ignore[no-untyped-def]
+    stream = keys.seckill_orders(stock.shard_of(voucher.id))
+    return {
+        "pending": redis_client.xpending(stream, drain.GROUP)["pending"],
+        "dead": redis_client.xlen(keys.seckill_dead_letters(stock.shard_of(voucher.id))),
+    }
+
+
+@pytest.mark.django_db
+def test_a_malformed_entry_is_dead_lettered_and_does_not_block_others(sale, redis_client) -> None:
+    accepted = _accept(sale, 3)
+    stream = keys.seckill_orders(stock.shard_of(sale.id))
+    redis_client.xadd(stream, {"voucher": str(sale.id), "user": "not-a-number"})
+
+    _drain_all()
+
+    assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(accepted)
+    assert _stream_state(sale, redis_client) == {"pending": 0, "dead": 1}
+    ((_, dead),) = redis_client.xrange(keys.seckill_dead_letters(stock.shard_of(sale.id)))
+    assert b"malformed" in dead[b"reason"]
+
+
+@pytest.mark.django_db(transaction=True)  # real commits: SQLite checks foreign keys there
+def test_an_order_that_keeps_failing_goes_to_the_dead_letters(sale, redis_client) -> None:
+    accepted = _accept(sale, 3)
+    stream = keys.seckill_orders(stock.shard_of(sale.id))
+    # Well formed, but for a user that does not exist: the insert fails every time.
+    redis_client.xadd(
+        stream, {"voucher": str(sale.id), "user": "987654321", "seconds": "100", "low": "4"}
+    )
+
+    for _ in range(10):
+        _drain_all()
+
+    assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(accepted)
+    assert _stream_state(sale, redis_client) == {"pending": 0, "dead": 1}
+    assert Voucher.objects.get(pk=sale.pk).stock == 5000 - 3
+
+
+@pytest.mark.django_db
+def test_redelivery_never_creates_a_second_order(sale, redis_client) -> None:
+    accepted = _accept(sale, 5)
+    _drain_all()
+    stream = keys.seckill_orders(stock.shard_of(sale.id))
+    # As if the drainer died after its commit but before its XACK: the entries come back.
+    for _entry_id, fields in redis_client.xrange(stream):
+        redis_client.xadd(stream, fields)
+
+    _drain_all()
+
+    assert VoucherOrder.objects.count() == 5
+    assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(accepted)
+    assert Voucher.objects.get(pk=sale.pk).stock == 5000 - 5
+
+
+def _worker_env(database_url: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "dianping.settings.test",
+        "DATABASE_URL": database_url,
+        "SECKILL_DRAIN_BATCH": "20",
+        "SECKILL_DRAIN_LOOP_SECONDS": "30",
+    }
+
+
+def _test_database_url() -> str:
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    return f"mysql://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+
+
+def _unreachable_database_url() -> str:
+    if connection.settings_dict["ENGINE"].endswith("sqlite3"):
+        return "sqlite:////nonexistent-dir/db.sqlite3"
+    return "mysql://nobody:nothing@127.0.0.1:1/nowhere"
+
+
+def _start_worker(database_url: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "dianping", "worker", "--pool", "solo",
+         "--loglevel", "WARNING", "--without-heartbeat", "--without-mingle", "--without-gossip"],
+        cwd=ROOT, env=_worker_env(database_url), start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def _kill(worker: subprocess.Popen, sig: int) -> None:
+    os.killpg(worker.pid, sig)
+    try:
+        worker.wait(timeout=30)
+    except subprocess.TimeoutExpired:  # never leave a worker behind on the test database
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait(timeout=30)
+
+
+def _start_drain() -> None:
+    from dianping.celery import app
+
+    app.send_task("vouchers.tasks.drain_seckill_orders")
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_drain_worker_killed_mid_batch_loses_and_duplicates_nothing(sale, redis_client) -> None:
+    accepted = _accept(sale, 1000)
+    worker = _start_worker(_test_database_url())
+    try:
+        _start_drain()
+        wait_until(lambda: 0 < VoucherOrder.objects.count() < 1000, timeout=60, interval=0.005)
+    finally:
+        _kill(worker, signal.SIGKILL)  # mid-sale, mid-batch: no chance to ack or clean up
+    assert VoucherOrder.objects.count() < 1000
+
+    worker = _start_worker(_test_database_url())
+    try:
+        # Like beat: start a drain every second; the dead worker's shard lock runs out
+        # within its 10 s lease, and a later run takes the shard over.
+        def drained() -> bool:
+            _start_drain()
+            return VoucherOrder.objects.count() == 1000
+
+        wait_until(drained, timeout=120, interval=1)
+        wait_until(lambda: _stream_state(sale, redis_client)["pending"] == 0, timeout=30)
+    finally:
+        _kill(worker, signal.SIGKILL)  # the drain task loops on; no need to wait for it
+
+    assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(accepted)
+    assert Voucher.objects.get(pk=sale.pk).stock == 5000 - 1000
+    assert _stream_state(sale, redis_client)["dead"] == 0
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_while_the_database_is_down_nothing_is_acked_and_all_lands_later(
+    sale, redis_client
+) -> None:
+    accepted = _accept(sale, 200)
+    stream = keys.seckill_orders(stock.shard_of(sale.id))
+    worker = _start_worker(_unreachable_database_url())
+    try:
+        _start_drain()
+        # The worker has read the entries (they are pending in its group) but cannot persist.
+        wait_until(lambda: redis_client.xpending(stream, drain.GROUP)["pending"] > 0, timeout=60)
+        assert redis_client.xpending(stream, drain.GROUP)["pending"] <= 200
+    finally:
+        _kill(worker, signal.SIGKILL)  # the drain task loops on; no need to wait for it
+    assert VoucherOrder.objects.count() == 0
+    assert redis_client.xlen(keys.seckill_dead_letters(stock.shard_of(sale.id))) == 0
+
+    _drain_all()  # the database is back
+
+    assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(accepted)
+    assert _stream_state(sale, redis_client) == {"pending": 0, "dead": 0}

@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from vouchers import reconcile
+
+
+class Command(BaseCommand):
+    help = "Compare flash-sale stock and buyers in Redis with the database; --fix repairs Redis."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--voucher", type=int, help="Only this voucher id.")
+        parser.add_argument("--fix", action="store_true", help="Rewrite Redis from the database.")
+
+    def handle(self, *args: Any, voucher: int | None, fix: bool, **options: Any) -> None:
+        drifts = [d for d in reconcile.seckill_drift(voucher_id=voucher) if not d.clean]
+        for drift in drifts:
+            self.stdout.write(
+                f"voucher {drift.voucher_id}: redis stock {drift.redis_stock}, expected "
+                f"{drift.expected_stock}; missing buyers {sorted(drift.missing_buyers)}, "
+                f"extra buyers {sorted(drift.extra_buyers)}"
+            )
+            if fix:
+                reconcile.seckill_repair(drift)
+        verdict = "fixed" if fix else "found"
+        self.stdout.write(self.style.SUCCESS(f"{len(drifts)} voucher(s) out of line, {verdict}"))
