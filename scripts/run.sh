@@ -31,8 +31,9 @@ echo "==> migrating the database"
 $PY manage.py migrate --noinput
 echo "==> loading demo data"
 $PY manage.py seed_demo --force
-echo "==> preloading the GEO index and Bloom filter"
+echo "==> preloading the GEO index, Bloom filter and flash-sale stock"
 $PY manage.py load_shop_geo
+$PY manage.py preload_stock
 
 # Each process leads its own process group (setsid), so stopping it also stops
 # its children (runserver's autoreloader, Celery's pool).

@@ -110,3 +110,16 @@ def test_reconcile_detects_and_fixes_broken_redis_state(sale, redis_client, caps
     _drain_all()
     assert Voucher.objects.get(pk=sale.pk).stock == 47
     assert redis_client.get(stock.stock_key(sale.id)) == b"47"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_seed_demo_has_a_sale_on_now_and_one_soon(api, redis_client) -> None:
+    call_command("seed_demo", "--force")
+    call_command("seed_demo", "--force")  # idempotent
+
+    seizing = api.get("/api/vouchers/activities?tab=seizing").json()
+    upcoming = api.get("/api/vouchers/activities?tab=upcoming").json()
+    assert len(seizing) == 1
+    assert seizing[0]["remaining"] == 100
+    assert len(upcoming) == 1
+    assert Voucher.objects.filter(type="normal").count() == 5

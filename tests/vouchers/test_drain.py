@@ -196,3 +196,35 @@ def test_while_the_database_is_down_nothing_is_acked_and_all_lands_later(
 
     assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(accepted)
     assert _stream_state(sale, redis_client) == {"pending": 0, "dead": 0}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(bool(os.environ.get("TEST_REDIS_URL")), reason="restarts the local Redis")
+@pytest.mark.django_db(transaction=True)
+def test_redis_restart_mid_sale_loses_no_accepted_order_and_oversells_nothing(
+    sale, redis_client
+) -> None:
+    users = users_ensure(phones=[f"100{i:08d}" for i in range(100)])
+    before = [seckill.voucher_seckill(user_id=u.id, voucher_id=sale.id) for u in users[:50]]
+
+    redis_client.shutdown()  # a clean restart: the AOF is fsynced on the way down
+    wait_until(lambda: not _ping(redis_client), timeout=30)
+    subprocess.run([str(ROOT / "scripts" / "redis.sh"), "start"], check=True, timeout=60)
+    wait_until(lambda: _ping(redis_client), timeout=30)
+
+    assert redis_client.get(stock.stock_key(sale.id)) == b"4950"
+    with pytest.raises(Exception, match="already have an order"):
+        seckill.voucher_seckill(user_id=users[0].id, voucher_id=sale.id)
+    after = [seckill.voucher_seckill(user_id=u.id, voucher_id=sale.id) for u in users[50:]]
+    _drain_all()
+
+    assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(before + after)
+    assert Voucher.objects.get(pk=sale.pk).stock == 5000 - 100
+    assert redis_client.get(stock.stock_key(sale.id)) == b"4900"
+
+
+def _ping(client) -> bool:  # type: ignore[no-untyped-def]
+    try:
+        return bool(client.ping())
+    except Exception:
+        return False

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts import demo as accounts_demo
 from shops import demo as shops_demo
+from vouchers import demo as vouchers_demo
 
 
 class Command(BaseCommand):
@@ -27,10 +28,12 @@ class Command(BaseCommand):
         staff = accounts_demo.seed_staff()
         users = accounts_demo.seed_users()
         types, shops = shops_demo.seed_shops()
+        vouchers = vouchers_demo.seed_vouchers()["vouchers"]
         ok = self.style.SUCCESS
         self.stdout.write(ok(f"demo users: {len(users)} ({users[0].phone}..{users[-1].phone})"))
         self.stdout.write(
             ok(f"shop types: {types}, shops: {shops} (around People's Square, Shanghai)")
         )
+        self.stdout.write(ok(f"vouchers: {vouchers} (a flash sale on now, another in 10 minutes)"))
         password = accounts_demo.ADMIN_PASSWORD
         self.stdout.write(ok(f"admin login: username={staff.username} password={password}"))
