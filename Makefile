@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: run test lint format setup redis-start redis-stop mariadb-start mariadb-stop bench-shops clean
+.PHONY: run test lint format setup redis-start redis-stop mariadb-start mariadb-stop bench-shops bench-seckill clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -51,6 +51,12 @@ bench-shops: setup  ## GET /api/shops/{id} vs a bare Django view under granian +
 		apt-get install -y -qq wrk >/dev/null; } || { echo "error: install wrk"; exit 1; }
 	@[ -n "$(REDIS_URL)" ] || scripts/redis.sh start
 	cd bench && ../$(PY) shops.py $(BENCH_ARGS)
+
+bench-seckill: setup  ## the flash sale under wrk, drain rate into MariaDB, Redis ceiling
+	@command -v wrk >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+		apt-get install -y -qq wrk >/dev/null; } || { echo "error: install wrk"; exit 1; }
+	@[ -n "$(REDIS_URL)" ] || scripts/redis.sh start
+	cd bench && DATABASE_URL=$${DATABASE_URL:-$$(../scripts/mariadb.sh start)} ../$(PY) seckill.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache

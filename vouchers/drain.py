@@ -22,6 +22,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import F
 
+from dianping import clock
 from dianping.redis import ids, keys
 from dianping.redis.client import get_redis
 
@@ -196,10 +197,26 @@ def _finish(shard: int, done: list[Accepted]) -> None:
         queue.queue_schedule(pipe, str(order.order_id), delay=settings.ORDER_PAY_TIMEOUT)
     pipe.execute()
     pipe = get_redis().pipeline(transaction=False)
+    for bucket, count in _lag_histogram(done).items():
+        pipe.hincrby(keys.seckill_lag(), bucket, count)
     pipe.xack(keys.seckill_orders(shard), GROUP, *[o.entry_id for o in done])
     pipe.hdel(keys.seckill_pending(shard), *[pending_field(o.order_id) for o in done])
     pipe.hdel(keys.seckill_failures(shard), *[o.entry_id for o in done])
     pipe.execute()
+
+
+LAG_BUCKETS_MS = (50, 100, 200, 500, 1000, 2000, 5000, 10_000, 60_000)
+
+
+def _lag_histogram(done: list[Accepted]) -> Counter[str]:
+    """Accept-to-persist lag per order, bucketed (the stream entry id is the accept time)."""
+    now_ms = clock.now_ms()
+    histogram: Counter[str] = Counter()
+    for order in done:
+        lag = now_ms - int(order.entry_id.split(b"-")[0])
+        bucket = next((b for b in LAG_BUCKETS_MS if lag <= b), None)
+        histogram[f"le_{bucket}" if bucket else "le_inf"] += 1
+    return histogram
 
 
 def _dead_letter(shard: int, poison: list[tuple[bytes, dict, str]]) -> None:

@@ -163,3 +163,8 @@ def seckill_voucher(voucher_id: int) -> str:
 def seckill_failures(shard: int) -> str:
     """Hash stream-entry-id -> how often persisting it failed on its own account."""
     return f"seckill:{{s{shard}}}:failures"
+
+
+def seckill_lag() -> str:
+    """Hash: histogram of accept-to-persist lag of drained orders (fields le_<ms>, le_inf)."""
+    return "stats:seckill-lag"

@@ -1,0 +1,190 @@
+"""The flash sale under load: POST /api/vouchers/{id}/seckill against the bare-view
+baseline, the Redis ceiling (redis-benchmark EVALSHA of seckill.lua), the drain
+rate into the database and the accept-to-persist lag.
+
+    DATABASE_URL=mysql://... .venv/bin/python bench/seckill.py [--duration 10s] [--tokens 20000]
+
+`make bench-seckill` starts MariaDB and Redis and runs it. Prints Markdown for
+docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from harness import ROOT, VENV_BIN, Server, manage, manage_output, run_wrk, server_env
+
+WRK_DIR = ROOT / "bench" / "wrk"
+
+
+def django(code: str, env: dict[str, str]) -> str:
+    return manage_output("shell", "-v0", "-c", code, env=env).strip()
+
+
+def make_sale(env: dict[str, str], stock: int) -> int:
+    return int(
+        django(
+            "from datetime import timedelta; from dianping import clock; "
+            "from shops.models import Shop; from vouchers import services; "
+            "v = services.voucher_create(data={'shop': Shop.objects.first(), 'title': 'bench', "
+            "'pay_value': 1, 'actual_value': 2, 'type': 'seckill', "
+            f"'stock': {stock}, 'begin_time': clock.now() - timedelta(minutes=1), "
+            "'end_time': clock.now() + timedelta(days=1)}); print(v.id)",
+            env,
+        )
+    )
+
+
+def persisted(env: dict[str, str], voucher_id: int) -> int:
+    code = (
+        "from vouchers.models import VoucherOrder; "
+        f"print(VoucherOrder.objects.filter(voucher_id={voucher_id}).count())"
+    )
+    return int(django(code, env))
+
+
+def redis_cli(*args: str) -> str:
+    port = os.environ.get("REDIS_PORT", "6390")
+    return subprocess.run(
+        ["redis-cli", "-p", port, *args], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+class DrainWorker:
+    """A real Celery worker running one long drain task (as beat would keep one running)."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        command = [
+            str(VENV_BIN / "celery"), "-A", "dianping", "worker", "--pool", "solo",
+            "--loglevel", "WARNING", "--without-heartbeat", "--without-mingle", "--without-gossip",
+        ]  # fmt: skip
+        worker_env = {**env, "SECKILL_DRAIN_LOOP_SECONDS": "600"}
+        self.process = subprocess.Popen(command, cwd=ROOT, env=worker_env, start_new_session=True)
+        django("from vouchers.tasks import drain_seckill_orders as d; d.delay()", env)
+
+    def stop(self) -> None:
+        os.killpg(self.process.pid, 9)
+        self.process.wait(timeout=30)
+
+
+def lag_histogram() -> dict[str, int]:
+    raw = redis_cli("hgetall", "stats:seckill-lag").split()
+    return {raw[i]: int(raw[i + 1]) for i in range(0, len(raw), 2)}
+
+
+def lag_percentile(histogram: dict[str, int], share: float) -> str:
+    order = sorted(histogram, key=lambda k: float("inf") if k == "le_inf" else int(k[3:]))
+    total, seen = sum(histogram.values()), 0
+    for bucket in order:
+        seen += histogram[bucket]
+        if seen >= share * total:
+            return "> 60 s" if bucket == "le_inf" else f"≤ {int(bucket[3:])} ms"
+    return "n/a"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--duration", default="10s")
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--tokens", type=int, default=20000)
+    parser.add_argument("--backlog", type=int, default=20000, help="orders for the drain-rate run")
+    parser.add_argument("--port", type=int, default=8077)
+    args = parser.parse_args()
+
+    env = server_env()
+    print(f"database: {env.get('DATABASE_URL', 'sqlite (default)')}")
+    manage("migrate", "--noinput", "-v0", env=env)
+    manage("seed_demo", "--force", env=env)
+    tokens = Path(tempfile.mkdtemp()) / "tokens.txt"
+    manage("issue_tokens", "--count", str(args.tokens), "--out", str(tokens), env=env)
+    sale = make_sale(env, stock=10_000_000)
+    redis_cli("del", "stats:seckill-lag")
+
+    # 1. HTTP: baseline and seckill, with a real drain worker persisting as we go.
+    worker = DrainWorker(env)
+    ping = str(WRK_DIR / "ping.lua")
+    with Server("granian", args.workers, args.port, env, args.threads) as server:
+        run_wrk(server.url, duration="3s", connections=args.connections, script=ping)
+        base = run_wrk(
+            server.url, duration=args.duration, connections=args.connections, script=ping
+        )
+        shard = sale % int(os.environ.get("SECKILL_SHARDS", "4"))
+        before = int(redis_cli("get", f"seckill:{{s{shard}}}:stock:{sale}"))
+        buy = run_wrk(
+            server.url,
+            duration=args.duration,
+            connections=args.connections,
+            script=str(WRK_DIR / "seckill.lua"),
+            env={**os.environ, "VOUCHER_ID": str(sale), "TOKENS_FILE": str(tokens)},
+        )
+        accepted = before - int(redis_cli("get", f"seckill:{{s{shard}}}:stock:{sale}"))
+    deadline = time.monotonic() + 120
+    while persisted(env, sale) < accepted and time.monotonic() < deadline:
+        time.sleep(0.5)
+    worker.stop()
+    lags = lag_histogram()
+
+    # 2. The Redis ceiling: the same script, straight from redis-benchmark.
+    sha = redis_cli("script", "load", (ROOT / "vouchers" / "lua" / "seckill.lua").read_text())
+    bench_keys = [
+        f"seckill:{{s9}}:{k}" for k in ("stock:9", "buyers:9", "orders", "pending", "id:bench")
+    ]
+    redis_cli("set", bench_keys[0], "100000000")
+    now = int(time.time())
+    ceiling = subprocess.run(
+        ["redis-benchmark", "-p", os.environ.get("REDIS_PORT", "6390"), "-n", "200000", "-c", "50",
+         "-r", "100000000", "-q", "evalsha", sha, "5", *bench_keys, "__rand_int__", "9", str(now),
+         str(now - 60), str(now + 3600), "9", "4", "1735689600", "60"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    redis_cli("del", *bench_keys)
+    evalsha_rps = float(re.search(r"([\d.]+) requests per second", ceiling).group(1))
+
+    # 3. Drain rate: a backlog accepted while no worker runs, then drained by one worker.
+    backlog_sale = make_sale(env, stock=args.backlog)
+    django(
+        "from accounts.management.commands.issue_tokens import load_test_phones; "
+        "from accounts.models import User; from vouchers.seckill import voucher_seckill; "
+        f"ids = User.objects.filter(phone__in=load_test_phones({args.backlog}, staff=False))"
+        ".values_list('id', flat=True); "
+        f"[voucher_seckill(user_id=u, voucher_id={backlog_sale}) for u in ids]",
+        env,
+    )
+    started = time.monotonic()
+    worker = DrainWorker(env)
+    while persisted(env, backlog_sale) < args.backlog and time.monotonic() - started < 300:
+        time.sleep(0.2)
+    drain_seconds = time.monotonic() - started
+    worker.stop()
+    drained = persisted(env, backlog_sale)
+
+    print(
+        f"\ngranian {args.workers} workers x {args.threads} threads, "
+        f"wrk -t2 -c{args.connections} -d{args.duration}, {args.tokens} rotating tokens\n"
+    )
+    print("| measure | value |")
+    print("|---|---|")
+    print(f"| bare Django view `/api/ping` | {base.requests_per_second:.0f} req/s, "
+          f"p50 {base.p50_ms:.2f} ms, p99 {base.p99_ms:.2f} ms |")  # fmt: skip
+    print(f"| `POST /api/vouchers/{{id}}/seckill` | {buy.requests_per_second:.0f} req/s "
+          f"(**{buy.requests_per_second / base.requests_per_second:.2f}** x baseline), "
+          f"p50 {buy.p50_ms:.2f} ms, p99 {buy.p99_ms:.2f} ms |")  # fmt: skip
+    total = int(buy.requests_per_second * float(args.duration.rstrip("s")))
+    print(f"| accepted / rejected (409, 429) | {accepted} / ~{max(total - accepted, 0)} |")
+    print(f"| accept-to-persist lag (drain running alongside) | p50 {lag_percentile(lags, 0.5)}, "
+          f"p99 {lag_percentile(lags, 0.99)} ({sum(lags.values())} orders) |")  # fmt: skip
+    print(f"| drain rate, backlog of {args.backlog} | {drained / drain_seconds:.0f} orders/s "
+          f"({drained} in {drain_seconds:.1f} s, incl. worker start-up) |")  # fmt: skip
+    print(f"| `redis-benchmark` EVALSHA seckill.lua, 50 clients | {evalsha_rps:.0f} req/s |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,19 @@
+-- POST /api/vouchers/{VOUCHER_ID}/seckill as many users, rotating bearer tokens
+-- from TOKENS_FILE (one per line), so most early requests are first attempts.
+local voucher = os.getenv("VOUCHER_ID")
+local tokens = {}
+for line in io.lines(os.getenv("TOKENS_FILE")) do
+  tokens[#tokens + 1] = line
+end
+local n = 0
+-- Each wrk thread starts at a different offset, so threads do not replay each other.
+setup = function(thread)
+  thread:set("offset", math.random(0, #tokens - 1))
+end
+
+request = function()
+  n = n + 1
+  local token = tokens[((offset or 0) + n) % #tokens + 1]
+  return wrk.format("POST", "/api/vouchers/" .. voucher .. "/seckill",
+    { ["Authorization"] = "Bearer " .. token, ["Content-Length"] = "0" })
+end
