@@ -9,16 +9,17 @@ from typing import Any
 from django.conf import settings
 
 from dianping import clock
-from dianping.errors import Conflict, NotFound, ServiceUnavailable
+from dianping.errors import Conflict, NotFound, RateLimited, ServiceUnavailable
 from dianping.redis import ids, keys
 from dianping.redis.cache import CacheClient
-from dianping.redis.scripts import lua
+from dianping.redis.scripts import FUNNEL_LIB, lua
 
 from . import stock
 from .models import Voucher
 
-_SECKILL = lua(__file__, "seckill.lua")
-_OK, _NOT_STARTED, _ENDED, _NOT_LOADED, _DUPLICATE, _SOLD_OUT, _NO_IDS = 0, -1, -2, -3, -4, -5, -6
+_SECKILL = lua(__file__, "seckill.lua", prelude=(FUNNEL_LIB,))
+_OK, _NOT_STARTED, _ENDED, _NOT_LOADED, _DUPLICATE, _SOLD_OUT = 0, -1, -2, -3, -4, -5
+_THROTTLED = -7
 _COUNTER_TTL = 2 * 24 * 60 * 60
 
 # voucher id -> monotonic time until which it is known to be sold out (this process only)
@@ -72,6 +73,8 @@ def voucher_seckill(*, user_id: int, voucher_id: int) -> int:
         stock.stock_load(Voucher.objects.filter(pk=voucher_id))
         verdict = _run(user_id, voucher_id, window)
     code = verdict[0]
+    if code == _THROTTLED:
+        raise RateLimited(verdict[1] / 1000, "Too many attempts; slow down.")
     if code == _OK:
         return ids.compose(ids.ID_EPOCH + int(verdict[1]), int(verdict[2]))
     if code == _SOLD_OUT:
@@ -87,7 +90,8 @@ def voucher_seckill(*, user_id: int, voucher_id: int) -> int:
 
 
 def _run(user_id: int, voucher_id: int, window: dict[str, Any]) -> list[int]:
-    now = int(clock.now_seconds())
+    now_ms = clock.now_ms()
+    now = now_ms // 1000
     shard = stock.shard_of(voucher_id)
     script_keys = [
         keys.seckill_stock(shard, voucher_id),
@@ -95,9 +99,11 @@ def _run(user_id: int, voucher_id: int, window: dict[str, Any]) -> list[int]:
         keys.seckill_orders(shard),
         keys.seckill_pending(shard),
         keys.seckill_id_counter(shard, ids.day_of(now)),
+        keys.seckill_funnel(shard, user_id),
     ]
     args = [
         user_id, voucher_id, now, window["begin"], window["end"],
         shard, shard_bits(), ids.ID_EPOCH, _COUNTER_TTL,
+        settings.SECKILL_FUNNEL_CAPACITY, repr(settings.SECKILL_FUNNEL_PER_SECOND / 1000), now_ms,
     ]  # fmt: skip
     return [int(part) for part in _SECKILL(script_keys, args)]

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import OrderViewSet, SeckillViewSet, ShopVoucherViewSet, VoucherViewSet
+from .views import OrderViewSet, ShopVoucherViewSet, VoucherViewSet, seckill_view
 
 urlpatterns = [
     path("vouchers", VoucherViewSet.as_view({"post": "create"}), name="vouchers"),
@@ -16,7 +16,7 @@ urlpatterns = [
     ),
     path(
         "vouchers/<id:voucher_id>/seckill",
-        SeckillViewSet.as_view({"post": "create"}),
+        seckill_view,
         name="voucher-seckill",
     ),
     path("voucher-orders", OrderViewSet.as_view({"get": "list"}), name="orders"),

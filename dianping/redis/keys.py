@@ -168,3 +168,8 @@ def seckill_failures(shard: int) -> str:
 def seckill_lag() -> str:
     """Hash: histogram of accept-to-persist lag of drained orders (fields le_<ms>, le_inf)."""
     return "stats:seckill-lag"
+
+
+def seckill_funnel(shard: int, user_id: int) -> str:
+    """A user's flash-sale funnel, in the shard's slot so the seckill script can check it."""
+    return f"seckill:{{s{shard}}}:funnel:{user_id}"

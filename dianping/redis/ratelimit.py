@@ -14,10 +14,10 @@ from dianping import clock
 
 from . import keys
 from .client import get_redis
-from .scripts import lua
+from .scripts import FUNNEL_LIB, lua
 
 _SLIDING_WINDOW = lua(__file__, "sliding_window.lua")
-_FUNNEL = lua(__file__, "funnel.lua")
+_FUNNEL = lua(__file__, "funnel.lua", prelude=(FUNNEL_LIB,))
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,16 +19,21 @@ _registry: list[LuaScript] = []
 
 
 class LuaScript:
-    """One .lua file. Call it with keys and args; pass `client=` to queue it on a pipeline."""
+    """A .lua file (after any `prelude` files, e.g. shared functions), run as one script.
 
-    def __init__(self, path: Path | str) -> None:
+    Call it with keys and args; pass `client=` to queue it on a pipeline.
+    """
+
+    def __init__(self, path: Path | str, *, prelude: tuple[Path, ...] = ()) -> None:
         self.path = Path(path)
+        self.prelude = prelude
         self._script: Script | None = None
         _registry.append(self)
 
     @property
     def source(self) -> str:
-        return self.path.read_text(encoding="utf-8")
+        parts = [*self.prelude, self.path]
+        return "\n".join(part.read_text(encoding="utf-8") for part in parts)
 
     def _bound(self) -> Script:
         # Read lazily: nothing touches the filesystem or Redis at import time.
@@ -48,9 +53,13 @@ class LuaScript:
         return f"LuaScript({self.path.name})"
 
 
-def lua(module_file: str, name: str) -> LuaScript:
+TOOLKIT_LUA = Path(__file__).parent / "lua"
+FUNNEL_LIB = TOOLKIT_LUA / "funnel_lib.lua"  # defines funnel(key, capacity, rate, quota, now)
+
+
+def lua(module_file: str, name: str, *, prelude: tuple[Path, ...] = ()) -> LuaScript:
     """The script `lua/<name>` beside the module that calls this (pass `__file__`)."""
-    return LuaScript(Path(module_file).parent / "lua" / name)
+    return LuaScript(Path(module_file).parent / "lua" / name, prelude=prelude)
 
 
 def all_scripts() -> list[LuaScript]:

@@ -223,6 +223,9 @@ CELERY_BEAT_SCHEDULE.update(
         "preheat": {"task": "vouchers.tasks.preheat", "schedule": 60.0},
     }
 )
+# Per user (per shard): a burst of 5 attempts, then 2 a second; checked inside the sale script.
+SECKILL_FUNNEL_CAPACITY = 5
+SECKILL_FUNNEL_PER_SECOND = 2.0
 SECKILL_SOLD_OUT_FLAG_TTL = 1.0  # seconds a process remembers "sold out" before asking Redis
 ORDER_PAY_TIMEOUT = env.int("ORDER_PAY_TIMEOUT", default=15 * 60)  # seconds to pay
 SECKILL_DRAIN_BATCH = env.int("SECKILL_DRAIN_BATCH", default=500)  # orders per transaction

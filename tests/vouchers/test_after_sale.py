@@ -35,7 +35,10 @@ def _order(user, voucher) -> int:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.django_db
-def test_my_vouchers_by_tab_newest_first_and_scrolled(user, user_api, sale, fake_clock) -> None:
+def test_my_vouchers_by_tab_newest_first_and_scrolled(
+    user, user_api, sale, fake_clock, settings
+) -> None:
+    settings.SECKILL_FUNNEL_CAPACITY = 100  # twelve purchases in the same instant
     paid_ids = []
     for _ in range(12):
         voucher = VoucherFactory(

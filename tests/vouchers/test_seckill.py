@@ -167,33 +167,35 @@ def test_two_thousand_users_three_tries_each_buy_exactly_the_stock(on_sale, redi
 def test_one_user_with_200_concurrent_requests_gets_one_order(on_sale, settings) -> None:
     from rest_framework.test import APIClient
 
-    from vouchers.views import SeckillFunnel
+    settings.SECKILL_FUNNEL_CAPACITY = 1000  # let every request reach the sale itself
+    user = UserFactory()
+    token = tokens.token_issue(user)
 
-    SeckillFunnel.capacity = 1000  # let every request reach the sale itself
-    try:
-        user = UserFactory()
-        token = tokens.token_issue(user)
+    def attempt(_: int) -> int:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+        return _buy(client, on_sale.id).status_code
 
-        def attempt(_: int) -> int:
-            client = APIClient()
-            client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
-            return _buy(client, on_sale.id).status_code
-
-        statuses = run_concurrently(attempt, workers=200)
-    finally:
-        SeckillFunnel.capacity = 5
+    statuses = run_concurrently(attempt, workers=200)
     _drain_all()
 
     assert statuses.count(200) == 1
+    assert statuses.count(409) == 199
     assert VoucherOrder.objects.filter(user=user).count() == 1
 
 
 @pytest.mark.django_db
-def test_the_funnel_refuses_a_hammering_user(user_api, on_sale) -> None:
-    statuses = [_buy(user_api, on_sale.id).status_code for _ in range(8)]
+def test_the_funnel_refuses_a_hammering_user(user_api, on_sale, fake_clock) -> None:
+    responses = [_buy(user_api, on_sale.id) for _ in range(8)]
 
+    statuses = [r.status_code for r in responses]
     assert statuses[0] == 200
-    assert statuses.count(429) == 3  # capacity 5: the 6th to 8th tries are refused
+    assert statuses[1:5] == [409] * 4  # duplicates, still within the burst of 5
+    assert statuses[5:] == [429] * 3
+    assert responses[-1]["Retry-After"] == "1"  # one attempt leaks out every 0.5 s
+    assert responses[-1].json()["code"] == "throttled"
+    fake_clock.advance(0.5)
+    assert _buy(user_api, on_sale.id).status_code == 409
 
 
 @pytest.mark.django_db

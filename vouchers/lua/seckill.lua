@@ -1,12 +1,17 @@
 -- The flash sale in one atomic step: every check first, then every write.
+-- (The funnel() function comes from dianping/redis/lua/funnel_lib.lua, prepended on load.)
 -- KEYS (one shard's hash tag): [1] stock, [2] buyers set, [3] order stream,
---   [4] pending-orders hash, [5] today's order-id counter
+--   [4] pending-orders hash, [5] today's order-id counter, [6] the user's funnel
 -- ARGV: [1] user id, [2] voucher id, [3] now (Unix s), [4] begin (Unix s), [5] end (Unix s),
---   [6] shard, [7] shard bits, [8] id epoch (Unix s), [9] counter TTL (s)
+--   [6] shard, [7] shard bits, [8] id epoch (Unix s), [9] counter TTL (s),
+--   [10] funnel capacity, [11] funnel leak per ms, [12] now (ms)
 -- Returns {0, seconds, low} on success (order id = seconds << 32 | low, composed by the
 -- caller: Lua numbers cannot hold 63 bits), or {code}: -1 not started, -2 ended,
--- -3 stock not loaded, -4 duplicate order, -5 sold out, -6 out of order ids today.
+-- -3 stock not loaded, -4 duplicate order, -5 sold out, -6 out of order ids today,
+-- or {-7, ms to wait} when the user's funnel is full (every attempt counts).
 local user, voucher = ARGV[1], ARGV[2]
+local allowed, wait = funnel(KEYS[6], tonumber(ARGV[10]), tonumber(ARGV[11]), 1, tonumber(ARGV[12]))
+if allowed == 0 then return {-7, wait} end
 local now = tonumber(ARGV[3])
 if now < tonumber(ARGV[4]) then return {-1} end
 if now >= tonumber(ARGV[5]) then return {-2} end
