@@ -37,7 +37,7 @@ class VoucherAdmin(admin.ModelAdmin):
             and obj.is_seckill
             and obj.status_at(clock.now()) != Voucher.Status.PENDING
         ):
-            fields.append("stock")  # frozen once the sale has started
+            fields += ["stock", "begin_time", "end_time", "type"]  # frozen once started
         return fields
 
     @admin.display(description="status")
@@ -85,4 +85,9 @@ class VoucherOrderAdmin(admin.ModelAdmin):
     list_filter = ["status"]
     search_fields = ["id", "user__phone"]
     raw_id_fields = ["user", "voucher"]
-    readonly_fields = ["id", "user", "voucher", "created_at"]
+    # Orders change only through their services (pay, the pay timeout): editing status or
+    # `live` here could give a user two live orders or return a unit twice.
+    readonly_fields = [
+        "id", "user", "voucher", "status", "live", "created_at", "paid_at", "expires_at",
+        "used_at", "cancelled_at",
+    ]  # fmt: skip

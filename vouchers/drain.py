@@ -50,6 +50,14 @@ class StockMismatch(Exception):
     """The database has fewer units than Redis sold: reconcile before persisting."""
 
 
+class IdCollision(Exception):
+    """An order id already used by a different order (should never happen; alarm)."""
+
+
+class SystemFault(Exception):
+    """A whole batch failed order by order: treated like an outage, counted against none."""
+
+
 def ensure_groups() -> None:
     """Create every shard's consumer group (and stream) if missing; safe to repeat."""
     client = get_redis()
@@ -71,8 +79,9 @@ def drain_shard(shard: int, *, batch: int | None = None) -> int:
     """Persist up to `batch` orders of one shard; returns how many entries were settled
     (persisted or dead-lettered). The caller holds the shard's lock.
 
-    Raises DatabaseUnavailable when the database cannot be reached: nothing is acked
-    and nothing counts against the entries; the caller backs off and tries again.
+    Raises one of NOT_THEIR_FAULT when the database cannot be reached or a whole batch
+    fails alike: nothing is acked and nothing counts against the entries; the caller
+    backs off and tries again.
     """
     batch = batch or settings.SECKILL_DRAIN_BATCH
     entries = _read(shard, batch)
@@ -88,7 +97,7 @@ def drain_shard(shard: int, *, batch: int | None = None) -> int:
     except Exception:
         # Find the bad apples one by one, so one bad order cannot hold up the rest.
         log.exception("seckill drain: batch of %d failed; retrying one by one", len(good))
-        done = []
+        done, failed = [], []
         for order in good:
             try:
                 _persist([order])
@@ -96,7 +105,13 @@ def drain_shard(shard: int, *, batch: int | None = None) -> int:
             except DATABASE_DOWN:
                 raise
             except Exception as exc:
-                _count_failure(shard, order, exc)
+                failed.append((order, exc))
+        if len(failed) > 1 and not done:
+            # Every order failing alike is the system's fault (a migration half-applied,
+            # say), not theirs: count nothing, and let the caller back off.
+            raise SystemFault(f"all {len(failed)} orders failed: {failed[0][1]!r}") from None
+        for order, exc in failed:
+            _count_failure(shard, order, exc)
     _finish(shard, done)
     return len(done) + len(malformed)
 
@@ -104,6 +119,7 @@ def drain_shard(shard: int, *, batch: int | None = None) -> int:
 # The database being unreachable is nobody's fault: such errors are never held against
 # an entry (a deadlock or lost connection in MySQL is an OperationalError too).
 DATABASE_DOWN = (OperationalError, InterfaceError)
+NOT_THEIR_FAULT = (*DATABASE_DOWN, SystemFault)
 
 
 def _read(shard: int, batch: int) -> list[tuple[bytes, dict[bytes, bytes]]]:
@@ -158,17 +174,20 @@ def _count_failure(shard: int, order: Accepted, exc: Exception) -> None:
             b"order": str(order.order_id),
         }  # fmt: skip
         _dead_letter(shard, [(order.entry_id, fields, f"failed {failures} times: {exc!r}")])
+        # It will never persist: stop showing it as pending (the dead letter keeps it).
+        get_redis().hdel(keys.seckill_pending(shard), pending_field(order.order_id))
 
 
 @transaction.atomic
 def _persist(orders: list[Accepted]) -> None:
     if not orders:
         return
-    known = set(
-        VoucherOrder.objects.filter(id__in=[o.order_id for o in orders]).values_list(
-            "id", flat=True
-        )
-    )
+    rows = VoucherOrder.objects.filter(id__in=[o.order_id for o in orders])
+    known = {oid: (uid, vid) for oid, uid, vid in rows.values_list("id", "user_id", "voucher_id")}
+    for order in orders:
+        if order.order_id in known and known[order.order_id] != (order.user_id, order.voucher_id):
+            # Same id, different order: never ack it as a "redelivery" (that would lose it).
+            raise IdCollision(f"order id {order.order_id} already belongs to another order")
     fresh = [o for o in orders if o.order_id not in known]  # redelivered ones are done already
     VoucherOrder.objects.bulk_create(
         [
@@ -220,6 +239,7 @@ def _lag_histogram(done: list[Accepted]) -> Counter[str]:
 
 
 def _dead_letter(shard: int, poison: list[tuple[bytes, dict, str]]) -> None:
+    """Move entries that cannot be persisted aside, with the reason: reported, kept."""
     if not poison:
         return
     pipe = get_redis().pipeline(transaction=True)
@@ -229,4 +249,5 @@ def _dead_letter(shard: int, poison: list[tuple[bytes, dict, str]]) -> None:
             keys.seckill_dead_letters(shard), {**fields, b"entry": entry_id, b"reason": reason}
         )
         pipe.xack(keys.seckill_orders(shard), GROUP, entry_id)
+        pipe.hdel(keys.seckill_failures(shard), entry_id)
     pipe.execute()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 from typing import Any
 
@@ -19,6 +20,7 @@ from .models import Voucher, VoucherOrder
 from .serializers import MyVoucherSerializer, OrderSerializer
 
 _RELEASE = lua(__file__, "release.lua")
+log = logging.getLogger(__name__)
 
 
 def pay_timeouts() -> DelayQueue:
@@ -82,37 +84,54 @@ def order_pay(*, order_id: int, user_id: int) -> dict[str, Any]:
 
 
 def order_cancel_if_unpaid(*, order_id: int) -> bool:
-    """Cancel an order still unpaid (the pay timeout): the unit goes back to the database
-    and to Redis, and the buyer may buy again. Idempotent: True only the first time."""
+    """Cancel an order still unpaid (its pay timeout came): the unit goes back to the
+    database stock, and the order stops holding the buyer's one place. Idempotent: True
+    only the first time. Redis follows in `order_release`."""
     with transaction.atomic():
         cancelled = VoucherOrder.objects.filter(
             pk=order_id, status=VoucherOrder.Status.UNPAID
         ).update(status=VoucherOrder.Status.CANCELLED, live=None, cancelled_at=clock.now())
-        if not cancelled:
-            return False
-        order = VoucherOrder.objects.get(pk=order_id)
-        Voucher.objects.filter(pk=order.voucher_id).update(stock=F("stock") + 1)
-        transaction.on_commit(lambda: _release(order.voucher_id, order.user_id), robust=True)
-    return True
+        if cancelled:
+            voucher_id = VoucherOrder.objects.values_list("voucher_id", flat=True).get(pk=order_id)
+            Voucher.objects.filter(pk=voucher_id).update(stock=F("stock") + 1)
+    return bool(cancelled)
 
 
-def _release(voucher_id: int, user_id: int) -> None:
+def order_release(order: VoucherOrder) -> bool:
+    """Give a cancelled order's unit back to the Redis sale and free its buyer. Safe to
+    repeat: only a buyer entry that still names this order is released."""
     from .seckill import sale_sold_out_forget
-    from .stock import shard_of
+    from .stock import buyers_key, stock_key
 
-    shard = shard_of(voucher_id)
-    _RELEASE(
-        [keys.seckill_stock(shard, voucher_id), keys.seckill_buyers(shard, voucher_id)], [user_id]
+    released = _RELEASE(
+        [stock_key(order.voucher_id), buyers_key(order.voucher_id)],
+        [order.user_id, pending_field(order.id)],
     )
-    sale_sold_out_forget(voucher_id)
+    sale_sold_out_forget(order.voucher_id)
+    return bool(released)
 
 
 def cancel_due_orders(*, limit: int = 500) -> int:
-    """Cancel the unpaid orders whose pay timeout has come; returns how many were cancelled."""
+    """Cancel the unpaid orders whose pay timeout has come; returns how many were cancelled.
+
+    A job is acked only once both the database and Redis agree: if the release fails
+    (or the worker dies), the lease runs out and the job comes back, and the release
+    (idempotent per order) is tried again.
+    """
     queue = pay_timeouts()
     cancelled = 0
     for claim in queue.claim(limit=limit):
-        cancelled += order_cancel_if_unpaid(order_id=int(claim.member))
+        order_id = int(claim.member)
+        try:
+            cancelled += order_cancel_if_unpaid(order_id=order_id)
+            order = VoucherOrder.objects.filter(
+                pk=order_id, status=VoucherOrder.Status.CANCELLED
+            ).first()
+            if order is not None:
+                order_release(order)
+        except Exception:
+            log.exception("cancelling order %s failed; it will be retried", order_id)
+            continue
         queue.ack(claim)
     return cancelled
 

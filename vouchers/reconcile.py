@@ -6,18 +6,26 @@ not yet drained (the shard's pending hash). So for each voucher:
   expected buyers = users with a live DB order + users with a pending order
 Differences appear when Redis lost writes (a crash inside the AOF fsync window)
 or someone edited keys by hand.
+
+A repair holds the shard's drain lock (so no order moves from Redis to the
+database meanwhile) and writes under WATCH on the voucher's keys, recomputing if
+a sale lands in between, so it is safe during a live sale. A cancellation that
+commits during the repair can still race it; run again if one was in flight.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
+
+import redis
 
 from dianping.redis import keys
 from dianping.redis.client import get_redis
+from dianping.redis.lock import RedisLock
 
 from .models import Voucher, VoucherOrder
-from .stock import shard_of, stock_key
+from .orders import pending_field
+from .stock import buyers_key, shard_of, stock_key
 
 
 @dataclass
@@ -25,7 +33,7 @@ class Drift:
     voucher_id: int
     redis_stock: int | None
     expected_stock: int
-    missing_buyers: set[int] = field(default_factory=set)
+    missing_buyers: dict[int, str] = field(default_factory=dict)  # user -> order
     extra_buyers: set[int] = field(default_factory=set)
 
     @property
@@ -37,55 +45,54 @@ class Drift:
         )
 
 
-def _pending_buyers(voucher_ids: set[int]) -> dict[int, set[int]]:
-    buyers: dict[int, set[int]] = defaultdict(set)
-    client = get_redis()
-    for shard in {shard_of(v) for v in voucher_ids}:
-        for _, owner in client.hscan_iter(keys.seckill_pending(shard), count=1000):
-            user_id, voucher_id = (int(part) for part in owner.split(b":"))
-            if voucher_id in voucher_ids:
-                buyers[voucher_id].add(user_id)
-    return buyers
+def _measure(voucher: Voucher, client: redis.Redis) -> Drift:
+    """Read Redis through `client` (a WATCHing pipeline in immediate mode, or the client)."""
+    pending: dict[int, str] = {}
+    for order, owner in client.hscan_iter(keys.seckill_pending(shard_of(voucher.id)), count=1000):
+        user_id, voucher_id = (int(part) for part in owner.split(b":"))
+        if voucher_id == voucher.id:
+            pending[user_id] = order.decode()
+    stock_now = Voucher.objects.values_list("stock", flat=True).get(pk=voucher.id)
+    live = VoucherOrder.objects.filter(voucher=voucher, live=True).values_list("user_id", "id")
+    expected = {user_id: pending_field(order_id) for user_id, order_id in live} | pending
+    in_redis = {
+        int(user): order.decode() for user, order in client.hgetall(buyers_key(voucher.id)).items()
+    }
+    raw = client.get(stock_key(voucher.id))
+    return Drift(
+        voucher_id=voucher.id,
+        redis_stock=int(raw) if raw is not None else None,
+        expected_stock=stock_now - len(pending),
+        missing_buyers={u: o for u, o in expected.items() if in_redis.get(u) != o},
+        extra_buyers=set(in_redis) - set(expected),
+    )
 
 
 def seckill_drift(*, voucher_id: int | None = None) -> list[Drift]:
     vouchers = Voucher.objects.filter(type=Voucher.Kind.SECKILL)
     if voucher_id is not None:
         vouchers = vouchers.filter(pk=voucher_id)
-    vouchers = list(vouchers)
-    pending = _pending_buyers({v.id for v in vouchers})
     client = get_redis()
-    drifts = []
-    for voucher in vouchers:
-        shard = shard_of(voucher.id)
-        live = set(
-            VoucherOrder.objects.filter(voucher=voucher, live=True).values_list(
-                "user_id", flat=True
-            )
-        )
-        expected_buyers = live | pending.get(voucher.id, set())
-        redis_buyers = {int(m) for m in client.smembers(keys.seckill_buyers(shard, voucher.id))}
-        raw = client.get(stock_key(voucher.id))
-        drifts.append(
-            Drift(
-                voucher_id=voucher.id,
-                redis_stock=int(raw) if raw is not None else None,
-                expected_stock=voucher.stock - len(pending.get(voucher.id, set())),
-                missing_buyers=expected_buyers - redis_buyers,
-                extra_buyers=redis_buyers - expected_buyers,
-            )
-        )
-    return drifts
+    return [_measure(voucher, client) for voucher in vouchers]
 
 
-def seckill_repair(drift: Drift) -> None:
-    """Make Redis match the database (and the accepted orders still pending)."""
-    shard = shard_of(drift.voucher_id)
-    buyers = keys.seckill_buyers(shard, drift.voucher_id)
-    pipe = get_redis().pipeline(transaction=True)
-    pipe.set(stock_key(drift.voucher_id), drift.expected_stock)
-    if drift.missing_buyers:
-        pipe.sadd(buyers, *drift.missing_buyers)
-    if drift.extra_buyers:
-        pipe.srem(buyers, *drift.extra_buyers)
-    pipe.execute()
+def seckill_repair(voucher_id: int) -> Drift:
+    """Make Redis match the database and the still-pending orders; returns what was fixed."""
+    voucher = Voucher.objects.get(pk=voucher_id)
+    shard = shard_of(voucher_id)
+    watched = [stock_key(voucher_id), buyers_key(voucher_id), keys.seckill_pending(shard)]
+    with RedisLock(f"seckill-drain:{shard}", ttl=30, wait=60), get_redis().pipeline() as pipe:
+        while True:
+            try:
+                pipe.watch(*watched)
+                drift = _measure(voucher, pipe)
+                pipe.multi()
+                pipe.set(stock_key(voucher_id), drift.expected_stock)
+                if drift.missing_buyers:
+                    pipe.hset(buyers_key(voucher_id), mapping=drift.missing_buyers)
+                if drift.extra_buyers:
+                    pipe.hdel(buyers_key(voucher_id), *drift.extra_buyers)
+                pipe.execute()
+                return drift
+            except redis.WatchError:
+                continue  # a sale landed while we measured: measure again

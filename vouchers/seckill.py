@@ -67,11 +67,11 @@ def voucher_seckill(*, user_id: int, voucher_id: int) -> int:
     if _sold_out_until.get(voucher_id, 0) > time.monotonic():
         raise Conflict("Sold out.", code="sold_out")
 
-    verdict = _run(user_id, voucher_id, window)
+    verdict = _run(user_id, voucher_id, window, charge_funnel=True)
     if verdict[0] == _NOT_LOADED:
         # An active sale whose stock was never preheated: load it (set-if-absent), retry.
         stock.stock_load(Voucher.objects.filter(pk=voucher_id))
-        verdict = _run(user_id, voucher_id, window)
+        verdict = _run(user_id, voucher_id, window, charge_funnel=False)
     code = verdict[0]
     if code == _THROTTLED:
         raise RateLimited(verdict[1] / 1000, "Too many attempts; slow down.")
@@ -89,7 +89,9 @@ def voucher_seckill(*, user_id: int, voucher_id: int) -> int:
     raise ServiceUnavailable("The sale is not ready; try again shortly.")
 
 
-def _run(user_id: int, voucher_id: int, window: dict[str, Any]) -> list[int]:
+def _run(
+    user_id: int, voucher_id: int, window: dict[str, Any], *, charge_funnel: bool
+) -> list[int]:
     now_ms = clock.now_ms()
     now = now_ms // 1000
     shard = stock.shard_of(voucher_id)
@@ -105,5 +107,6 @@ def _run(user_id: int, voucher_id: int, window: dict[str, Any]) -> list[int]:
         user_id, voucher_id, now, window["begin"], window["end"],
         shard, shard_bits(), ids.ID_EPOCH, _COUNTER_TTL,
         settings.SECKILL_FUNNEL_CAPACITY, repr(settings.SECKILL_FUNNEL_PER_SECOND / 1000), now_ms,
+        "1" if charge_funnel else "0",
     ]  # fmt: skip
     return [int(part) for part in _SECKILL(script_keys, args)]

@@ -36,8 +36,12 @@ def voucher_update(*, voucher_id: int, data: dict[str, Any]) -> Voucher:
         if voucher is None:
             raise NotFound("No such voucher.", code="voucher_not_found")
         started = voucher.status_at(clock.now()) != Voucher.Status.PENDING
-        if voucher.is_seckill and started and data.get("stock", voucher.stock) != voucher.stock:
-            raise Conflict("Stock cannot change once the sale has started.", code="sale_started")
+        if voucher.is_seckill and started:
+            for name in ("stock", "begin_time", "end_time", "type"):
+                if name in data and data[name] != getattr(voucher, name):
+                    raise Conflict(
+                        f"{name} cannot change once the sale has started.", code="sale_started"
+                    )
         for field, value in data.items():
             setattr(voucher, field, value)
         if voucher.status != Voucher.Status.VOID:

@@ -9,8 +9,11 @@ from django.conf import settings
 from dianping import clock
 from dianping.redis import keys
 from dianping.redis.client import get_redis
+from dianping.redis.scripts import lua
 
 from .models import Voucher
+
+_LOAD = lua(__file__, "stock_load.lua")
 
 
 def shard_of(voucher_id: int) -> int:
@@ -21,32 +24,27 @@ def stock_key(voucher_id: int) -> str:
     return keys.seckill_stock(shard_of(voucher_id), voucher_id)
 
 
+def buyers_key(voucher_id: int) -> str:
+    return keys.seckill_buyers(shard_of(voucher_id), voucher_id)
+
+
 def stock_load(vouchers: Iterable[Voucher]) -> dict[int, str]:
-    """Write DB stock to Redis: overwrite while a sale is pending, only if absent once it
-    is active (never resurrect units already sold); leave ended and void sales alone.
-    Returns {voucher id: "overwritten" | "set" | "kept" | "skipped"}."""
+    """Write DB stock to Redis: overwrite while a sale is pending and nobody has bought,
+    only if absent once it is active (never resurrect units already sold); leave ended
+    and void sales alone. Returns {voucher id: outcome} (see stock_load.lua, or "skipped")."""
     now = clock.now()
     plan = []
     pipe = get_redis().pipeline(transaction=False)
     for voucher in vouchers:
         status = voucher.status_at(now) if voucher.is_seckill else None
-        if status == Voucher.Status.PENDING:
-            pipe.set(stock_key(voucher.id), voucher.stock)
-            plan.append((voucher.id, "overwritten"))
-        elif status == Voucher.Status.ACTIVE:
-            pipe.set(stock_key(voucher.id), voucher.stock, nx=True)
-            plan.append((voucher.id, "set-if-absent"))
+        if status in (Voucher.Status.PENDING, Voucher.Status.ACTIVE):
+            keys_ = [stock_key(voucher.id), buyers_key(voucher.id)]
+            _LOAD(keys_, [voucher.stock, status], client=pipe)
+            plan.append((voucher.id, True))
         else:
-            plan.append((voucher.id, "skipped"))
+            plan.append((voucher.id, False))
     replies = iter(pipe.execute())
-    outcome = {}
-    for voucher_id, action in plan:
-        if action == "set-if-absent":
-            action = "set" if next(replies) else "kept"
-        elif action == "overwritten":
-            next(replies)
-        outcome[voucher_id] = action
-    return outcome
+    return {vid: (next(replies).decode() if loaded else "skipped") for vid, loaded in plan}
 
 
 def live_stock(voucher_ids: list[int]) -> dict[int, int | None]:

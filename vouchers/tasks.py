@@ -49,9 +49,12 @@ def drain_seckill_orders() -> int:
     try:
         deadline = time.monotonic() + settings.SECKILL_DRAIN_LOOP_SECONDS
         while locks and time.monotonic() < deadline:
+            if any(lock.lost for _, lock in locks):
+                log.warning("seckill drain: a shard lock was lost; stopping this run")
+                break
             try:
                 drained = sum(drain.drain_shard(shard) for shard, _ in locks)
-            except drain.DATABASE_DOWN:
+            except drain.NOT_THEIR_FAULT:
                 log.exception("seckill drain: database unavailable; nothing acked, retrying")
                 close_old_connections()
                 time.sleep(1)

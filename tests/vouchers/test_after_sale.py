@@ -92,8 +92,8 @@ def test_reconcile_detects_and_fixes_broken_redis_state(sale, redis_client, caps
     shard = stock.shard_of(sale.id)
     # Redis "loses" data, as after a crash inside the AOF fsync window:
     redis_client.set(stock.stock_key(sale.id), 50)
-    redis_client.srem(keys.seckill_buyers(shard, sale.id), buyers[0].id)
-    redis_client.sadd(keys.seckill_buyers(shard, sale.id), 424242)
+    redis_client.hdel(keys.seckill_buyers(shard, sale.id), buyers[0].id)
+    redis_client.hset(keys.seckill_buyers(shard, sale.id), 424242, "1:16")
 
     call_command("reconcile_seckill", "--voucher", str(sale.id))
     report = capsys.readouterr().out
@@ -105,7 +105,7 @@ def test_reconcile_detects_and_fixes_broken_redis_state(sale, redis_client, caps
     call_command("reconcile_seckill", "--fix")
 
     assert redis_client.get(stock.stock_key(sale.id)) == b"47"
-    assert {int(m) for m in redis_client.smembers(keys.seckill_buyers(shard, sale.id))} == {
+    assert {int(m) for m in redis_client.hkeys(keys.seckill_buyers(shard, sale.id))} == {
         b.id for b in buyers
     }
     call_command("reconcile_seckill")

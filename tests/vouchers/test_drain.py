@@ -79,6 +79,32 @@ def test_an_order_that_keeps_failing_goes_to_the_dead_letters(sale, redis_client
     assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(accepted)
     assert _stream_state(sale, redis_client) == {"pending": 0, "dead": 1}
     assert Voucher.objects.get(pk=sale.pk).stock == 5000 - 3
+    shard = stock.shard_of(sale.id)
+    assert not redis_client.hexists(keys.seckill_pending(shard), "100:4")  # no longer "pending"
+    assert redis_client.hgetall(keys.seckill_failures(shard)) == {}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_batch_failing_order_by_order_is_the_systems_fault_not_theirs(
+    sale, redis_client, monkeypatch
+) -> None:
+    from django.db import ProgrammingError
+
+    _accept(sale, 5)
+
+    def table_missing(orders):  # type: ignore[no-untyped-def]
+        raise ProgrammingError("Table 'vouchers_voucherorder' doesn't exist")
+
+    monkeypatch.setattr(drain, "_persist", table_missing)
+    for _ in range(10):
+        with pytest.raises(drain.SystemFault):
+            drain.drain_shard(stock.shard_of(sale.id))
+
+    assert not redis_client.exists(keys.seckill_failures(stock.shard_of(sale.id)))
+    assert _stream_state(sale, redis_client) == {"pending": 5, "dead": 0}
+    monkeypatch.undo()
+    _drain_all()
+    assert VoucherOrder.objects.count() == 5
 
 
 @pytest.mark.django_db

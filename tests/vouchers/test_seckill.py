@@ -242,3 +242,55 @@ def test_unpaid_orders_are_cancelled_once_and_the_unit_comes_back(
     assert _buy(clients[0], on_sale.id).status_code == 200  # may buy again
     _drain_all()
     assert VoucherOrder.objects.filter(user=buyers[0]).count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_repeated_release_never_frees_the_buyers_next_order(
+    on_sale, redis_client, fake_clock
+) -> None:
+    from rest_framework.test import APIClient
+
+    buyer = UserFactory()
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens.token_issue(buyer)}")
+    assert _buy(client, on_sale.id).status_code == 200
+    _drain_all()
+    fake_clock.advance(15 * 60 + 1)
+    assert orders.cancel_due_orders() == 1
+    first = VoucherOrder.objects.get(user=buyer)
+    assert _buy(client, on_sale.id).status_code == 200  # buys again
+    _drain_all()
+
+    assert not orders.order_release(first)  # a late retry of the first release
+
+    assert redis_client.get(stock.stock_key(on_sale.id)) == b"99"
+    assert _buy(client, on_sale.id).json()["code"] == "duplicate_order"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_release_is_retried_until_redis_agrees(
+    on_sale, redis_client, fake_clock, monkeypatch
+) -> None:
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens.token_issue(UserFactory())}")
+    assert _buy(client, on_sale.id).status_code == 200
+    _drain_all()
+    fake_clock.advance(15 * 60 + 1)
+    real_release = orders.order_release
+
+    def redis_blip(order):  # type: ignore[no-untyped-def]
+        raise ConnectionError("redis went away")
+
+    monkeypatch.setattr(orders, "order_release", redis_blip)
+    orders.cancel_due_orders()
+    assert redis_client.get(stock.stock_key(on_sale.id)) == b"99"  # not yet given back
+
+    monkeypatch.setattr(orders, "order_release", real_release)
+    fake_clock.advance(61)  # the unacked job's lease runs out
+    orders.cancel_due_orders()
+
+    assert redis_client.get(stock.stock_key(on_sale.id)) == b"100"
+    assert Voucher.objects.get(pk=on_sale.pk).stock == 100
+    assert orders.pay_timeouts().pending() == 0

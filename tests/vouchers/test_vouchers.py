@@ -241,3 +241,29 @@ def test_admin_lists_redis_stock_and_freezes_stock_after_start(
     assert changelist.status_code == 200
     assert b"37" in changelist.content
     assert b'name="stock"' not in change.content  # read-only once the sale is on
+
+
+@pytest.mark.django_db
+def test_reloading_a_pending_looking_sale_never_overwrites_sold_units(
+    redis_client, fake_clock
+) -> None:
+    fake_clock.value = datetime.now(UTC).timestamp()
+    voucher = VoucherFactory(stock=10)
+    redis_client.set(stock.stock_key(voucher.id), 7)
+    redis_client.hset(stock.buyers_key(voucher.id), 1, "1:16")  # someone already bought
+
+    assert stock.stock_load([voucher]) == {voucher.id: "sold"}
+    assert redis_client.get(stock.stock_key(voucher.id)) == b"7"
+
+
+@pytest.mark.django_db
+def test_the_sale_window_is_frozen_once_the_sale_started(staff_api, fake_clock) -> None:
+    fake_clock.value = datetime.now(UTC).timestamp()
+    voucher = VoucherFactory(begin_time=clock.now() - timedelta(minutes=1))
+    later = _iso(clock.now() + timedelta(minutes=30))  # still before end_time
+
+    response = staff_api.patch(f"/api/vouchers/{voucher.id}", {"begin_time": later}, format="json")
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "sale_started"
+    assert Voucher.objects.get(pk=voucher.pk).begin_time == voucher.begin_time

@@ -17,12 +17,12 @@ class Command(BaseCommand):
     def handle(self, *args: Any, voucher: int | None, fix: bool, **options: Any) -> None:
         drifts = [d for d in reconcile.seckill_drift(voucher_id=voucher) if not d.clean]
         for drift in drifts:
+            if fix:
+                drift = reconcile.seckill_repair(drift.voucher_id)  # measured again, locked
             self.stdout.write(
                 f"voucher {drift.voucher_id}: redis stock {drift.redis_stock}, expected "
                 f"{drift.expected_stock}; missing buyers {sorted(drift.missing_buyers)}, "
                 f"extra buyers {sorted(drift.extra_buyers)}"
             )
-            if fix:
-                reconcile.seckill_repair(drift)
         verdict = "fixed" if fix else "found"
         self.stdout.write(self.style.SUCCESS(f"{len(drifts)} voucher(s) out of line, {verdict}"))
