@@ -156,7 +156,7 @@ def main() -> None:
     now = int(time.time())
     script_args = [
         "__rand_int__", "9", str(now), str(now - 60), str(now + 3600), "9", "4", "1735689600",
-        "60", "1e15", "1", str(now * 1000),
+        "60", "1e15", "1", str(now * 1000), "1",
     ]  # fmt: skip
     ceiling = subprocess.run(
         ["redis-benchmark", "-p", os.environ.get("REDIS_PORT", "6390"), "-n", "200000", "-c", "50",

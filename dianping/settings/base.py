@@ -172,7 +172,10 @@ SMS_BACKEND = env.str("SMS_BACKEND", default="console")
 SMS_FILE_PATH = env.path("SMS_FILE_PATH", default=VAR_DIR / "sms")
 
 # --- Celery -----------------------------------------------------------------------
-CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
+# kombu spells a Unix-socket Redis "redis+socket://"; redis-py spells it "unix://".
+CELERY_BROKER_URL = env.str(
+    "CELERY_BROKER_URL", default=REDIS_URL.replace("unix://", "redis+socket://", 1)
+)
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
