@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
@@ -10,27 +10,19 @@ from django.core.management import call_command
 from dianping import clock
 from dianping.redis import keys
 from tests.factories import VoucherFactory
-from vouchers import drain, seckill, stock
+from tests.vouchers.sales import drain_all, start_sale
+from vouchers import seckill, stock
 from vouchers.models import Voucher, VoucherOrder
 
 
 @pytest.fixture
 def sale(db, fake_clock):  # type: ignore[no-untyped-def]
-    fake_clock.value = datetime.now(UTC).timestamp()
-    voucher = VoucherFactory(stock=50, valid_days=7, begin_time=clock.now() - timedelta(minutes=1))
-    stock.stock_load([voucher])
-    drain.ensure_groups()
-    return voucher
-
-
-def _drain_all() -> None:
-    while sum(drain.drain_shard(s) for s in range(4)):
-        pass
+    return start_sale(fake_clock, stock=50, valid_days=7)
 
 
 def _order(user, voucher) -> int:  # type: ignore[no-untyped-def]
     order_id = seckill.voucher_seckill(user_id=user.id, voucher_id=voucher.id)
-    _drain_all()
+    drain_all()
     return order_id
 
 
@@ -110,7 +102,7 @@ def test_reconcile_detects_and_fixes_broken_redis_state(sale, redis_client, caps
     }
     call_command("reconcile_seckill")
     assert "0 voucher(s) out of line" in capsys.readouterr().out
-    _drain_all()
+    drain_all()
     assert Voucher.objects.get(pk=sale.pk).stock == 47
     assert redis_client.get(stock.stock_key(sale.id)) == b"47"
 

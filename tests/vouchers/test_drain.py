@@ -6,17 +6,15 @@ import os
 import signal
 import subprocess
 import sys
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from django.db import connection
 
 from accounts.services import users_ensure
-from dianping import clock
 from dianping.redis import keys
-from tests.factories import VoucherFactory
 from tests.helpers import wait_until
+from tests.vouchers.sales import drain_all, start_sale
 from vouchers import drain, seckill, stock
 from vouchers.models import Voucher, VoucherOrder
 
@@ -25,21 +23,12 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 @pytest.fixture
 def sale(db, fake_clock):  # type: ignore[no-untyped-def]
-    fake_clock.value = datetime.now(UTC).timestamp()
-    voucher = VoucherFactory(stock=5000, begin_time=clock.now() - timedelta(minutes=1))
-    stock.stock_load([voucher])
-    drain.ensure_groups()
-    return voucher
+    return start_sale(fake_clock, stock=5000)
 
 
 def _accept(voucher: Voucher, count: int) -> list[int]:
     users = users_ensure(phones=[f"100{i:08d}" for i in range(count)])
     return [seckill.voucher_seckill(user_id=u.id, voucher_id=voucher.id) for u in users]
-
-
-def _drain_all() -> None:
-    while sum(drain.drain_shard(s) for s in range(4)):
-        pass
 
 
 def _stream_state(voucher: Voucher, redis_client) -> dict:  # type: ignore[no-untyped-def]
@@ -56,7 +45,7 @@ def test_a_malformed_entry_is_dead_lettered_and_does_not_block_others(sale, redi
     stream = keys.seckill_orders(stock.shard_of(sale.id))
     redis_client.xadd(stream, {"voucher": str(sale.id), "user": "not-a-number"})
 
-    _drain_all()
+    drain_all()
 
     assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(accepted)
     assert _stream_state(sale, redis_client) == {"pending": 0, "dead": 1}
@@ -74,7 +63,7 @@ def test_an_order_that_keeps_failing_goes_to_the_dead_letters(sale, redis_client
     )
 
     for _ in range(10):
-        _drain_all()
+        drain_all()
 
     assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(accepted)
     assert _stream_state(sale, redis_client) == {"pending": 0, "dead": 1}
@@ -103,20 +92,20 @@ def test_a_batch_failing_order_by_order_is_the_systems_fault_not_theirs(
     assert not redis_client.exists(keys.seckill_failures(stock.shard_of(sale.id)))
     assert _stream_state(sale, redis_client) == {"pending": 5, "dead": 0}
     monkeypatch.undo()
-    _drain_all()
+    drain_all()
     assert VoucherOrder.objects.count() == 5
 
 
 @pytest.mark.django_db
 def test_redelivery_never_creates_a_second_order(sale, redis_client) -> None:
     accepted = _accept(sale, 5)
-    _drain_all()
+    drain_all()
     stream = keys.seckill_orders(stock.shard_of(sale.id))
     # As if the drainer died after its commit but before its XACK: the entries come back.
     for _entry_id, fields in redis_client.xrange(stream):
         redis_client.xadd(stream, fields)
 
-    _drain_all()
+    drain_all()
 
     assert VoucherOrder.objects.count() == 5
     assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(accepted)
@@ -218,7 +207,7 @@ def test_while_the_database_is_down_nothing_is_acked_and_all_lands_later(
     assert VoucherOrder.objects.count() == 0
     assert redis_client.xlen(keys.seckill_dead_letters(stock.shard_of(sale.id))) == 0
 
-    _drain_all()  # the database is back
+    drain_all()  # the database is back
 
     assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(accepted)
     assert _stream_state(sale, redis_client) == {"pending": 0, "dead": 0}
@@ -242,7 +231,7 @@ def test_redis_restart_mid_sale_loses_no_accepted_order_and_oversells_nothing(
     with pytest.raises(Exception, match="already have an order"):
         seckill.voucher_seckill(user_id=users[0].id, voucher_id=sale.id)
     after = [seckill.voucher_seckill(user_id=u.id, voucher_id=sale.id) for u in users[50:]]
-    _drain_all()
+    drain_all()
 
     assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(before + after)
     assert Voucher.objects.get(pk=sale.pk).stock == 5000 - 100

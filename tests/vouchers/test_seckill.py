@@ -11,31 +11,18 @@ from dianping import clock
 from dianping.redis import keys
 from tests.factories import UserFactory, VoucherFactory
 from tests.helpers import run_concurrently
-from vouchers import drain, orders, stock
+from tests.vouchers.sales import drain_all, start_sale
+from vouchers import orders, stock
 from vouchers.models import Voucher, VoucherOrder
 
 
 @pytest.fixture
 def on_sale(db, fake_clock):  # type: ignore[no-untyped-def]
-    """A flash sale of 100 units that started a minute ago, stock loaded into Redis."""
-    fake_clock.value = datetime.now(UTC).timestamp()
-    voucher = VoucherFactory(stock=100, begin_time=clock.now() - timedelta(minutes=1))
-    stock.stock_load([voucher])
-    drain.ensure_groups()
-    return voucher
+    return start_sale(fake_clock, stock=100)
 
 
 def _buy(client, voucher_id: int):  # type: ignore[no-untyped-def]
     return client.post(f"/api/vouchers/{voucher_id}/seckill")
-
-
-def _drain_all() -> int:
-    total = 0
-    while True:
-        drained = sum(drain.drain_shard(s) for s in range(4))
-        if not drained:
-            return total
-        total += drained
 
 
 @pytest.mark.django_db
@@ -49,7 +36,7 @@ def test_a_buyer_gets_an_order_id_and_then_the_order(user, user_api, on_sale, re
     assert pending["status"] == "pending"
     assert pending["id"] == str(order_id)
 
-    assert _drain_all() == 1
+    assert drain_all() == 1
 
     persisted = user_api.get(f"/api/voucher-orders/{order_id}").json()
     assert (persisted["status"], persisted["voucher_id"]) == ("unpaid", on_sale.id)
@@ -74,7 +61,7 @@ def test_other_users_cannot_see_an_order(user_api, on_sale) -> None:
     other.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens.token_issue(stranger)}")
 
     assert other.get(f"/api/voucher-orders/{order_id}").status_code == 404
-    _drain_all()
+    drain_all()
     assert other.get(f"/api/voucher-orders/{order_id}").status_code == 404
 
 
@@ -150,7 +137,7 @@ def test_two_thousand_users_three_tries_each_buy_exactly_the_stock(on_sale, redi
 
     with ThreadPoolExecutor(max_workers=48) as pool:
         results = list(pool.map(attempt, range(6000)))
-    _drain_all()
+    drain_all()
 
     accepted = [order_id for status, order_id in results if status == 200]
     assert len(accepted) == 100
@@ -177,7 +164,7 @@ def test_one_user_with_200_concurrent_requests_gets_one_order(on_sale, settings)
         return _buy(client, on_sale.id).status_code
 
     statuses = run_concurrently(attempt, workers=200)
-    _drain_all()
+    drain_all()
 
     assert statuses.count(200) == 1
     assert statuses.count(409) == 199
@@ -204,7 +191,7 @@ def test_pay_then_the_timeout_does_not_cancel(user_api, on_sale, fake_clock) -> 
     early = user_api.post(f"/api/voucher-orders/{order_id}/pay")
     assert early.status_code == 409
     assert early.json()["code"] == "order_pending"
-    _drain_all()
+    drain_all()
 
     paid = user_api.post(f"/api/voucher-orders/{order_id}/pay")
     assert paid.status_code == 200
@@ -229,7 +216,7 @@ def test_unpaid_orders_are_cancelled_once_and_the_unit_comes_back(
         client.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens.token_issue(buyer)}")
         clients.append(client)
         assert _buy(client, on_sale.id).status_code == 200
-    _drain_all()
+    drain_all()
     assert redis_client.get(stock.stock_key(on_sale.id)) == b"97"
 
     fake_clock.advance(15 * 60 + 1)
@@ -240,7 +227,7 @@ def test_unpaid_orders_are_cancelled_once_and_the_unit_comes_back(
     assert Voucher.objects.get(pk=on_sale.pk).stock == 100
     assert redis_client.get(stock.stock_key(on_sale.id)) == b"100"
     assert _buy(clients[0], on_sale.id).status_code == 200  # may buy again
-    _drain_all()
+    drain_all()
     assert VoucherOrder.objects.filter(user=buyers[0]).count() == 2
 
 
@@ -254,12 +241,12 @@ def test_a_repeated_release_never_frees_the_buyers_next_order(
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens.token_issue(buyer)}")
     assert _buy(client, on_sale.id).status_code == 200
-    _drain_all()
+    drain_all()
     fake_clock.advance(15 * 60 + 1)
     assert orders.cancel_due_orders() == 1
     first = VoucherOrder.objects.get(user=buyer)
     assert _buy(client, on_sale.id).status_code == 200  # buys again
-    _drain_all()
+    drain_all()
 
     assert not orders.order_release(first)  # a late retry of the first release
 
@@ -276,7 +263,7 @@ def test_a_failed_release_is_retried_until_redis_agrees(
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens.token_issue(UserFactory())}")
     assert _buy(client, on_sale.id).status_code == 200
-    _drain_all()
+    drain_all()
     fake_clock.advance(15 * 60 + 1)
     real_release = orders.order_release
 
