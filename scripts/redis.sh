@@ -8,11 +8,20 @@ port="${REDIS_PORT:-6390}"
 dir="$PWD/var/redis"
 pidfile="$dir/redis.pid"
 
-ping() { redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null 2>&1; }
+# alive: something answers on the port; ready: it answers PONG (not "LOADING": after a
+# restart Redis replays its AOF before serving, which takes a while for a big one).
+alive() { [ -n "$(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null)" ]; }
+ready() { [ "$(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null)" = "PONG" ]; }
+wait_ready() {
+  for _ in $(seq 1200); do ready && return 0; sleep 0.05; done
+  echo "error: redis is not ready after 60 s; see $dir/redis.log" >&2
+  return 1
+}
 
 case "${1:-}" in
   start)
-    if ping; then
+    if alive; then
+      wait_ready
       echo "redis: already running on 127.0.0.1:$port"
       exit 0
     fi
@@ -27,19 +36,18 @@ case "${1:-}" in
       --unixsocket "$dir/redis.sock" --unixsocketperm 700 \
       --appendonly yes --appendfsync everysec --save "" \
       --maxclients 10000 --protected-mode yes
-    for _ in $(seq 100); do ping && break; sleep 0.05; done
-    ping || { echo "error: redis did not start; see $dir/redis.log" >&2; exit 1; }
+    wait_ready
     echo "redis: started on 127.0.0.1:$port (data in var/redis)"
     ;;
   stop)
-    if ping; then
+    if alive; then
       redis-cli -h 127.0.0.1 -p "$port" shutdown >/dev/null 2>&1 || true
-      for _ in $(seq 100); do ping || break; sleep 0.05; done
+      for _ in $(seq 600); do alive || break; sleep 0.05; done
       echo "redis: stopped"
     fi
     ;;
   status)
-    ping && echo "redis: running on 127.0.0.1:$port" || { echo "redis: not running"; exit 1; }
+    alive && echo "redis: running on 127.0.0.1:$port" || { echo "redis: not running"; exit 1; }
     ;;
   *)
     echo "usage: $0 start|stop|status" >&2

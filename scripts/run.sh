@@ -22,9 +22,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-if [ -z "${REDIS_URL:-}" ] && ! scripts/redis.sh status >/dev/null 2>&1; then
-  scripts/redis.sh start
-  started_redis=1
+if [ -z "${REDIS_URL:-}" ]; then
+  scripts/redis.sh status >/dev/null 2>&1 || started_redis=1
+  scripts/redis.sh start  # starts it, or waits until a running one has loaded its data
 fi
 
 echo "==> migrating the database"

@@ -5,9 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 started_redis=0
-if [ -z "${TEST_REDIS_URL:-}" ] && ! scripts/redis.sh status >/dev/null 2>&1; then
-  scripts/redis.sh start
-  started_redis=1
+if [ -z "${TEST_REDIS_URL:-}" ]; then
+  scripts/redis.sh status >/dev/null 2>&1 || started_redis=1
+  scripts/redis.sh start  # starts it, or waits until a running one has loaded its data
 fi
 status=0
 .venv/bin/python -m pytest "$@" || status=$?
