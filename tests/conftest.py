@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -61,7 +62,7 @@ class FakeClock:
 
 @pytest.fixture
 def fake_clock() -> Iterator[FakeClock]:
-    fake = FakeClock(1_790_000_000.0)  # 2026-09-21, a fixed point in time
+    fake = FakeClock(float(int(time.time())))  # the present, then only moved on purpose
     clock.set_source(fake)
     yield fake
     clock.set_source(None)

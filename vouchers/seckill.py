@@ -96,8 +96,8 @@ def _run(
     now = now_ms // 1000
     shard = stock.shard_of(voucher_id)
     script_keys = [
-        keys.seckill_stock(shard, voucher_id),
-        keys.seckill_buyers(shard, voucher_id),
+        stock.stock_key(voucher_id),
+        stock.buyers_key(voucher_id),
         keys.seckill_orders(shard),
         keys.seckill_pending(shard),
         keys.seckill_id_counter(shard, ids.day_of(now)),

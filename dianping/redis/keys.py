@@ -155,11 +155,6 @@ def seckill_id_counter(shard: int, day: str) -> str:
     return f"seckill:{{s{shard}}}:id:{day}"
 
 
-def seckill_voucher(voucher_id: int) -> str:
-    """Cached sale window of a voucher, read on every seckill request."""
-    return f"seckill:voucher:{voucher_id}"
-
-
 def seckill_failures(shard: int) -> str:
     """Hash stream-entry-id -> how often persisting it failed on its own account."""
     return f"seckill:{{s{shard}}}:failures"

@@ -57,9 +57,6 @@ class SlidingWindowLimiter:
                 pipe.zrem(key, decision.entry)
             pipe.execute()
 
-    def reset(self, ident: str) -> None:
-        get_redis().delete(*self._keys(ident))
-
     def _keys(self, ident: str) -> list[str]:
         return [keys.sliding_window(self.scope, ident, w) for _, w in self.windows]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from django.conf import settings
 
@@ -12,9 +12,11 @@ from vouchers import drain, stock
 from vouchers.models import Voucher
 
 
-def start_sale(fake_clock, **fields) -> Voucher:  # type: ignore[no-untyped-def]
-    """A flash sale that began a minute ago (real time), stock loaded, consumer groups ready."""
-    fake_clock.value = datetime.now(UTC).timestamp()
+def start_sale(**fields: object) -> Voucher:
+    """A flash sale that began a minute ago, stock loaded, consumer groups ready.
+
+    Callers hold the `fake_clock` fixture, so the sale's time stands still until moved.
+    """
     voucher = VoucherFactory(begin_time=clock.now() - timedelta(minutes=1), **fields)
     stock.stock_load([voucher])
     drain.ensure_groups()

@@ -17,7 +17,7 @@ from vouchers.models import Voucher, VoucherOrder
 
 @pytest.fixture
 def sale(db, fake_clock):  # type: ignore[no-untyped-def]
-    return start_sale(fake_clock, stock=50, valid_days=7)
+    return start_sale(stock=50, valid_days=7)
 
 
 def _order(user, voucher) -> int:  # type: ignore[no-untyped-def]

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 @pytest.fixture
 def sale(db, fake_clock):  # type: ignore[no-untyped-def]
-    return start_sale(fake_clock, stock=5000)
+    return start_sale(stock=5000)
 
 
 def _accept(voucher: Voucher, count: int) -> list[int]:
@@ -71,6 +71,29 @@ def test_an_order_that_keeps_failing_goes_to_the_dead_letters(sale, redis_client
     shard = stock.shard_of(sale.id)
     assert not redis_client.hexists(keys.seckill_pending(shard), "100:4")  # no longer "pending"
     assert redis_client.hgetall(keys.seckill_failures(shard)) == {}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_unreachable_database_is_never_held_against_the_orders(
+    sale, redis_client, monkeypatch
+) -> None:
+    from django.db import OperationalError
+
+    accepted = _accept(sale, 5)
+
+    def database_gone(orders):  # type: ignore[no-untyped-def]
+        raise OperationalError("(2003) Can't connect to MySQL server")
+
+    monkeypatch.setattr(drain, "_persist", database_gone)
+    for _ in range(10):  # twice the dead-letter limit
+        with pytest.raises(OperationalError):
+            drain.drain_shard(stock.shard_of(sale.id))
+
+    assert not redis_client.exists(keys.seckill_failures(stock.shard_of(sale.id)))
+    assert _stream_state(sale, redis_client) == {"pending": 5, "dead": 0}
+    monkeypatch.undo()
+    drain_all()
+    assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(accepted)
 
 
 @pytest.mark.django_db(transaction=True)

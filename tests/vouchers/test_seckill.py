@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
@@ -18,11 +18,12 @@ from vouchers.models import Voucher, VoucherOrder
 
 @pytest.fixture
 def on_sale(db, fake_clock):  # type: ignore[no-untyped-def]
-    return start_sale(fake_clock, stock=100)
+    return start_sale(stock=100)
 
 
-def _buy(client, voucher_id: int):  # type: ignore[no-untyped-def]
-    return client.post(f"/api/vouchers/{voucher_id}/seckill")
+def _buy(client, voucher_id: int, authorization: str | None = None):  # type: ignore[no-untyped-def]
+    extra = {"HTTP_AUTHORIZATION": authorization} if authorization else {}
+    return client.post(f"/api/vouchers/{voucher_id}/seckill", **extra)
 
 
 @pytest.mark.django_db
@@ -77,7 +78,6 @@ def test_other_users_cannot_see_an_order(user_api, on_sale) -> None:
 def test_outside_the_window_nothing_is_written(
     user_api, redis_client, fake_clock, window, code
 ) -> None:
-    fake_clock.value = datetime.now(UTC).timestamp()
     now = clock.now()
     voucher = VoucherFactory(
         begin_time=now + timedelta(hours=window["begin_time"]),
@@ -95,12 +95,20 @@ def test_outside_the_window_nothing_is_written(
 
 
 @pytest.mark.django_db
-def test_unknown_voucher_normal_voucher_and_anonymous_caller(api, user_api, on_sale) -> None:
+def test_unknown_voucher_normal_voucher_and_anonymous_caller(
+    api, user_api, on_sale, redis_client
+) -> None:
     normal = VoucherFactory(type="normal", stock=0, begin_time=None, end_time=None)
 
     assert _buy(user_api, 424242).status_code == 404
     assert _buy(user_api, normal.id).status_code == 404
     assert _buy(api, on_sale.id).status_code == 401
+    assert _buy(api, on_sale.id, "Bearer " + "x" * 43).status_code == 401
+
+    # Nothing was sold, queued or counted against anyone.
+    assert redis_client.get(stock.stock_key(on_sale.id)) == b"100"
+    assert not redis_client.exists(stock.buyers_key(on_sale.id))
+    assert all(redis_client.xlen(keys.seckill_orders(s)) == 0 for s in range(4))
 
 
 @pytest.mark.django_db
