@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
-from dianping.redis import keys, visits
+from dianping.redis import keys, nearcache, visits
 from shops import caches as shops_caches
 from shops import services
 from shops.caches import shop_bloom
@@ -177,9 +177,15 @@ def test_shop_detail_costs_one_round_trip_on_a_hit(
     cache = shops_caches.shop_cache()
     if not near_cache:
         monkeypatch.setattr(cache, "near", None)
-    else:
-        wait_until(lambda: api.get(f"/api/shops/{shop.id}") and cache.near._data, timeout=5)
-    user_api.get(f"/api/shops/{shop.id}")  # make sure it is cached
+    key = cache.key(shop.id)
+    wait_until(lambda: nearcache._tracker.ready(), timeout=10)
+    before = nearcache._tracker.token(key)
+    api.get(f"/api/shops/{shop.id}")  # fills Redis; that SET comes back as an invalidation
+    if near_cache:
+        wait_until(lambda: nearcache._tracker.token(key) != before, timeout=5)
+    user_api.get(f"/api/shops/{shop.id}")  # a Redis hit, now also held locally
+    if near_cache:
+        assert key in cache.near._data
     round_trips = _count_round_trips(monkeypatch)
 
     assert user_api.get(f"/api/shops/{shop.id}").status_code == 200

@@ -7,6 +7,7 @@ from django.conf import settings
 
 from dianping.redis import keys, nearcache
 from dianping.redis.cache import CacheClient
+from dianping.redis.client import get_redis
 from tests.helpers import wait_until
 
 
@@ -20,12 +21,17 @@ class Loader:
 
 
 def _warm(cache: CacheClient, ident: int, loader: Loader) -> bytes | None:
-    """Read until the value is held locally (the first read's own SET invalidates it)."""
+    """Read until the value is held locally. The first read fills Redis, and that SET
+    comes back as an invalidation: wait for it, so it cannot evict the copy later."""
     wait_until(lambda: nearcache._tracker.ready(), timeout=10)
-    cache.get(ident, loader)
     key = cache.key(ident)
-    wait_until(lambda: cache.get(ident, loader) and cache.near._data.get(key), timeout=5)
-    return cache.get(ident, loader)
+    if not get_redis().exists(key):
+        before = nearcache._tracker.token(key)
+        cache.get(ident, loader)
+        wait_until(lambda: nearcache._tracker.token(key) != before, timeout=5)
+    value = cache.get(ident, loader)  # a Redis hit, now kept locally
+    assert key in cache.near._data
+    return value
 
 
 def _command_calls(client) -> dict[str, int]:  # type: ignore[no-untyped-def]
