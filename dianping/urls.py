@@ -9,6 +9,7 @@ from dianping import views
 urlpatterns = [
     path("api/", include("shops.urls")),
     path("api/ping", views.ping, name="ping"),
+    path("api/ping/redis", views.ping_redis, name="ping-redis"),
     path("api/", include("accounts.urls")),
     path("api/", include("vouchers.urls")),
     path("api/health", views.health, name="health"),

@@ -49,6 +49,12 @@ def ping(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"pong": True})
 
 
+def ping_redis(request: HttpRequest) -> JsonResponse:
+    """The floor of any Redis-backed endpoint: `ping` plus one Redis round trip (PING).
+    Benchmarks compare against it to separate our code's cost from the network's."""
+    return JsonResponse({"pong": bool(get_redis().ping())})
+
+
 def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")
 

@@ -106,6 +106,11 @@ def test_health_reports_database_and_redis(api) -> None:
     assert response.json()["redis"] == "ok"
 
 
+def test_benchmark_reference_views_answer(client) -> None:
+    assert client.get("/api/ping").json() == {"pong": True}
+    assert client.get("/api/ping/redis").json() == {"pong": True}
+
+
 def test_unknown_api_path_is_a_json_404(client) -> None:
     response = client.get("/api/no-such-thing")
 

@@ -46,11 +46,16 @@ class Accepted:
         return datetime.fromtimestamp(ids.timestamp_of(self.order_id), tz=UTC)
 
 
-class StockMismatch(Exception):
+class OrderFault(Exception):
+    """The orders' own data is wrong (not the system): always counted against them, so a
+    broken voucher ends in the dead letters instead of stalling its whole shard."""
+
+
+class StockMismatch(OrderFault):
     """The database has fewer units than Redis sold: reconcile before persisting."""
 
 
-class IdCollision(Exception):
+class IdCollision(OrderFault):
     """An order id already used by a different order (should never happen; alarm)."""
 
 
@@ -106,7 +111,7 @@ def drain_shard(shard: int, *, batch: int | None = None) -> int:
                 raise
             except Exception as exc:
                 failed.append((order, exc))
-        if len(failed) > 1 and not done:
+        if len(failed) > 1 and not done and not _their_own(failed):
             # Every order failing alike is the system's fault (a migration half-applied,
             # say), not theirs: count nothing, and let the caller back off.
             raise SystemFault(f"all {len(failed)} orders failed: {failed[0][1]!r}") from None
@@ -114,6 +119,10 @@ def drain_shard(shard: int, *, batch: int | None = None) -> int:
             _count_failure(shard, order, exc)
     _finish(shard, done)
     return len(done) + len(malformed)
+
+
+def _their_own(failed: list[tuple[Accepted, Exception]]) -> bool:
+    return any(isinstance(exc, OrderFault) for _, exc in failed)
 
 
 # The database being unreachable is nobody's fault: such errors are never held against

@@ -8,8 +8,16 @@ from typing import Any
 
 from django.conf import settings
 
+from accounts import tokens
 from dianping import clock
-from dianping.errors import Conflict, NotFound, RateLimited, ServiceUnavailable
+from dianping.errors import (
+    Conflict,
+    DomainError,
+    NotAuthenticated,
+    NotFound,
+    RateLimited,
+    ServiceUnavailable,
+)
 from dianping.redis import ids, keys
 from dianping.redis.cache import CacheClient
 from dianping.redis.scripts import FUNNEL_LIB, lua
@@ -19,7 +27,7 @@ from .models import Voucher
 
 _SECKILL = lua(__file__, "seckill.lua", prelude=(FUNNEL_LIB,))
 _OK, _NOT_STARTED, _ENDED, _NOT_LOADED, _DUPLICATE, _SOLD_OUT = 0, -1, -2, -3, -4, -5
-_THROTTLED = -7
+_THROTTLED, _UNKNOWN_TOKEN = -7, -8
 _COUNTER_TTL = 2 * 24 * 60 * 60
 
 # voucher id -> monotonic time until which it is known to be sold out (this process only)
@@ -59,6 +67,30 @@ def _sale_window(voucher_id: int) -> dict[str, Any] | None:
 
 def voucher_seckill(*, user_id: int, voucher_id: int) -> int:
     """Buy one unit for `user_id`; returns the new order id. Raises the sale's verdicts."""
+    window = _open_window(voucher_id)
+    return _decide(_run(voucher_id, window, user_id=user_id), voucher_id, window)
+
+
+def voucher_seckill_by_token(*, token: str, voucher_id: int) -> int:
+    """`voucher_seckill` for the caller holding a login token, in one round trip: the
+    script refreshes the token and reads its user (NotAuthenticated if it is unknown)."""
+    try:
+        window = _open_window(voucher_id)
+    except DomainError:
+        _authenticate(token)  # the refresh every request owes, and 401 before 404/409
+        raise
+    return _decide(_run(voucher_id, window, token=token), voucher_id, window)
+
+
+def _authenticate(token: str) -> int:
+    caller = tokens.token_touch(token)
+    if caller is None:
+        raise NotAuthenticated()
+    return int(caller["id"])
+
+
+def _open_window(voucher_id: int) -> dict[str, Any]:
+    """The sale's window, or the verdicts that need no Redis: unknown, void, sold out."""
     window = _sale_window(voucher_id)
     if window is None or not window["seckill"]:
         raise NotFound("No such flash sale.", code="voucher_not_found")
@@ -66,12 +98,16 @@ def voucher_seckill(*, user_id: int, voucher_id: int) -> int:
         raise Conflict("This sale was cancelled.", code="ended")
     if _sold_out_until.get(voucher_id, 0) > time.monotonic():
         raise Conflict("Sold out.", code="sold_out")
+    return window
 
-    verdict = _run(user_id, voucher_id, window, charge_funnel=True)
+
+def _decide(verdict: list[int], voucher_id: int, window: dict[str, Any]) -> int:
+    if verdict[0] == _UNKNOWN_TOKEN:
+        raise NotAuthenticated()
     if verdict[0] == _NOT_LOADED:
         # An active sale whose stock was never preheated: load it (set-if-absent), retry.
         stock.stock_load(Voucher.objects.filter(pk=voucher_id))
-        verdict = _run(user_id, voucher_id, window, charge_funnel=False)
+        verdict = _run(voucher_id, window, user_id=verdict[1], charge_funnel=False)
     code = verdict[0]
     if code == _THROTTLED:
         raise RateLimited(verdict[1] / 1000, "Too many attempts; slow down.")
@@ -90,8 +126,14 @@ def voucher_seckill(*, user_id: int, voucher_id: int) -> int:
 
 
 def _run(
-    user_id: int, voucher_id: int, window: dict[str, Any], *, charge_funnel: bool
+    voucher_id: int,
+    window: dict[str, Any],
+    *,
+    user_id: int | None = None,
+    token: str | None = None,
+    charge_funnel: bool = True,
 ) -> list[int]:
+    """One EVALSHA of seckill.lua, for a known user or (token mode) a token's user."""
     now_ms = clock.now_ms()
     now = now_ms // 1000
     shard = stock.shard_of(voucher_id)
@@ -101,12 +143,14 @@ def _run(
         keys.seckill_orders(shard),
         keys.seckill_pending(shard),
         keys.seckill_id_counter(shard, ids.day_of(now)),
-        keys.seckill_funnel(shard, user_id),
+        keys.seckill_funnel_prefix(shard) if token else keys.seckill_funnel(shard, user_id),
     ]
+    if token:
+        script_keys.append(keys.login_token(token))
     args = [
-        user_id, voucher_id, now, window["begin"], window["end"],
+        "" if token else user_id, voucher_id, now, window["begin"], window["end"],
         shard, shard_bits(), ids.ID_EPOCH, _COUNTER_TTL,
         settings.SECKILL_FUNNEL_CAPACITY, repr(settings.SECKILL_FUNNEL_PER_SECOND / 1000), now_ms,
-        "1" if charge_funnel else "0",
+        "1" if charge_funnel else "0", settings.AUTH_TOKEN_TTL,
     ]  # fmt: skip
     return [int(part) for part in _SECKILL(script_keys, args)]

@@ -167,4 +167,9 @@ def seckill_lag() -> str:
 
 def seckill_funnel(shard: int, user_id: int) -> str:
     """A user's flash-sale funnel, in the shard's slot so the seckill script can check it."""
-    return f"seckill:{{s{shard}}}:funnel:{user_id}"
+    return f"{seckill_funnel_prefix(shard)}{user_id}"
+
+
+def seckill_funnel_prefix(shard: int) -> str:
+    """What the seckill script completes with the user id it reads from a token."""
+    return f"seckill:{{s{shard}}}:funnel:"

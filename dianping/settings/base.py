@@ -201,7 +201,12 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # 4xx are business answers (sold out, duplicate, 429), tens of thousands a second in
+        # a flash sale: log 5xx only; access logs are the HTTP server's job.
+        "django.request": {"level": env.str("REQUEST_LOG_LEVEL", default="ERROR")},
+    },
 }
 
 # --- Shops ------------------------------------------------------------------------

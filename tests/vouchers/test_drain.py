@@ -9,10 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.db import connection
 
 from accounts.services import users_ensure
 from dianping.redis import keys
+from tests.factories import UserFactory
 from tests.helpers import wait_until
 from tests.vouchers.sales import drain_all, start_sale
 from vouchers import drain, seckill, stock
@@ -117,6 +119,27 @@ def test_a_batch_failing_order_by_order_is_the_systems_fault_not_theirs(
     monkeypatch.undo()
     drain_all()
     assert VoucherOrder.objects.count() == 5
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_voucher_whose_database_stock_ran_out_is_dead_lettered_not_stalling_the_shard(
+    sale, redis_client
+) -> None:
+    shard = stock.shard_of(sale.id)
+    _accept(sale, 3)
+    Voucher.objects.filter(pk=sale.pk).update(stock=0)  # broken: Redis sold what the DB lacks
+    other = start_sale(stock=10)
+    while stock.shard_of(other.id) != shard:
+        other = start_sale(stock=10)
+    later = [seckill.voucher_seckill(user_id=UserFactory().id, voucher_id=other.id)]
+
+    for _ in range(settings.SECKILL_MAX_DELIVERIES + 1):
+        drain_all()
+
+    # The broken sale's orders are parked (kept, logged, counted), the other sale flows.
+    assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == later
+    assert redis_client.xlen(keys.seckill_dead_letters(shard)) == 3
+    assert redis_client.xpending(keys.seckill_orders(shard), drain.GROUP)["pending"] == 0
 
 
 @pytest.mark.django_db

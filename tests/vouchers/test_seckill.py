@@ -112,6 +112,26 @@ def test_unknown_voucher_normal_voucher_and_anonymous_caller(
 
 
 @pytest.mark.django_db
+def test_every_answer_refreshes_the_token_and_a_bad_token_is_401_first(
+    api, user, on_sale, redis_client, settings
+) -> None:
+    token = tokens.token_issue(user)
+    token_key = keys.login_token(token)
+    bogus = "Bearer " + "y" * 43
+
+    for voucher_id, status in ((on_sale.id, 200), (on_sale.id, 409), (424242, 404)):
+        redis_client.expire(token_key, 5)
+        assert _buy(api, voucher_id, f"Bearer {token}").status_code == status
+        # The script (or the early-exit path) pushed the TTL back to the full term.
+        assert redis_client.ttl(token_key) > settings.AUTH_TOKEN_TTL - 5
+
+    # A token that is not live is 401 whatever the voucher would have answered.
+    assert _buy(api, 424242, bogus).status_code == 401
+    assert _buy(api, on_sale.id, bogus).status_code == 401
+    assert redis_client.get(stock.stock_key(on_sale.id)) == b"99"
+
+
+@pytest.mark.django_db
 def test_a_sale_whose_stock_was_never_preheated_loads_it_on_demand(
     user_api, redis_client, on_sale
 ) -> None:

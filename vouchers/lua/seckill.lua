@@ -1,25 +1,38 @@
 -- The flash sale in one atomic step: every check first, then every write.
 -- (The funnel() function comes from dianping/redis/lua/funnel_lib.lua, prepended on load.)
 -- KEYS (one shard's hash tag): [1] stock, [2] buyers hash (user -> order), [3] order stream,
---   [4] pending-orders hash, [5] today's order-id counter, [6] the user's funnel
--- ARGV: [1] user id, [2] voucher id, [3] now (Unix s), [4] begin (Unix s), [5] end (Unix s),
+--   [4] pending-orders hash, [5] today's order-id counter, [6] the user's funnel;
+--   optionally [7] the caller's login token (see "Token mode" below)
+-- ARGV: [1] user id (empty in token mode), [2] voucher id, [3] now (Unix s), [4] begin (Unix s), [5] end (Unix s),
 --   [6] shard, [7] shard bits, [8] id epoch (Unix s), [9] counter TTL (s),
 --   [10] funnel capacity, [11] funnel leak per ms, [12] now (ms), [13] "1" to charge
---   the funnel ("0" on the caller's retry after loading missing stock)
+--   the funnel ("0" on the caller's retry after loading missing stock),
+--   [14] token TTL (s, token mode only)
+-- Token mode saves the web request a round trip: the script refreshes the token's TTL
+-- (GETEX, as every authenticated request must), reads the user id from its JSON, and
+-- KEYS[6] is the funnel key's prefix, completed with that id. It returns {-8} for an
+-- unknown token, and {-3, user} so the caller can load the stock and retry by user id.
+-- The token key lives outside the shard's slot: fine on one primary, not on a Cluster.
 -- Returns {0, seconds, low} on success (order id = seconds << 32 | low, composed by the
 -- caller: Lua numbers cannot hold 63 bits), or {code}: -1 not started, -2 ended,
 -- -3 stock not loaded, -4 duplicate order, -5 sold out, -6 out of order ids today,
 -- or {-7, ms to wait} when the user's funnel is full (every attempt counts).
-local user, voucher = ARGV[1], ARGV[2]
+local user, voucher, funnel_key = ARGV[1], ARGV[2], KEYS[6]
+if KEYS[7] then
+  local data = redis.call('GETEX', KEYS[7], 'EX', ARGV[14])
+  if not data then return {-8} end
+  user = string.format('%d', cjson.decode(data)['id'])
+  funnel_key = funnel_key .. user
+end
 if ARGV[13] == '1' then
-  local allowed, wait = funnel(KEYS[6], tonumber(ARGV[10]), tonumber(ARGV[11]), 1, tonumber(ARGV[12]))
+  local allowed, wait = funnel(funnel_key, tonumber(ARGV[10]), tonumber(ARGV[11]), 1, tonumber(ARGV[12]))
   if allowed == 0 then return {-7, wait} end
 end
 local now = tonumber(ARGV[3])
 if now < tonumber(ARGV[4]) then return {-1} end
 if now >= tonumber(ARGV[5]) then return {-2} end
 local stock = redis.call('GET', KEYS[1])
-if not stock then return {-3} end
+if not stock then return {-3, user} end
 if redis.call('HEXISTS', KEYS[2], user) == 1 then return {-4} end
 if tonumber(stock) <= 0 then return {-5} end
 
