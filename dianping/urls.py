@@ -12,6 +12,8 @@ urlpatterns = [
     path("api/ping/redis", views.ping_redis, name="ping-redis"),
     path("api/", include("accounts.urls")),
     path("api/", include("vouchers.urls")),
+    path("api/", include("blogs.urls")),
+    path("api/", include("follows.urls")),
     path("api/health", views.health, name="health"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),

@@ -72,3 +72,12 @@ def _now():  # type: ignore[no-untyped-def]
     from dianping import clock
 
     return clock.now()
+
+
+class BlogFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "blogs.Blog"
+
+    user = factory.SubFactory(UserFactory)
+    title = factory.Sequence(lambda n: f"Visit note {n}")
+    content = "Great noodles, friendly staff."

@@ -173,3 +173,51 @@ def seckill_funnel(shard: int, user_id: int) -> str:
 def seckill_funnel_prefix(shard: int) -> str:
     """What the seckill script completes with the user id it reads from a token."""
     return f"seckill:{{s{shard}}}:funnel:"
+
+
+# --- blogs -------------------------------------------------------------------------
+
+
+def blog_likes(blog_id: int) -> str:
+    """Sorted set of a blog's likers: user id scored by like time (ms)."""
+    return f"blog:{{b{blog_id}}}:likes"
+
+
+def blog_likes_version(blog_id: int) -> str:
+    """Counter bumped by every like change; orders the `liked` count writes to the DB."""
+    return f"blog:{{b{blog_id}}}:likes-ver"
+
+
+def user_blog_page(user_id: int, page: int) -> str:
+    """JSON of one cached page of a user's blogs (random TTL, extended on hits)."""
+    return f"blog:{{u{user_id}}}:page:{page}"
+
+
+def user_blog_pages(user_id: int) -> str:
+    """Set of the page numbers of a user's blogs that were cached (what a rebuild visits)."""
+    return f"blog:{{u{user_id}}}:pages"
+
+
+def user_blog_count(user_id: int) -> str:
+    """A user's cached blog count."""
+    return f"blog:{{u{user_id}}}:count"
+
+
+def user_blog_version(user_id: int) -> str:
+    """Bumped after every committed blog change of a user: a page built from an older
+    read is never stored."""
+    return f"blog:{{u{user_id}}}:ver"
+
+
+# --- follows and the feed -------------------------------------------------------------
+
+
+def following(user_id: int) -> str:
+    """Set of the ids a user follows (mirrors the Follow rows)."""
+    return f"follow:{{u{user_id}}}:following"
+
+
+def feed_inbox(user_id: int) -> str:
+    """Sorted set of blog ids pushed to a user, scored by the blog's time (ms); bounded.
+    Shares the user's tag with `following`, so a push checks and writes in one script."""
+    return f"feed:{{u{user_id}}}"

@@ -246,3 +246,11 @@ CELERY_BEAT_SCHEDULE.update(
         "cancel-unpaid-orders": {"task": "vouchers.tasks.cancel_unpaid_orders", "schedule": 10.0},
     }
 )
+
+# --- Blogs, follows and the feed ------------------------------------------------------
+BLOG_PAGE_TTL = env.int("BLOG_PAGE_TTL", default=10 * 60)  # seconds, plus up to 50% jitter
+BLOG_PAGE_LOCK_WAIT = 0.2  # a reader's wait for a page another reader is building
+BLOG_REBUILD_LOCK_WAIT = 10.0  # the rebuild task's wait (it retries after that)
+FEED_INBOX_MAX = env.int("FEED_INBOX_MAX", default=1000)  # newest items kept per inbox
+FEED_PUSH_BATCH = 500  # followers per push task run
+FEED_BACKFILL = 20  # recent blogs a new follow brings into the inbox

@@ -5,18 +5,17 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.db import connection
 
 from accounts.services import users_ensure
 from dianping.redis import keys
 from tests.factories import UserFactory
 from tests.helpers import wait_until
 from tests.vouchers.sales import drain_all, start_sale
+from tests.workers import current_database_url, kill, start_worker, unreachable_database_url
 from vouchers import drain, seckill, stock
 from vouchers.models import Voucher, VoucherOrder
 
@@ -158,47 +157,6 @@ def test_redelivery_never_creates_a_second_order(sale, redis_client) -> None:
     assert Voucher.objects.get(pk=sale.pk).stock == 5000 - 5
 
 
-def _worker_env(database_url: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "dianping.settings.test",
-        "DATABASE_URL": database_url,
-        "SECKILL_DRAIN_BATCH": "20",
-        "SECKILL_DRAIN_LOOP_SECONDS": "30",
-    }
-
-
-def _test_database_url() -> str:
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    return f"mysql://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
-
-
-def _unreachable_database_url() -> str:
-    if connection.settings_dict["ENGINE"].endswith("sqlite3"):
-        return "sqlite:////nonexistent-dir/db.sqlite3"
-    return "mysql://nobody:nothing@127.0.0.1:1/nowhere"
-
-
-def _start_worker(database_url: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "dianping", "worker", "--pool", "solo",
-         "--loglevel", "WARNING", "--without-heartbeat", "--without-mingle", "--without-gossip"],
-        cwd=ROOT, env=_worker_env(database_url), start_new_session=True,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-
-
-def _kill(worker: subprocess.Popen, sig: int) -> None:
-    os.killpg(worker.pid, sig)
-    try:
-        worker.wait(timeout=30)
-    except subprocess.TimeoutExpired:  # never leave a worker behind on the test database
-        os.killpg(worker.pid, signal.SIGKILL)
-        worker.wait(timeout=30)
-
-
 def _start_drain() -> None:
     from dianping.celery import app
 
@@ -209,15 +167,15 @@ def _start_drain() -> None:
 @pytest.mark.django_db(transaction=True)
 def test_a_drain_worker_killed_mid_batch_loses_and_duplicates_nothing(sale, redis_client) -> None:
     accepted = _accept(sale, 1000)
-    worker = _start_worker(_test_database_url())
+    worker = start_worker(current_database_url())
     try:
         _start_drain()
         wait_until(lambda: 0 < VoucherOrder.objects.count() < 1000, timeout=60, interval=0.005)
     finally:
-        _kill(worker, signal.SIGKILL)  # mid-sale, mid-batch: no chance to ack or clean up
+        kill(worker, signal.SIGKILL)  # mid-sale, mid-batch: no chance to ack or clean up
     assert VoucherOrder.objects.count() < 1000
 
-    worker = _start_worker(_test_database_url())
+    worker = start_worker(current_database_url())
     try:
         # Like beat: start a drain every second; the dead worker's shard lock runs out
         # within its 10 s lease, and a later run takes the shard over.
@@ -228,7 +186,7 @@ def test_a_drain_worker_killed_mid_batch_loses_and_duplicates_nothing(sale, redi
         wait_until(drained, timeout=120, interval=1)
         wait_until(lambda: _stream_state(sale, redis_client)["pending"] == 0, timeout=30)
     finally:
-        _kill(worker, signal.SIGKILL)  # the drain task loops on; no need to wait for it
+        kill(worker, signal.SIGKILL)  # the drain task loops on; no need to wait for it
 
     assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(accepted)
     assert Voucher.objects.get(pk=sale.pk).stock == 5000 - 1000
@@ -242,14 +200,14 @@ def test_while_the_database_is_down_nothing_is_acked_and_all_lands_later(
 ) -> None:
     accepted = _accept(sale, 200)
     stream = keys.seckill_orders(stock.shard_of(sale.id))
-    worker = _start_worker(_unreachable_database_url())
+    worker = start_worker(unreachable_database_url())
     try:
         _start_drain()
         # The worker has read the entries (they are pending in its group) but cannot persist.
         wait_until(lambda: redis_client.xpending(stream, drain.GROUP)["pending"] > 0, timeout=60)
         assert redis_client.xpending(stream, drain.GROUP)["pending"] <= 200
     finally:
-        _kill(worker, signal.SIGKILL)  # the drain task loops on; no need to wait for it
+        kill(worker, signal.SIGKILL)  # the drain task loops on; no need to wait for it
     assert VoucherOrder.objects.count() == 0
     assert redis_client.xlen(keys.seckill_dead_letters(stock.shard_of(sale.id))) == 0
 

@@ -1,4 +1,4 @@
-"""Load demo data, idempotently: users, a staff account, shop types and shops."""
+"""Load demo data, idempotently: users, a staff account, shops, vouchers, blogs, follows."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts import demo as accounts_demo
+from blogs import demo as blogs_demo
 from shops import demo as shops_demo
 from vouchers import demo as vouchers_demo
 
@@ -29,11 +30,18 @@ class Command(BaseCommand):
         users = accounts_demo.seed_users()
         types, shops = shops_demo.seed_shops()
         vouchers = vouchers_demo.seed_vouchers()["vouchers"]
+        social = blogs_demo.seed_blogs(users)
         ok = self.style.SUCCESS
         self.stdout.write(ok(f"demo users: {len(users)} ({users[0].phone}..{users[-1].phone})"))
         self.stdout.write(
             ok(f"shop types: {types}, shops: {shops} (around People's Square, Shanghai)")
         )
         self.stdout.write(ok(f"vouchers: {vouchers} (a flash sale on now, another in 10 minutes)"))
+        self.stdout.write(
+            ok(
+                f"blogs: {social['blogs']}, likes: {social['likes']}, "
+                f"follows: {social['follows']} (first run only)"
+            )
+        )
         password = accounts_demo.ADMIN_PASSWORD
         self.stdout.write(ok(f"admin login: username={staff.username} password={password}"))

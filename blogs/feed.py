@@ -1,0 +1,103 @@
+"""The push feed: a bounded inbox (sorted set) per user, filled when followees publish.
+
+Scores are the blogs' creation times in ms. Reading scrolls by (max_time, offset):
+the next page starts at the previous page's lowest score, skipping the items of that
+score already shown, so neither new arrivals nor shared timestamps repeat or skip items.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+
+from dianping.redis import keys
+from dianping.redis.client import get_redis
+from dianping.redis.scripts import lua
+from follows.models import Follow
+
+from .models import Blog
+
+_PUSH = lua(__file__, "feed_push.lua")
+FEED_PAGE_SIZE = 10
+
+
+def score_of(blog: Blog) -> int:
+    return int(blog.created_at.timestamp() * 1000)
+
+
+def feed_push_batch(blog_id: int, *, after_follower: int = 0) -> int | None:
+    """Push a blog to the next FEED_PUSH_BATCH followers of its author (by id, after
+    `after_follower`) in one round trip; returns where the next batch starts, or None."""
+    blog = Blog.objects.filter(pk=blog_id).only("id", "user_id", "created_at").first()
+    if blog is None:
+        return None  # deleted before its push ran
+    followers = list(
+        Follow.objects.filter(followed_id=blog.user_id, user_id__gt=after_follower)
+        .order_by("user_id")
+        .values_list("user_id", flat=True)[: settings.FEED_PUSH_BATCH]
+    )
+    pipe = get_redis().pipeline(transaction=False)
+    for follower in followers:
+        _queue_push(pipe, follower, blog.user_id, [(score_of(blog), blog.id)])
+    pipe.execute()
+    return followers[-1] if len(followers) == settings.FEED_PUSH_BATCH else None
+
+
+def feed_backfill(*, user_id: int, author_id: int) -> None:
+    """A new follow brings in the author's recent blogs."""
+    recent = Blog.objects.filter(user_id=author_id).order_by("-created_at", "-id")[
+        : settings.FEED_BACKFILL
+    ]
+    items = [(score_of(blog), blog.id) for blog in recent]
+    if items:
+        _queue_push(get_redis(), user_id, author_id, items)
+
+
+def feed_forget_author(*, user_id: int, author_id: int) -> None:
+    """An unfollow takes the author's items out of the inbox (only the author's newest
+    FEED_INBOX_MAX blogs can be there: the inbox keeps that many newest items)."""
+    ids = list(
+        Blog.objects.filter(user_id=author_id)
+        .order_by("-created_at", "-id")
+        .values_list("id", flat=True)[: settings.FEED_INBOX_MAX]
+    )
+    if ids:
+        get_redis().zrem(keys.feed_inbox(user_id), *ids)
+
+
+def _queue_push(client: Any, follower: int, author: int, items: list[tuple[int, int]]) -> None:
+    args: list[int] = [author, settings.FEED_INBOX_MAX]
+    for score, blog_id in items:
+        args += [score, blog_id]
+    _PUSH([keys.following(follower), keys.feed_inbox(follower)], args, client=client)
+
+
+def feed_page(*, user_id: int, max_time: int | None, offset: int) -> dict[str, Any]:
+    """One page of the inbox, newest first, at or below `max_time` (ms), skipping the
+    first `offset` items scored exactly `max_time` (shown on the previous page)."""
+    client = get_redis()
+    rows = client.zrevrangebyscore(
+        keys.feed_inbox(user_id),
+        "+inf" if max_time is None else max_time,
+        0,
+        start=offset,
+        num=FEED_PAGE_SIZE,
+        withscores=True,
+    )
+    if not rows:
+        return {"results": [], "min_time": max_time or 0, "offset": 0}
+    scores = [int(score) for _, score in rows]
+    min_time = scores[-1]
+    next_offset = scores.count(min_time)
+    if min_time == max_time:
+        next_offset += offset  # the whole page shared the old lowest score
+    ids = [int(member) for member, _ in rows]
+    # Blogs deleted since their push are skipped, not removed: removing them would
+    # shift the offsets a client scrolls by. They age out as the inbox is trimmed.
+    blogs = Blog.objects.select_related("user").in_bulk(ids)
+    return {
+        "results": [blogs[blog_id] for blog_id in ids if blog_id in blogs],
+        "min_time": min_time,
+        "offset": next_offset,
+    }

@@ -1,0 +1,128 @@
+"""A user's blogs, newest first, cached page by page (seed 002).
+
+- A page is cached on its first read, with a random TTL that every hit renews: hot
+  pages stay, cold ones expire, and no two expire together.
+- A reader that misses takes the page's lock (short wait), reads the cache again, then
+  loads and stores. If the lock stays busy it serves from the database uncached.
+- After a committed change the user's version is bumped, then a Celery task rebuilds
+  the pages that are cached, under the same locks.
+- Every store is conditional on the version seen before the database read: a page
+  read before a change is never stored after it, whatever the interleaving.
+
+Like counts are not cached: they are overlaid live from Redis on every read.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from django.conf import settings
+
+from dianping.redis import keys
+from dianping.redis.client import get_redis
+from dianping.redis.lock import RedisLock
+from dianping.redis.scripts import lua
+
+from .models import Blog
+
+_STORE = lua(__file__, "store_if_current.lua")
+PAGE_SIZE = 10
+
+
+def user_blogs_page(*, user_id: int, page: int) -> tuple[int, list[dict[str, Any]]]:
+    """(the user's blog count, page `page` of their blog summaries)."""
+    count = _count(user_id)
+    if (page - 1) * PAGE_SIZE >= count:
+        return count, []  # past the end: nothing to load, nothing to cache
+    client = get_redis()
+    raw = client.getex(keys.user_blog_page(user_id, page), ex=_ttl())
+    if raw is not None:
+        return count, json.loads(raw)
+    lock = RedisLock(_lock_name(user_id, page), ttl=5)
+    if not lock.acquire(wait=settings.BLOG_PAGE_LOCK_WAIT):
+        return count, _load(user_id, page)  # someone else is building it: don't pile on
+    try:
+        raw = client.get(keys.user_blog_page(user_id, page))
+        if raw is not None:
+            return count, json.loads(raw)
+        return count, _build(user_id, page)
+    finally:
+        lock.release()
+
+
+def user_blogs_changed(user_id: int) -> None:
+    """Call after a committed blog change: no page read before now can be stored."""
+    client = get_redis()
+    client.incr(keys.user_blog_version(user_id))
+    client.delete(keys.user_blog_count(user_id))
+
+
+def user_pages_rebuild(user_id: int) -> int:
+    """Rebuild every cached page of the user (the async half of a change); returns how
+    many. Takes each page's lock like readers do, waiting for a reader mid-build."""
+    client = get_redis()
+    rebuilt = 0
+    for member in sorted(int(m) for m in client.smembers(keys.user_blog_pages(user_id))):
+        with RedisLock(_lock_name(user_id, member), ttl=10, wait=settings.BLOG_REBUILD_LOCK_WAIT):
+            if not client.exists(keys.user_blog_page(user_id, member)):
+                continue  # expired: the next reader builds it
+            _build(user_id, member)
+            rebuilt += 1
+    return rebuilt
+
+
+def _build(user_id: int, page: int) -> list[dict[str, Any]]:
+    """Load page `page` and store it unless a change committed meanwhile."""
+    version = get_redis().get(keys.user_blog_version(user_id)) or b""
+    items = _load(user_id, page)
+    script_keys = [
+        keys.user_blog_page(user_id, page),
+        keys.user_blog_version(user_id),
+        keys.user_blog_pages(user_id),
+    ]
+    _STORE(script_keys, [version, json.dumps(items), _ttl(), page])
+    return items
+
+
+def _load(user_id: int, page: int) -> list[dict[str, Any]]:
+    offset = (page - 1) * PAGE_SIZE
+    rows = Blog.objects.filter(user_id=user_id).order_by("-created_at", "-id")[
+        offset : offset + PAGE_SIZE
+    ]
+    return [summary(blog) for blog in rows]
+
+
+def summary(blog: Blog) -> dict[str, Any]:
+    """What a list shows of a blog (its counts are overlaid live)."""
+    return {
+        "id": blog.id,
+        "shop_id": blog.shop_id,
+        "title": blog.title,
+        "images": blog.images,
+        "excerpt": blog.content[:120],
+        "comments": blog.comments,
+        "created_at": blog.created_at.isoformat().replace("+00:00", "Z"),
+    }
+
+
+def _count(user_id: int) -> int:
+    client = get_redis()
+    raw = client.getex(keys.user_blog_count(user_id), ex=_ttl())
+    if raw is not None:
+        return int(raw)
+    version = client.get(keys.user_blog_version(user_id)) or b""
+    count = Blog.objects.filter(user_id=user_id).count()
+    _STORE(
+        [keys.user_blog_count(user_id), keys.user_blog_version(user_id)], [version, count, _ttl()]
+    )
+    return count
+
+
+def _ttl() -> int:
+    return settings.BLOG_PAGE_TTL + random.randint(0, settings.BLOG_PAGE_TTL // 2)
+
+
+def _lock_name(user_id: int, page: int) -> str:
+    return f"blog-page:{user_id}:{page}"

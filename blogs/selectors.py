@@ -1,0 +1,30 @@
+"""Blog reads that hit the database."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from dianping.errors import NotFound
+
+from .models import Blog, BlogComment
+
+
+def blog_get(*, blog_id: int) -> Blog:
+    blog = Blog.objects.select_related("user").filter(pk=blog_id).first()
+    if blog is None:
+        raise NotFound("No such blog.", code="blog_not_found")
+    return blog
+
+
+def hot_blogs() -> QuerySet[Blog]:
+    """Most liked first; ties newest first (the `blog_hot` index)."""
+    return Blog.objects.select_related("user").order_by("-liked", "-id")
+
+
+def blog_comments(*, blog_id: int) -> QuerySet[BlogComment]:
+    blog_get(blog_id=blog_id)
+    return (
+        BlogComment.objects.select_related("user")
+        .filter(blog_id=blog_id, status=BlogComment.Status.VISIBLE)
+        .order_by("id")
+    )

@@ -1,0 +1,87 @@
+"""Blog writes. After each committed change the author's cached pages are marked
+stale and rebuilt by a task; a new blog is pushed to the followers' feeds by a task."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F
+
+from dianping.errors import Forbidden, InvalidInput
+
+from . import likes, pages
+from .models import Blog, BlogComment
+from .selectors import blog_get
+
+WRITABLE = ("title", "content", "images", "shop_id")
+
+
+def blog_create(*, user_id: int, data: dict[str, Any]) -> Blog:
+    from . import tasks
+
+    with transaction.atomic():
+        blog = Blog.objects.create(user_id=user_id, **_writable(data))
+        blog_id = blog.id
+        transaction.on_commit(lambda: _pages_changed(user_id), robust=True)
+        transaction.on_commit(lambda: tasks.push_to_followers.delay(blog_id), robust=True)
+    return blog
+
+
+def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
+    with transaction.atomic():
+        blog = _own(blog_id, user_id, lock=True)
+        fields = _writable(data)
+        for name, value in fields.items():
+            setattr(blog, name, value)
+        if fields:
+            blog.save(update_fields=[*fields, "updated_at"])
+            transaction.on_commit(lambda: _pages_changed(user_id), robust=True)
+    return blog
+
+
+def blog_delete(*, blog_id: int, user_id: int) -> None:
+    with transaction.atomic():
+        _own(blog_id, user_id, lock=True).delete()
+        transaction.on_commit(lambda: likes.likes_forget(blog_id), robust=True)
+        transaction.on_commit(lambda: _pages_changed(user_id), robust=True)
+
+
+def comment_create(
+    *, blog_id: int, user_id: int, content: str, parent_id: int | None = None
+) -> BlogComment:
+    with transaction.atomic():
+        blog_get(blog_id=blog_id)
+        if (
+            parent_id is not None
+            and not BlogComment.objects.filter(pk=parent_id, blog_id=blog_id).exists()
+        ):
+            raise InvalidInput("No such comment on this blog.", code="invalid_parent")
+        comment = BlogComment.objects.create(
+            blog_id=blog_id, user_id=user_id, content=content, parent_id=parent_id
+        )
+        Blog.objects.filter(pk=blog_id).update(comments=F("comments") + 1)
+    return comment
+
+
+def _own(blog_id: int, user_id: int, *, lock: bool = False) -> Blog:
+    """The blog, if the caller wrote it: 404 when missing, 403 when someone else's."""
+    rows = Blog.objects.select_for_update() if lock else Blog.objects
+    blog = rows.filter(pk=blog_id).first()
+    if blog is None:
+        blog_get(blog_id=blog_id)  # raises the 404
+    if blog.user_id != user_id:
+        raise Forbidden("Only the author may change this blog.", code="not_author")
+    return blog
+
+
+def _writable(data: dict[str, Any]) -> dict[str, Any]:
+    """Only the fields a client may set; `user`, `liked` and `comments` never come in."""
+    return {name: data[name] for name in WRITABLE if name in data}
+
+
+def _pages_changed(user_id: int) -> None:
+    from . import tasks
+
+    pages.user_blogs_changed(user_id)
+    tasks.rebuild_user_pages.delay(user_id)

@@ -1,0 +1,22 @@
+"""Blog background work: thin wrappers around pages and feed."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from dianping.redis.lock import LockTimeout
+
+from . import feed, pages
+
+
+@shared_task(ignore_result=True, autoretry_for=(LockTimeout,), retry_backoff=1, max_retries=5)
+def rebuild_user_pages(user_id: int) -> int:
+    return pages.user_pages_rebuild(user_id)
+
+
+@shared_task(ignore_result=True)
+def push_to_followers(blog_id: int, after_follower: int = 0) -> None:
+    """One batch of followers per run; a big audience becomes a chain of runs."""
+    next_after = feed.feed_push_batch(blog_id, after_follower=after_follower)
+    if next_after is not None:
+        push_to_followers.delay(blog_id, next_after)

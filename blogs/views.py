@@ -1,0 +1,187 @@
+"""Thin viewsets for blogs, likes, comments, user pages and the feed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status, viewsets
+from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
+
+from accounts.selectors import user_get
+from accounts.serializers import PublicUserSerializer
+from dianping.api.pagination import PageNumberPagination
+from dianping.validation import parse_positive_int
+
+from . import feed, likes, pages, selectors, services
+from .serializers import (
+    BlogSerializer,
+    BlogWriteSerializer,
+    CommentSerializer,
+    CommentWriteSerializer,
+    FeedPageSerializer,
+    LikeStateSerializer,
+    UserBlogsPageSerializer,
+)
+
+
+def _caller_id(request: Request) -> int | None:
+    return request.user.id if request.user.is_authenticated else None
+
+
+def _blogs(request: Request, blogs: list[Any], **kwargs: Any) -> list[dict[str, Any]]:
+    liked = likes.liked_by([b.id for b in blogs], _caller_id(request))
+    return BlogSerializer(blogs, many=True, context={"liked": liked}, **kwargs).data
+
+
+class BlogViewSet(viewsets.ViewSet):
+    _public = ("retrieve", "hot", "likes", "comments")
+
+    def get_permissions(self):  # type: ignore[no-untyped-def]
+        return [AllowAny()] if self.action in self._public else [IsAuthenticated()]
+
+    @extend_schema(request=BlogWriteSerializer, responses={201: BlogSerializer})
+    def create(self, request: Request) -> Response:
+        """Publish a blog; it is pushed to the author's followers' feeds."""
+        serializer = BlogWriteSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        blog = services.blog_create(user_id=request.user.id, data=serializer.validated_data)
+        blog = selectors.blog_get(blog_id=blog.id)
+        return Response(_blogs(request, [blog])[0], status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses=BlogSerializer)
+    def retrieve(self, request: Request, blog_id: int) -> Response:
+        """A blog with its author and whether the caller likes it."""
+        return Response(_blogs(request, [selectors.blog_get(blog_id=blog_id)])[0])
+
+    @extend_schema(request=BlogWriteSerializer, responses=BlogSerializer)
+    def partial_update(self, request: Request, blog_id: int) -> Response:
+        """Author only (others 403)."""
+        serializer = BlogWriteSerializer(data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        services.blog_update(
+            blog_id=blog_id, user_id=request.user.id, data=serializer.validated_data
+        )
+        return Response(_blogs(request, [selectors.blog_get(blog_id=blog_id)])[0])
+
+    @extend_schema(responses={204: None})
+    def destroy(self, request: Request, blog_id: int) -> Response:
+        """Author only (others 403)."""
+        services.blog_delete(blog_id=blog_id, user_id=request.user.id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(responses=BlogSerializer(many=True))
+    def hot(self, request: Request) -> Response:
+        """Most liked first, 10 a page."""
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(selectors.hot_blogs(), request, self)
+        return paginator.get_paginated_response(_blogs(request, page))
+
+    @extend_schema(request=None, responses=LikeStateSerializer)
+    def like(self, request: Request, blog_id: int) -> Response:
+        """`POST` likes, `DELETE` unlikes; both idempotent. Answers the new state."""
+        change = likes.blog_like if request.method == "POST" else likes.blog_unlike
+        return Response(change(blog_id=blog_id, user_id=request.user.id))
+
+    @extend_schema(responses=PublicUserSerializer(many=True))
+    def likes(self, request: Request, blog_id: int) -> Response:
+        """The first 5 users who liked the blog, in like order."""
+        return Response(PublicUserSerializer(likes.top_likers(blog_id=blog_id), many=True).data)
+
+    @extend_schema(responses=CommentSerializer(many=True))
+    def comments(self, request: Request, blog_id: int) -> Response:
+        """Comments, oldest first, 10 a page."""
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(selectors.blog_comments(blog_id=blog_id), request, self)
+        return paginator.get_paginated_response(CommentSerializer(page, many=True).data)
+
+    @extend_schema(request=CommentWriteSerializer, responses={201: CommentSerializer})
+    def comment(self, request: Request, blog_id: int) -> Response:
+        serializer = CommentWriteSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        comment = services.comment_create(
+            blog_id=blog_id, user_id=request.user.id, **serializer.validated_data
+        )
+        return Response(CommentSerializer(comment).data, status=status.HTTP_201_CREATED)
+
+
+class UserBlogsViewSet(viewsets.ViewSet):
+    def get_permissions(self):  # type: ignore[no-untyped-def]
+        return [IsAuthenticated()] if self.action == "mine" else [AllowAny()]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("page", int, required=False)],
+        responses=UserBlogsPageSerializer,
+    )
+    def list(self, request: Request, user_id: int) -> Response:
+        """A user's blogs, newest first, 10 a page (each page cached on first read)."""
+        return self._page(request, user_id)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("page", int, required=False)],
+        responses=UserBlogsPageSerializer,
+    )
+    def mine(self, request: Request) -> Response:
+        """The caller's own blogs, as `GET /api/users/{id}/blogs`."""
+        return self._page(request, request.user.id)
+
+    def _page(self, request: Request, user_id: int) -> Response:
+        try:
+            number = parse_positive_int(request.query_params.get("page"), default=1)
+        except ValueError as exc:
+            raise ValidationError({"page": [str(exc)]}) from None
+        author = user_get(user_id=user_id)
+        count, items = pages.user_blogs_page(user_id=user_id, page=number)
+        live = likes.live_counts([item["id"] for item in items], _caller_id(request))
+        for item in items:
+            item["liked"], item["is_liked"] = live[item["id"]]
+        url = request.build_absolute_uri()
+        last_page = (count + pages.PAGE_SIZE - 1) // pages.PAGE_SIZE
+        previous = None
+        if number > 1:
+            previous = replace_query_param(url, "page", number - 1)
+            if number == 2:
+                previous = remove_query_param(url, "page")
+        body = {
+            "count": count,
+            "next": replace_query_param(url, "page", number + 1) if number < last_page else None,
+            "previous": previous,
+            "user": PublicUserSerializer(author).data,
+            "results": items,
+        }
+        return Response(body)
+
+
+class FeedViewSet(viewsets.ViewSet):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("max_time", int, required=False, description="ms; omit at first"),
+            OpenApiParameter("offset", int, required=False),
+        ],
+        responses=FeedPageSerializer,
+    )
+    def list(self, request: Request) -> Response:
+        """Blogs of the people you follow, newest first. Scroll by passing the previous
+        page's `min_time` as `max_time` and its `offset`; stop at an empty page."""
+        errors, values = {}, {}
+        for name in ("max_time", "offset"):
+            raw = request.query_params.get(name)
+            if raw in (None, ""):
+                values[name] = None
+            elif raw.isascii() and raw.isdigit() and len(raw) <= 15:
+                values[name] = int(raw)
+            else:
+                errors[name] = ["A whole number (0 or more) is required."]
+        if errors:
+            raise ValidationError(errors)
+        page = feed.feed_page(
+            user_id=request.user.id, max_time=values["max_time"], offset=values["offset"] or 0
+        )
+        page["results"] = _blogs(request, page["results"])
+        return Response(page)

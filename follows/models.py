@@ -1,0 +1,30 @@
+"""Who follows whom. The Redis set per user (keys.follows) mirrors these rows."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from dianping import clock
+
+
+class Follow(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="following"
+    )
+    followed = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="followers"
+    )
+    created_at = models.DateTimeField(default=clock.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "followed"], name="follow_once"),
+            models.CheckConstraint(
+                condition=~models.Q(user=models.F("followed")), name="follow_not_self"
+            ),
+        ]
+        indexes = [models.Index(fields=["followed", "user"], name="follow_by_followed")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} follows {self.followed_id}"

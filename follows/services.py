@@ -1,0 +1,102 @@
+"""Follow and unfollow: DB row and both users' counters in one transaction; then, after
+commit, Redis (the following set and the feed inbox) is synced from the committed row."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+
+from accounts.models import User, UserInfo
+from accounts.selectors import user_get
+from dianping.errors import InvalidInput
+from dianping.redis import keys
+from dianping.redis.client import get_redis
+from dianping.redis.lock import RedisLock
+
+from .models import Follow
+
+
+def follow(*, user_id: int, target_id: int) -> bool:
+    """Follow `target_id` (idempotent); True if this call created the follow."""
+    _check_target(user_id, target_id)
+    try:
+        with transaction.atomic():
+            Follow.objects.create(user_id=user_id, followed_id=target_id)
+            _count(user_id, target_id, +1)
+            transaction.on_commit(lambda: _sync(user_id, target_id), robust=True)
+    except IntegrityError:
+        if not Follow.objects.filter(user_id=user_id, followed_id=target_id).exists():
+            raise  # not the duplicate we expected
+        return False
+    return True
+
+
+def unfollow(*, user_id: int, target_id: int) -> bool:
+    """Stop following (idempotent); True if a follow was removed."""
+    _check_target(user_id, target_id)
+    with transaction.atomic():
+        removed, _ = Follow.objects.filter(user_id=user_id, followed_id=target_id).delete()
+        if removed:
+            _count(user_id, target_id, -1)
+            transaction.on_commit(lambda: _sync(user_id, target_id), robust=True)
+    return bool(removed)
+
+
+def is_following(*, user_id: int, target_id: int) -> bool:
+    return bool(get_redis().sismember(keys.following(user_id), target_id))
+
+
+def common_follows(*, user_id: int, other_id: int) -> list[User]:
+    """Users both follow: the intersection of the two following sets, one DB query."""
+    user_get(user_id=other_id)
+    ids = sorted(
+        int(m) for m in get_redis().sinter(keys.following(user_id), keys.following(other_id))
+    )
+    return list(User.objects.filter(pk__in=ids, is_active=True).order_by("id"))
+
+
+def following_sets_rebuild() -> int:
+    """Rewrite every following set from the DB (after Redis lost data); returns users."""
+    client = get_redis()
+    by_user: dict[int, list[int]] = {}
+    for user_id, followed_id in Follow.objects.values_list("user_id", "followed_id").iterator():
+        by_user.setdefault(user_id, []).append(followed_id)
+    for user_id, followed in by_user.items():
+        pipe = client.pipeline()  # MULTI: readers never see the set empty
+        pipe.delete(keys.following(user_id))
+        pipe.sadd(keys.following(user_id), *followed)
+        pipe.execute()
+    return len(by_user)
+
+
+def _check_target(user_id: int, target_id: int) -> None:
+    if user_id == target_id:
+        raise InvalidInput("You cannot follow yourself.", code="cannot_follow_self")
+    user_get(user_id=target_id)  # 404 for unknown or disabled users
+
+
+def _count(user_id: int, target_id: int, delta: int) -> None:
+    """Both counters move with the row, in its transaction; rows locked in id order so
+    two users following each other at once cannot deadlock."""
+    for uid in sorted((user_id, target_id)):
+        UserInfo.objects.get_or_create(user_id=uid)
+        field = "followee" if uid == user_id else "fans"
+        rows = UserInfo.objects.filter(user_id=uid)
+        if delta < 0:
+            rows = rows.filter(**{f"{field}__gt": 0})
+        rows.update(**{field: F(field) + delta})
+
+
+def _sync(user_id: int, target_id: int) -> None:
+    """Make Redis agree with the committed row (or its absence). Syncs of one pair run
+    one at a time and read the row inside the lock, so the last one applies the truth
+    even when follow and unfollow commit in one order and reach here in the other."""
+    from blogs import feed
+
+    with RedisLock(f"follow-sync:{user_id}:{target_id}", ttl=10, wait=10):
+        if Follow.objects.filter(user_id=user_id, followed_id=target_id).exists():
+            get_redis().sadd(keys.following(user_id), target_id)
+            feed.feed_backfill(user_id=user_id, author_id=target_id)
+        else:
+            get_redis().srem(keys.following(user_id), target_id)
+            feed.feed_forget_author(user_id=user_id, author_id=target_id)

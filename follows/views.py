@@ -1,0 +1,46 @@
+"""Thin viewsets for follows."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, viewsets
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts.serializers import PublicUserSerializer
+
+from . import services
+
+
+class FollowingSerializer(serializers.Serializer):
+    following = serializers.BooleanField()
+
+
+class FollowViewSet(viewsets.ViewSet):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses=FollowingSerializer)
+    def update(self, request: Request, user_id: int) -> Response:
+        """Follow a user (idempotent); 400 for yourself, 404 for unknown users."""
+        services.follow(user_id=request.user.id, target_id=user_id)
+        return Response({"following": True})
+
+    @extend_schema(responses=FollowingSerializer)
+    def destroy(self, request: Request, user_id: int) -> Response:
+        """Unfollow (idempotent); their blogs leave your feed."""
+        services.unfollow(user_id=request.user.id, target_id=user_id)
+        return Response({"following": False})
+
+    @extend_schema(responses=FollowingSerializer)
+    def retrieve(self, request: Request, user_id: int) -> Response:
+        """Whether you follow this user."""
+        return Response(
+            {"following": services.is_following(user_id=request.user.id, target_id=user_id)}
+        )
+
+    @extend_schema(responses=PublicUserSerializer(many=True))
+    def common(self, request: Request, user_id: int) -> Response:
+        """Users that both you and this user follow."""
+        users = services.common_follows(user_id=request.user.id, other_id=user_id)
+        return Response(PublicUserSerializer(users, many=True).data)

@@ -1,0 +1,160 @@
+"""The push feed: delivery to followers only, bounded inboxes, scroll pagination that
+neither skips nor repeats, unfollow and follow effects, and a real worker doing the push."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from blogs import feed
+from blogs.models import Blog
+from dianping import clock
+from dianping.celery import app
+from dianping.redis import keys
+from follows import services as follows
+from tests.conftest import client_for
+from tests.factories import BlogFactory, UserFactory
+from tests.helpers import wait_until
+from tests.workers import current_database_url, kill, start_worker
+
+
+def _publish(author_api, title: str) -> int:  # type: ignore[no-untyped-def]
+    response = author_api.post("/api/blogs", {"title": title, "content": "c"}, format="json")
+    assert response.status_code == 201
+    return response.json()["id"]
+
+
+def _scroll(reader_api, between_pages=lambda: None) -> list[int]:  # type: ignore[no-untyped-def]
+    seen: list[int] = []
+    params: dict[str, int] = {}
+    for _ in range(100):
+        page = reader_api.get("/api/feed", params).json()
+        if not page["results"]:
+            return seen
+        seen += [blog["id"] for blog in page["results"]]
+        params = {"max_time": page["min_time"], "offset": page["offset"]}
+        between_pages()
+    raise AssertionError("the scroll never ended")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_publishing_reaches_followers_only(user, other_user) -> None:
+    author = UserFactory()
+    follows.follow(user_id=user.id, target_id=author.id)
+
+    blog_id = _publish(client_for(author), "new place")
+
+    page = client_for(user).get("/api/feed").json()
+    assert [b["id"] for b in page["results"]] == [blog_id]
+    assert page["results"][0]["user"]["id"] == author.id
+    assert client_for(other_user).get("/api/feed").json()["results"] == []
+
+
+@pytest.mark.django_db(transaction=True)  # follows sync Redis after commit
+def test_scroll_returns_every_item_once_with_shared_timestamps_and_new_arrivals(
+    user, fake_clock
+) -> None:
+    authors = UserFactory.create_batch(4)
+    for author in authors:
+        follows.follow(user_id=user.id, target_id=author.id)
+    base = clock.now() - timedelta(hours=1)
+    same = base + timedelta(minutes=30)
+    old = []
+    for i in range(100):
+        created = same if 40 <= i < 60 else base + timedelta(seconds=i)  # 20 share one ms
+        blog = BlogFactory(user=authors[i % 4], created_at=created)
+        feed.feed_push_batch(blog.id)
+        old.append(blog.id)
+    reader = client_for(user)
+
+    def new_post_arrives() -> None:
+        fake_clock.advance(1)
+        feed.feed_push_batch(BlogFactory(user=authors[0], created_at=clock.now()).id)
+
+    seen = _scroll(reader, new_post_arrives)
+
+    assert sorted(seen) == sorted(old)  # every old item, exactly once, none of the new
+    assert len(seen) == len(set(seen)) == 100
+
+
+@pytest.mark.django_db(transaction=True)  # follows sync Redis after commit
+def test_unfollow_removes_the_authors_items_and_stops_pushes(user) -> None:
+    kept, dropped = UserFactory(), UserFactory()
+    follows.follow(user_id=user.id, target_id=kept.id)
+    follows.follow(user_id=user.id, target_id=dropped.id)
+    keep_id = _publish(client_for(kept), "stays")
+    _publish(client_for(dropped), "goes")
+
+    follows.unfollow(user_id=user.id, target_id=dropped.id)
+    later = BlogFactory(user=dropped)
+    # A push already on its way (it listed the follower before the unfollow) is refused.
+    feed._queue_push(feed.get_redis(), user.id, dropped.id, [(feed.score_of(later), later.id)])
+    feed.feed_push_batch(later.id)
+
+    assert [b["id"] for b in client_for(user).get("/api/feed").json()["results"]] == [keep_id]
+
+
+@pytest.mark.django_db(transaction=True)  # follows sync Redis after commit
+def test_following_backfills_recent_blogs(user, settings) -> None:
+    settings.FEED_BACKFILL = 3
+    author = UserFactory()
+    start = clock.now() - timedelta(days=1)
+    blogs = [BlogFactory(user=author, created_at=start + timedelta(minutes=i)) for i in range(5)]
+
+    follows.follow(user_id=user.id, target_id=author.id)
+
+    results = client_for(user).get("/api/feed").json()["results"]
+    assert [b["id"] for b in results] == [b.id for b in reversed(blogs[2:])]
+
+
+@pytest.mark.django_db(transaction=True)  # follows sync Redis after commit
+def test_inboxes_stay_bounded_and_big_audiences_are_pushed_in_batches(
+    redis_client, settings
+) -> None:
+    settings.FEED_INBOX_MAX, settings.FEED_PUSH_BATCH = 5, 3
+    author = UserFactory()
+    fans = UserFactory.create_batch(10)
+    for fan in fans:
+        follows.follow(user_id=fan.id, target_id=author.id)
+
+    ids = [_publish(client_for(author), f"post {i}") for i in range(8)]
+
+    for fan in fans:  # every batch of the chain ran; each inbox kept the 5 newest
+        inbox = [int(m) for m in redis_client.zrevrange(keys.feed_inbox(fan.id), 0, -1)]
+        assert inbox == list(reversed(ids))[:5]
+
+
+@pytest.mark.django_db(transaction=True)  # follows sync Redis after commit
+def test_deleted_blogs_are_skipped(user) -> None:
+    author = UserFactory()
+    follows.follow(user_id=user.id, target_id=author.id)
+    first, second = _publish(client_for(author), "a"), _publish(client_for(author), "b")
+
+    Blog.objects.filter(pk=second).delete()
+
+    assert [b["id"] for b in client_for(user).get("/api/feed").json()["results"]] == [first]
+
+
+@pytest.mark.django_db(transaction=True)  # follows sync Redis after commit
+def test_feed_needs_login_and_whole_numbers(api, user_api) -> None:
+    assert api.get("/api/feed").status_code == 401
+    assert user_api.get("/api/feed", {"max_time": "-1"}).status_code == 400
+    assert user_api.get("/api/feed", {"offset": "x"}).status_code == 400
+    assert user_api.get("/api/feed").json() == {"results": [], "min_time": 0, "offset": 0}
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_pushes_through_the_broker(user) -> None:
+    app.conf.task_always_eager = False  # this one goes through Redis to a worker process
+    author = UserFactory()
+    follows.follow(user_id=user.id, target_id=author.id)
+    worker = start_worker(current_database_url())
+    try:
+        blog_id = _publish(client_for(author), "via the broker")
+        reader = client_for(user)
+        wait_until(lambda: reader.get("/api/feed").json()["results"], timeout=60, interval=0.2)
+    finally:
+        kill(worker, 15)
+    assert [b["id"] for b in reader.get("/api/feed").json()["results"]] == [blog_id]

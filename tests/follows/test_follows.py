@@ -1,0 +1,96 @@
+"""Follows: idempotent API, exact counters and Redis sets under real concurrency."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from accounts.models import UserInfo
+from dianping.redis import keys
+from follows import services
+from follows.models import Follow
+from tests.conftest import client_for
+from tests.factories import UserFactory
+from tests.helpers import run_concurrently
+
+
+def _counts(user) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    info = UserInfo.objects.get(user=user)
+    return info.fans, info.followee
+
+
+@pytest.mark.django_db(transaction=True)
+def test_follow_and_unfollow_are_idempotent_and_counted(user, other_user, user_api) -> None:
+    url = f"/api/follows/{other_user.id}"
+
+    assert user_api.get(url).json() == {"following": False}
+    assert user_api.put(url).json() == {"following": True}
+    assert user_api.put(url).json() == {"following": True}
+    assert user_api.get(url).json() == {"following": True}
+    assert (_counts(user), _counts(other_user)) == ((0, 1), (1, 0))
+
+    assert user_api.delete(url).json() == {"following": False}
+    assert user_api.delete(url).json() == {"following": False}
+    assert user_api.get(url).json() == {"following": False}
+    assert (_counts(user), _counts(other_user)) == ((0, 0), (0, 0))
+    assert not Follow.objects.exists()
+
+
+@pytest.mark.django_db
+def test_errors_change_nothing(user, user_api, api, redis_client) -> None:
+    assert user_api.put(f"/api/follows/{user.id}").json()["code"] == "cannot_follow_self"
+    assert user_api.put("/api/follows/424242").status_code == 404
+    assert user_api.delete("/api/follows/424242").status_code == 404
+    assert user_api.get("/api/follows/common/424242").status_code == 404
+    for method in ("put", "delete", "get"):
+        assert getattr(api, method)(f"/api/follows/{user.id}").status_code == 401
+    assert api.get(f"/api/follows/common/{user.id}").status_code == 401
+    assert not Follow.objects.exists()
+    assert not redis_client.exists(keys.following(user.id))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_common_follows_are_the_intersection(user, other_user) -> None:
+    people = UserFactory.create_batch(6)
+    for person in people[:4]:
+        services.follow(user_id=user.id, target_id=person.id)
+    for person in people[2:]:
+        services.follow(user_id=other_user.id, target_id=person.id)
+
+    common = client_for(user).get(f"/api/follows/common/{other_user.id}").json()
+
+    assert [u["id"] for u in common] == [people[2].id, people[3].id]
+    assert set(common[0]) == {"id", "nick_name", "icon"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_follows_and_unfollows_keep_counts_and_sets_exact(redis_client) -> None:
+    users = UserFactory.create_batch(12)
+
+    def churn(i: int) -> None:
+        rng = random.Random(i)
+        for _ in range(15):
+            me, them = rng.sample(users, 2)
+            change = services.follow if rng.random() < 0.6 else services.unfollow
+            change(user_id=me.id, target_id=them.id)
+
+    run_concurrently(churn, 12)
+
+    rows = list(Follow.objects.values_list("user_id", "followed_id"))
+    assert rows  # something happened
+    for user in users:
+        fans, followee = _counts(user)
+        assert fans == sum(1 for _, followed in rows if followed == user.id)
+        assert followee == sum(1 for follower, _ in rows if follower == user.id)
+        in_redis = {int(m) for m in redis_client.smembers(keys.following(user.id))}
+        assert in_redis == {followed for follower, followed in rows if follower == user.id}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_following_sets_can_be_rebuilt_from_the_database(user, other_user, redis_client) -> None:
+    services.follow(user_id=user.id, target_id=other_user.id)
+    redis_client.delete(keys.following(user.id))  # as if Redis lost it
+
+    assert services.following_sets_rebuild() == 1
+    assert services.is_following(user_id=user.id, target_id=other_user.id)
