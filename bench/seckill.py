@@ -135,7 +135,8 @@ def main() -> None:
             server.url,
             duration=args.duration,
             connections=args.connections,
-            script=str(WRK_DIR / "ping_redis.lua"),
+            script=ping,
+            env={**os.environ, "PING_PATH": "/api/ping/redis"},
         )
         alone, accepted = buy(sale)
         worker = DrainWorker(env)

@@ -28,6 +28,16 @@ def test_publish_then_read_with_author_and_like_state(user, user_api, api) -> No
 
 
 @pytest.mark.django_db
+def test_anonymous_callers_cannot_write(api) -> None:
+    blog = BlogFactory()
+
+    assert api.post("/api/blogs", {"title": "t", "content": "c"}, format="json").status_code == 401
+    assert api.delete(f"/api/blogs/{blog.id}/like").status_code == 401
+    assert api.get("/api/blogs/mine").status_code == 401
+    assert Blog.objects.count() == 1
+
+
+@pytest.mark.django_db
 def test_a_client_cannot_set_author_likes_or_comment_count(user, other_user, user_api) -> None:
     response = user_api.post(
         "/api/blogs",
