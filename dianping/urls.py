@@ -4,6 +4,7 @@ from django.views.generic import TemplateView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from dianping import views
+from signin import views as signin_views
 
 # Django tries patterns in order, so the hottest API routes come first.
 urlpatterns = [
@@ -14,11 +15,13 @@ urlpatterns = [
     path("api/", include("vouchers.urls")),
     path("api/", include("blogs.urls")),
     path("api/", include("follows.urls")),
+    path("api/", include("signin.urls")),
     path("api/health", views.health, name="health"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     # Unknown API paths answer in the API's error shape, with DEBUG on too.
     re_path(r"^api/", views.api_not_found),
+    path("admin/signin/report/", signin_views.sign_report, name="sign-report"),
     path("admin/", admin.site.urls),
     path("", TemplateView.as_view(template_name="index.html"), name="home"),
 ]

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from accounts import tokens
+from dianping.errors import NotFound
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 
@@ -35,6 +36,11 @@ def shop_detail(*, shop_id: int, token: str | None = None) -> ShopView:
     lookup = shop_cache().lookup(shop_id, load, piggyback=touch)
     viewer = tokens.touched_data(lookup.extra[0]) if token else None
     return ShopView(lookup.raw, viewer)
+
+
+def shop_exists(*, shop_id: int) -> None:
+    if not Shop.objects.filter(pk=shop_id).exists():
+        raise NotFound("No such shop.", code="shop_not_found")
 
 
 def shop_types_json() -> bytes:

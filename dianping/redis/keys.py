@@ -221,3 +221,17 @@ def feed_inbox(user_id: int) -> str:
     """Sorted set of blog ids pushed to a user, scored by the blog's time (ms); bounded.
     Shares the user's tag with `following`, so a push checks and writes in one script."""
     return f"feed:{{u{user_id}}}"
+
+
+# --- sign-in -----------------------------------------------------------------------
+
+
+def sign_month(user_id: int, month: str) -> str:
+    """Bitmap of a user's sign-ins in one month (`month` is YYYYMM, local time): bit
+    offset d - 1 is day d."""
+    return f"sign:{{u{user_id}}}:{month}"
+
+
+def sign_daily_counts() -> str:
+    """Hash YYYYMMDD -> how many users signed that day, counted as sign-ins happen."""
+    return "sign:daily-counts"

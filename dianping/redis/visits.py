@@ -36,6 +36,7 @@ RETENTION_SECONDS = 400 * 24 * 60 * 60  # a year of history plus a margin for co
 FLUSH_EARLY_AT = 10_000  # pending views that wake the flusher before its interval
 
 _lock = threading.Lock()
+_writing = threading.Lock()  # held by the one flush writing at a time
 _pending: dict[tuple[str, str], list[str]] = defaultdict(list)  # (day, subject) -> visitors
 _pending_count = 0
 _wake = threading.Event()
@@ -72,7 +73,17 @@ def record(subject: str, visitor: str) -> None:
 
 
 def flush() -> int:
-    """Write every buffered view to Redis now; returns how many views were written."""
+    """Write every buffered view to Redis now; returns how many views were written.
+
+    Flushes run one at a time, so when this returns, every view recorded before the
+    call is in Redis, including any batch the flusher thread had in flight (an exit
+    or a test reading the counts right after must not race that batch).
+    """
+    with _writing:
+        return _flush_pending()
+
+
+def _flush_pending() -> int:
     global _pending, _pending_count
     with _lock:
         batch, count = _pending, _pending_count
@@ -143,9 +154,9 @@ def _flush_quietly() -> None:
 def _reset_after_fork() -> None:
     # A forked child starts with an empty buffer (the parent flushes its own views),
     # a fresh lock (one held at fork time would never be released) and no flusher.
-    global _pending, _pending_count, _lock, _flusher_pid
+    global _pending, _pending_count, _lock, _writing, _flusher_pid
     _pending, _pending_count = defaultdict(list), 0
-    _lock, _flusher_pid = threading.Lock(), None
+    _lock, _writing, _flusher_pid = threading.Lock(), threading.Lock(), None
 
 
 os.register_at_fork(after_in_child=_reset_after_fork)

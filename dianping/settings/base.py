@@ -254,3 +254,7 @@ BLOG_REBUILD_LOCK_WAIT = 10.0  # the rebuild task's wait (it retries after that)
 FEED_INBOX_MAX = env.int("FEED_INBOX_MAX", default=1000)  # newest items kept per inbox
 FEED_PUSH_BATCH = 500  # followers per push task run
 FEED_BACKFILL = 20  # recent blogs a new follow brings into the inbox
+
+# --- Sign-in and statistics ---------------------------------------------------------
+SIGN_STREAK_MAX_MONTHS = 36  # how far back a streak is counted (bounded work per read)
+STATS_MAX_DAYS = 92  # widest UV/PV window one request may merge

@@ -1,4 +1,5 @@
-"""Load demo data, idempotently: users, a staff account, shops, vouchers, blogs, follows."""
+"""Load demo data, idempotently: users, a staff account, shops, vouchers, blogs, follows,
+sign-ins."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from accounts import demo as accounts_demo
 from blogs import demo as blogs_demo
 from shops import demo as shops_demo
+from signin import demo as signin_demo
 from vouchers import demo as vouchers_demo
 
 
@@ -31,6 +33,7 @@ class Command(BaseCommand):
         types, shops = shops_demo.seed_shops()
         vouchers = vouchers_demo.seed_vouchers()["vouchers"]
         social = blogs_demo.seed_blogs(users)
+        signins = signin_demo.seed_signins(users)
         ok = self.style.SUCCESS
         self.stdout.write(ok(f"demo users: {len(users)} ({users[0].phone}..{users[-1].phone})"))
         self.stdout.write(
@@ -43,5 +46,6 @@ class Command(BaseCommand):
                 f"follows: {social['follows']} (first run only)"
             )
         )
+        self.stdout.write(ok(f"sign-ins: {signins} new (13800000001 has a 12-day streak)"))
         password = accounts_demo.ADMIN_PASSWORD
         self.stdout.write(ok(f"admin login: username={staff.username} password={password}"))

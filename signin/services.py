@@ -1,0 +1,110 @@
+"""Daily sign-in: one bit per day in a bitmap per user per month (days in TIME_ZONE).
+
+The streak reads whole months with one BITFIELD GET each (a month fits in 31 bits), a
+batch of months per round trip, and stops at the first gap or after
+SIGN_STREAK_MAX_MONTHS months: bounded work however long the streak.
+"""
+
+from __future__ import annotations
+
+import calendar
+from datetime import date, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from dianping import clock
+from dianping.redis import keys
+from dianping.redis.client import get_redis
+from dianping.redis.scripts import lua
+
+_SIGN = lua(__file__, "sign.lua")
+_MONTHS_PER_ROUND_TRIP = 6
+
+
+def today() -> date:
+    """Today in TIME_ZONE: the day a sign-in counts for."""
+    return timezone.localdate(clock.now())
+
+
+def sign(*, user_id: int, day: date | None = None) -> dict[str, Any]:
+    """Sign `day` (default today); idempotent. Returns the day, whether this call signed
+    it, and the streak."""
+    day = day or today()
+    script_keys = [keys.sign_month(user_id, _month(day)), keys.sign_daily_counts()]
+    new = _SIGN(script_keys, [day.day - 1, day.strftime("%Y%m%d")])
+    return {
+        "date": day.isoformat(),
+        "signed": True,
+        "new": bool(new),
+        "streak": streak(user_id=user_id, today_=day),
+    }
+
+
+def streak(*, user_id: int, today_: date | None = None) -> int:
+    """Consecutive signed days ending today, or ending yesterday while today is unsigned."""
+    day = today_ or today()
+    client = get_redis()
+    months = _months_back(day)
+    counted = 0
+    first = True
+    while months:
+        batch, months = months[:_MONTHS_PER_ROUND_TRIP], months[_MONTHS_PER_ROUND_TRIP:]
+        pipe = client.pipeline(transaction=False)
+        for month_start, days in batch:
+            pipe.bitfield(keys.sign_month(user_id, _month(month_start))).get(
+                f"u{days}", 0
+            ).execute()
+        replies = [reply[0] for reply in pipe.execute()]
+        for (_, days), bits in zip(batch, replies, strict=True):
+            if first:
+                first = False
+                if not bits & 1:  # today not signed yet: the streak may end yesterday
+                    bits >>= 1
+                    days -= 1
+            run = _trailing_ones(bits, days)
+            counted += run
+            if run < days:
+                return counted
+    return counted
+
+
+def month_days(*, user_id: int, month: date) -> list[int]:
+    """The signed days (1-based) of the month containing `month`."""
+    days = calendar.monthrange(month.year, month.month)[1]
+    key = keys.sign_month(user_id, _month(month))
+    (bits,) = get_redis().bitfield(key).get(f"u{days}", 0).execute()
+    return [d for d in range(1, days + 1) if bits >> (days - d) & 1]
+
+
+def daily_counts(*, end: date, days: int) -> list[dict[str, Any]]:
+    """Signed users per day for the `days` days ending `end`, newest first (counters
+    kept as sign-ins happen: one HMGET, no scan)."""
+    dates = [end - timedelta(days=i) for i in range(days)]
+    counts = get_redis().hmget(keys.sign_daily_counts(), [d.strftime("%Y%m%d") for d in dates])
+    return [
+        {"date": d.isoformat(), "users": int(c or 0)} for d, c in zip(dates, counts, strict=True)
+    ]
+
+
+def _months_back(day: date) -> list[tuple[date, int]]:
+    """(month start, days to read) from `day`'s month (read up to `day`) backwards."""
+    months = [(day.replace(day=1), day.day)]
+    cursor = day.replace(day=1)
+    for _ in range(settings.SIGN_STREAK_MAX_MONTHS - 1):
+        cursor = (cursor - timedelta(days=1)).replace(day=1)
+        months.append((cursor, calendar.monthrange(cursor.year, cursor.month)[1]))
+    return months
+
+
+def _trailing_ones(bits: int, width: int) -> int:
+    run = 0
+    while run < width and bits & 1:
+        run += 1
+        bits >>= 1
+    return run
+
+
+def _month(day: date) -> str:
+    return day.strftime("%Y%m")

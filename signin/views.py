@@ -1,0 +1,170 @@
+"""Thin viewsets for sign-in and the statistics of SPEC §7 (staff), and the operators'
+sign-in report page."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django.conf import settings
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, viewsets
+from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts.permissions import IsStaff
+from dianping.validation import parse_positive_int
+from shops.selectors import shop_exists
+
+from . import services, stats
+
+
+class SignResultSerializer(serializers.Serializer):
+    date = serializers.DateField()
+    signed = serializers.BooleanField()
+    new = serializers.BooleanField(help_text="False when today was already signed.")
+    streak = serializers.IntegerField()
+
+
+class StreakSerializer(serializers.Serializer):
+    streak = serializers.IntegerField()
+    signed_today = serializers.BooleanField()
+
+
+class MonthSerializer(serializers.Serializer):
+    month = serializers.CharField()
+    days = serializers.ListField(child=serializers.IntegerField())
+    count = serializers.IntegerField()
+
+
+class DayVisitsSerializer(serializers.Serializer):
+    date = serializers.DateField()
+    uv = serializers.IntegerField()
+    pv = serializers.IntegerField()
+
+
+class UvStatsSerializer(serializers.Serializer):
+    shop_id = serializers.IntegerField(allow_null=True)
+    date_from = serializers.DateField()
+    date_to = serializers.DateField()
+    days = serializers.IntegerField()
+    uv = serializers.IntegerField(help_text="Unique visitors over the whole window.")
+    pv = serializers.IntegerField()
+    by_day = DayVisitsSerializer(many=True)
+
+
+class DaySignInsSerializer(serializers.Serializer):
+    date = serializers.DateField()
+    users = serializers.IntegerField()
+
+
+class SignViewSet(viewsets.ViewSet):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses=SignResultSerializer)
+    def create(self, request: Request) -> Response:
+        """Sign in for today (local time); signing again the same day changes nothing."""
+        return Response(services.sign(user_id=request.user.id))
+
+    @extend_schema(responses=StreakSerializer)
+    def streak(self, request: Request) -> Response:
+        """Consecutive signed days up to today (or yesterday, until today is signed)."""
+        today = services.today()
+        signed_today = today.day in services.month_days(user_id=request.user.id, month=today)
+        return Response(
+            {"streak": services.streak(user_id=request.user.id), "signed_today": signed_today}
+        )
+
+    @extend_schema(
+        parameters=[OpenApiParameter("month", str, description="YYYY-MM; default this month")],
+        responses=MonthSerializer,
+    )
+    def month(self, request: Request) -> Response:
+        """The days signed in one month."""
+        raw = request.query_params.get("month")
+        month = services.today().replace(day=1) if not raw else _parse_month(raw)
+        days = services.month_days(user_id=request.user.id, month=month)
+        return Response({"month": month.strftime("%Y-%m"), "days": days, "count": len(days)})
+
+
+class StatsViewSet(viewsets.ViewSet):
+    permission_classes = [IsStaff]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("date", str, description="YYYY-MM-DD, the last day; default today"),
+            OpenApiParameter("days", int, description="1..92, default 1"),
+            OpenApiParameter("shop_id", int, description="one shop; default the whole site"),
+        ],
+        responses=UvStatsSerializer,
+    )
+    def uv(self, request: Request) -> Response:
+        """Staff: unique visitors (merged over the days) and page views."""
+        end, days = _parse_span(request)
+        shop_id = None
+        if raw := request.query_params.get("shop_id"):
+            try:
+                shop_id = parse_positive_int(raw, default=0)
+            except ValueError as exc:
+                raise ValidationError({"shop_id": [str(exc)]}) from None
+            shop_exists(shop_id=shop_id)
+        return Response(stats.uv_stats(end=end, days=days, shop_id=shop_id))
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("date", str, description="YYYY-MM-DD, the last day; default today"),
+            OpenApiParameter("days", int, description="1..92, default 1"),
+        ],
+        responses=DaySignInsSerializer(many=True),
+    )
+    def sign(self, request: Request) -> Response:
+        """Staff: users who signed in, per day, newest first."""
+        end, days = _parse_span(request)
+        return Response(services.daily_counts(end=end, days=days))
+
+
+@staff_member_required
+def sign_report(request: HttpRequest) -> HttpResponse:
+    """Admin page: signed users per day over the last 30 days, from the running counters."""
+    rows = services.daily_counts(end=services.today(), days=30)
+    peak = max((row["users"] for row in rows), default=0) or 1
+    for row in rows:
+        row["percent"] = round(100 * row["users"] / peak)
+    context = {"title": "Sign-ins per day", "rows": rows, "site_header": "Dianping admin"}
+    return render(request, "admin/signin_report.html", context)
+
+
+def _parse_month(raw: str) -> date:
+    try:
+        year, month = raw.split("-")
+        if len(year) != 4 or len(month) != 2:
+            raise ValueError
+        return date(int(year), int(month), 1)
+    except ValueError:
+        raise ValidationError({"month": ["Use YYYY-MM, e.g. 2026-11."]}) from None
+
+
+def _parse_span(request: Request) -> tuple[date, int]:
+    errors = {}
+    end = services.today()
+    if raw := request.query_params.get("date"):
+        try:
+            end = date.fromisoformat(raw)
+            if len(raw) != 10:
+                raise ValueError
+        except ValueError:
+            errors["date"] = ["Use YYYY-MM-DD."]
+    days = 1
+    try:
+        days = parse_positive_int(request.query_params.get("days"), default=1)
+        if days > settings.STATS_MAX_DAYS:
+            raise ValueError(f"At most {settings.STATS_MAX_DAYS} days.")
+    except ValueError as exc:
+        errors["days"] = [str(exc)]
+    if errors:
+        raise ValidationError(errors)
+    return end, days
