@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the Debian packages the project needs when they are missing: what
 # `python -m venv` and the mysqlclient build need, and redis-server unless the
-# target's Redis lives elsewhere (REDIS_URL for `run`, TEST_REDIS_URL for `test`).
+# target's Redis lives elsewhere (REDIS_URL for `run`, TEST_REDIS_URL for `test`), and
+# chromium for the browser tests.
 # Needs root and apt; says so clearly otherwise.
 #   scripts/bootstrap-system.sh [run|test]
 set -euo pipefail
@@ -15,6 +16,10 @@ missing=()
 if [ -z "$external_redis" ]; then
   command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
   command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
+fi
+if [ "${1:-run}" = test ]; then
+  # The browser tests (tests/web) drive Debian's Chromium; Playwright cannot download one here.
+  command -v "${CHROMIUM:-chromium}" >/dev/null 2>&1 || missing+=(chromium)
 fi
 "$python" -c 'import ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)

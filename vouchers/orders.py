@@ -141,10 +141,13 @@ MY_VOUCHERS_PAGE = 10
 
 def my_vouchers(*, user_id: int, tab: str, last_id: int | None) -> dict[str, Any]:
     """The caller's vouchers, newest first, 10 at a time, scrolled by `last_id`:
-    unused = paid, not used, still valid; used; expired = paid, unused, past validity."""
+    unused = paid, not used, still valid; used; expired = paid, unused, past validity;
+    unpaid = grabbed, awaiting payment (cancelled after ORDER_PAY_TIMEOUT)."""
     now = clock.now()
     mine = VoucherOrder.objects.filter(user_id=user_id).select_related("voucher")
-    if tab == "unused":
+    if tab == "unpaid":
+        mine = mine.filter(status=VoucherOrder.Status.UNPAID)
+    elif tab == "unused":
         mine = mine.filter(status=VoucherOrder.Status.PAID, expires_at__gt=now)
     elif tab == "used":
         mine = mine.filter(status=VoucherOrder.Status.USED)

@@ -28,7 +28,7 @@ from .serializers import (
 )
 
 TABS = ("seizing", "upcoming")
-MY_TABS = ("unused", "used", "expired")
+MY_TABS = ("unused", "used", "expired", "unpaid")
 
 
 class VoucherViewSet(viewsets.ViewSet):
@@ -96,8 +96,9 @@ class OrderViewSet(viewsets.ViewSet):
         responses=MyVouchersPageSerializer,
     )
     def list(self, request: Request) -> Response:
-        """My vouchers: `unused`, `used` or `expired`, 10 a page, newest first, scrolled
-        by passing the previous page's `last_id`."""
+        """My vouchers: `unused`, `used`, `expired`, or `unpaid` (grabbed, awaiting
+        payment), 10 a page, newest first, scrolled by passing the previous page's
+        `last_id`."""
         tab = request.query_params.get("status")
         errors = {}
         if tab not in MY_TABS:

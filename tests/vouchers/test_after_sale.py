@@ -37,6 +37,8 @@ def test_my_vouchers_by_tab_newest_first_and_scrolled(
             stock=5, valid_days=7, begin_time=clock.now() - timedelta(minutes=1)
         )
         order_id = _order(user, voucher)
+        unpaid = user_api.get("/api/voucher-orders?status=unpaid").json()["results"]
+        assert [o["id"] for o in unpaid] == [str(order_id)]  # awaiting payment, until paid
         assert user_api.post(f"/api/voucher-orders/{order_id}/pay").status_code == 200
         paid_ids.append(order_id)
     used_id = paid_ids.pop(0)

@@ -1,0 +1,509 @@
+// The Dianping web client: hash-routed pages over the project's own JSON API.
+// Plain JavaScript, no build step. Elements are built with h() (never innerHTML),
+// so text from the API can never become markup.
+"use strict";
+
+const CITY_CENTRE = { x: 121.4737, y: 31.2304 }; // People's Square, Shanghai (demo data)
+const app = () => document.getElementById("app");
+
+// --- session -------------------------------------------------------------------------
+
+const session = {
+  get token() { return localStorage.getItem("token"); },
+  get user() { return JSON.parse(localStorage.getItem("user") || "null"); },
+  save(token, user) {
+    localStorage.setItem("token", token);
+    localStorage.setItem("user", JSON.stringify(user));
+  },
+  clear() { localStorage.removeItem("token"); localStorage.removeItem("user"); },
+};
+
+function clientId() {
+  // A stable anonymous id, so the shops' unique-visitor counts know a returning browser.
+  let id = localStorage.getItem("client-id");
+  if (!id) {
+    id = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+    localStorage.setItem("client-id", id);
+  }
+  return id;
+}
+
+// --- API -----------------------------------------------------------------------------
+
+class ApiError extends Error {
+  constructor(status, body) {
+    super((body && body.detail) || `HTTP ${status}`);
+    this.status = status;
+    this.code = body && body.code;
+    this.body = body;
+  }
+}
+
+async function api(method, path, body) {
+  const headers = { "X-Client-Id": clientId() };
+  if (session.token) headers.Authorization = `Bearer ${session.token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(`/api/${path}`, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = response.status === 204 ? null : await response.json().catch(() => null);
+  if (!response.ok) {
+    if (response.status === 401 && session.token) {
+      session.clear(); // expired or revoked: forget it, the next page asks to log in
+      renderAccountLink();
+    }
+    throw new ApiError(response.status, data);
+  }
+  return data;
+}
+
+const get = (path) => api("GET", path);
+
+// --- DOM helpers ---------------------------------------------------------------------
+
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else if (key === "class") el.className = value;
+    else el.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+let routeSeq = 0; // bumped by every navigation
+
+function screen() {
+  // A page's own renderer: a page still loading when the user navigates away must not
+  // paint over the page that replaced it. Call at the page's start, before any await.
+  const seq = routeSeq;
+  return (...nodes) => { if (seq === routeSeq) render(...nodes); };
+}
+
+function render(...nodes) {
+  const root = app();
+  root.replaceChildren(...nodes.flat().filter((node) => node !== null && node !== undefined && node !== false));
+  root.focus();
+}
+
+function message(el, text, ok = false) {
+  el.textContent = text;
+  el.className = ok ? "message ok" : "message";
+}
+
+const money = (fen) => `¥${(fen / 100).toFixed(fen % 100 ? 2 : 0)}`;
+const when = (iso) => new Date(iso).toLocaleString();
+
+function explain(error) {
+  if (error instanceof ApiError) {
+    if (error.status === 401) return "Please log in first.";
+    if (error.body && error.body.errors) {
+      return Object.entries(error.body.errors).map(([field, problems]) => `${field}: ${problems.join(" ")}`).join(" ");
+    }
+    return error.message;
+  }
+  return "Something went wrong; please try again.";
+}
+
+function needLogin() {
+  if (session.token) return false;
+  location.hash = `#/login?next=${encodeURIComponent(location.hash)}`;
+  return true;
+}
+
+function blogCard(blog) {
+  return h("article", { class: "card" },
+    h("h3", {}, h("a", { href: `#/blogs/${blog.id}` }, blog.title)),
+    h("p", { class: "muted" },
+      blog.user ? h("a", { href: `#/users/${blog.user.id}` }, blog.user.nick_name) : null,
+      blog.user ? " · " : "", `♥ ${blog.liked}`, blog.is_liked ? " (you)" : ""),
+    blog.excerpt || blog.content ? h("p", {}, (blog.excerpt || blog.content).slice(0, 120)) : null);
+}
+
+// --- pages ---------------------------------------------------------------------------
+
+async function loginPage(params) {
+  const show = screen();
+  const status = h("p", { class: "message", role: "status" });
+  const phone = h("input", { id: "phone", name: "phone", type: "tel", inputmode: "numeric", autocomplete: "tel", placeholder: "13800000001" });
+  const code = h("input", { id: "code", name: "code", inputmode: "numeric", autocomplete: "one-time-code", maxlength: "6" });
+  const send = h("button", { type: "button", class: "secondary", onclick: async () => {
+    try {
+      await api("POST", "auth/code", { phone: phone.value.trim() });
+      message(status, "Code sent. In development it is printed where the server runs (the make run terminal).", true);
+      code.focus();
+    } catch (error) { message(status, explain(error)); }
+  } }, "Send code");
+  const form = h("form", { onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      const result = await api("POST", "auth/login", { phone: phone.value.trim(), code: code.value.trim() });
+      session.save(result.token, result.user);
+      renderAccountLink();
+      location.hash = params.get("next") || "#/";
+    } catch (error) { message(status, explain(error)); }
+  } },
+  h("label", { for: "phone" }, "Phone number"), h("div", { class: "row" }, phone, send),
+  h("label", { for: "code" }, "Code"), code,
+  h("p", {}, h("button", { type: "submit" }, "Log in")));
+  show(h("h1", {}, "Log in"),
+    h("p", { class: "muted" }, "Any mainland mobile number works; a new number gets a new account. Demo users: 13800000001 … 13800000010."),
+    form, status);
+}
+
+async function homePage() {
+  const show = screen();
+  const [types, hot, seizing] = await Promise.all([
+    get("shop-types"), get("blogs/hot"), get("vouchers/activities?tab=seizing").catch(() => []),
+  ]);
+  show(
+    h("h1", {}, "Discover"),
+    h("nav", { class: "grid", "aria-label": "Shop types" },
+      types.map((t) => h("a", { href: `#/shops?type=${t.id}` }, t.name))),
+    seizing.length ? h("section", {}, h("h2", {}, "Flash sales on now"),
+      seizing.map((v) => h("div", { class: "card" },
+        h("h3", {}, h("a", { href: `#/shops/${v.shop_id}` }, v.title)),
+        h("p", { class: "muted" }, `${money(v.pay_value)} for ${money(v.actual_value)} · ${v.remaining ?? v.stock} left`)))) : null,
+    h("h2", {}, "Popular notes"),
+    hot.results.map(blogCard));
+}
+
+async function shopsPage(params) {
+  const show = screen();
+  const typeId = params.get("type");
+  const list = h("div");
+  const status = h("p", { class: "muted", role: "status" }, "Showing shops near the city centre.");
+  let page = 1;
+  let point = CITY_CENTRE;
+  const more = h("button", { type: "button", class: "secondary", onclick: () => load(false) }, "More");
+  async function load(reset) {
+    if (reset) { page = 1; list.replaceChildren(); }
+    const data = await get(`shops?type_id=${typeId}&x=${point.x}&y=${point.y}&page=${page}`);
+    for (const shop of data.results) {
+      list.append(h("article", { class: "card" },
+        h("h3", {}, h("a", { href: `#/shops/${shop.id}` }, shop.name)),
+        h("p", { class: "muted" }, `${shop.area} · ${shop.address}`),
+        h("p", {}, `¥${shop.avg_price}/person · ★ ${(shop.score / 10).toFixed(1)} · ${Math.round(shop.distance)} m`)));
+    }
+    if (!data.results.length && page === 1) list.append(h("p", {}, "No shops of this type within 5 km."));
+    page += 1;
+    more.hidden = !data.next;
+  }
+  const locate = h("button", { type: "button", class: "secondary", onclick: () => {
+    if (!navigator.geolocation) { status.textContent = "Location is not available; using the city centre."; return; }
+    navigator.geolocation.getCurrentPosition(
+      (pos) => { point = { x: pos.coords.longitude, y: pos.coords.latitude }; status.textContent = "Showing shops near you."; load(true); },
+      () => { status.textContent = "Location was refused; using the city centre."; },
+      { timeout: 5000 });
+  } }, "Use my location");
+  show(h("h1", {}, "Shops nearby"), h("div", { class: "row" }, locate), status, list, more);
+  await load(true);
+}
+
+function countdown(el, beginIso, done) {
+  const tick = () => {
+    const left = Math.max(0, Math.round((new Date(beginIso) - Date.now()) / 1000));
+    el.textContent = `Starts in ${Math.floor(left / 3600)}h ${Math.floor(left / 60) % 60}m ${left % 60}s`;
+    if (left === 0) { clearInterval(timer); done(); }
+  };
+  const timer = setInterval(() => (el.isConnected ? tick() : clearInterval(timer)), 1000);
+  tick();
+}
+
+const GRAB_ANSWERS = {
+  sold_out: "Sold out. Better luck next time!",
+  duplicate_order: "You already bought this voucher: see My vouchers.",
+  not_started: "The sale has not started yet.",
+  ended: "This sale has ended.",
+  throttled: "Too many attempts; wait a moment.",
+};
+
+function voucherCard(voucher) {
+  const status = h("p", { class: "message", role: "status" });
+  const card = h("article", { class: "card" },
+    h("h3", {}, voucher.title),
+    h("p", {}, `${money(voucher.pay_value)} for ${money(voucher.actual_value)}`, voucher.sub_title ? ` · ${voucher.sub_title}` : ""));
+  if (voucher.type !== "seckill") return card;
+  let left = voucher.remaining ?? voucher.stock;
+  const stock = h("span", {}, `${left} left`);
+  const grab = h("button", { type: "button", onclick: async () => {
+    if (needLogin()) return;
+    grab.disabled = true;
+    try {
+      const result = await api("POST", `vouchers/${voucher.id}/seckill`);
+      message(status, `Got it! Order ${result.order_id}. Pay for it in My vouchers.`, true);
+      left = Math.max(0, left - 1);
+      stock.textContent = `${left} left`;
+    } catch (error) {
+      message(status, GRAB_ANSWERS[error.code] || (error.status === 429 ? GRAB_ANSWERS.throttled : explain(error)));
+    } finally {
+      grab.disabled = false;
+    }
+  } }, "Grab");
+  const info = h("p", { class: "muted" }, stock, ` · ends ${when(voucher.end_time)}`);
+  card.append(info);
+  if (voucher.status === "pending") {
+    const clock = h("p", { class: "muted" });
+    grab.disabled = true;
+    countdown(clock, voucher.begin_time, () => { grab.disabled = false; });
+    card.append(clock);
+  } else if (voucher.status !== "active") {
+    grab.disabled = true;
+    message(status, "This sale has ended.");
+  }
+  card.append(h("div", { class: "row" }, grab), status);
+  return card;
+}
+
+async function shopPage(id) {
+  const show = screen();
+  const [shop, vouchers] = await Promise.all([get(`shops/${id}`), get(`shops/${id}/vouchers`)]);
+  show(
+    h("h1", {}, shop.name),
+    h("p", { class: "muted" }, `${shop.area} · ${shop.address}`),
+    h("p", {}, `¥${shop.avg_price}/person · ★ ${(shop.score / 10).toFixed(1)} · open ${shop.open_hours || "—"}`),
+    h("h2", {}, "Vouchers"),
+    vouchers.length ? vouchers.map(voucherCard) : h("p", {}, "No vouchers for this shop."));
+}
+
+async function vouchersPage(params) {
+  const show = screen();
+  if (needLogin()) return;
+  const tabs = [["unpaid", "To pay"], ["unused", "Unused"], ["used", "Used"], ["expired", "Expired"]];
+  const current = params.get("tab") || "unpaid";
+  const list = h("div");
+  const status = h("p", { class: "message", role: "status" });
+  const data = await get(`voucher-orders?status=${current}`);
+  for (const order of data.results) {
+    const row = h("article", { class: "card" },
+      h("h3", {}, order.voucher.title),
+      h("p", { class: "muted" }, `Order ${order.id} · ${order.status}`,
+        order.expires_at ? ` · valid until ${when(order.expires_at)}` : ""));
+    if (order.status === "unpaid") {
+      row.append(h("button", { type: "button", onclick: async () => {
+        try {
+          await api("POST", `voucher-orders/${order.id}/pay`);
+          message(status, "Paid. Find it under Unused.", true);
+          row.remove();
+        } catch (error) { message(status, explain(error)); }
+      } }, `Pay ${money(order.voucher.pay_value)}`));
+    }
+    list.append(row);
+  }
+  if (!data.results.length) list.append(h("p", {}, "Nothing here yet. Grab a flash sale from the home page."));
+  show(h("h1", {}, "My vouchers"),
+    h("div", { class: "tabs", role: "tablist" }, tabs.map(([key, label]) =>
+      h("button", { type: "button", role: "tab", "aria-selected": String(key === current),
+        onclick: () => { location.hash = `#/vouchers?tab=${key}`; } }, label))),
+    status, list);
+}
+
+async function blogPage(id) {
+  const show = screen();
+  const [blog, likers, comments] = await Promise.all([
+    get(`blogs/${id}`), get(`blogs/${id}/likes`), get(`blogs/${id}/comments`),
+  ]);
+  const count = h("span", {}, String(blog.liked));
+  const top = h("ol", { class: "likers", "aria-label": "First likers" });
+  const fillLikers = (users) => top.replaceChildren(...users.map((u) => h("li", {}, h("a", { href: `#/users/${u.id}` }, u.nick_name))));
+  fillLikers(likers);
+  let liked = blog.is_liked;
+  const like = h("button", { type: "button", "aria-pressed": String(liked), onclick: async () => {
+    if (needLogin()) return;
+    const state = await api(liked ? "DELETE" : "POST", `blogs/${id}/like`);
+    liked = state.is_liked;
+    like.setAttribute("aria-pressed", String(liked));
+    like.textContent = liked ? "♥ Liked" : "♡ Like";
+    count.textContent = String(state.liked);
+    fillLikers(await get(`blogs/${id}/likes`));
+  } }, liked ? "♥ Liked" : "♡ Like");
+  const commentList = h("div", {}, comments.results.map((c) =>
+    h("p", { class: "card" }, h("strong", {}, c.user.nick_name), ": ", c.content)));
+  const text = h("input", { id: "comment", name: "comment", maxlength: "1000" });
+  const status = h("p", { class: "message", role: "status" });
+  const form = h("form", { onsubmit: async (event) => {
+    event.preventDefault();
+    if (needLogin()) return;
+    try {
+      const c = await api("POST", `blogs/${id}/comments`, { content: text.value });
+      commentList.append(h("p", { class: "card" }, h("strong", {}, c.user.nick_name), ": ", c.content));
+      text.value = "";
+    } catch (error) { message(status, explain(error)); }
+  } }, h("label", { for: "comment" }, "Add a comment"), h("div", { class: "row" }, text, h("button", { type: "submit" }, "Send")));
+  show(
+    h("h1", {}, blog.title),
+    h("p", { class: "muted" }, "by ", h("a", { href: `#/users/${blog.user.id}` }, blog.user.nick_name), ` · ${when(blog.created_at)}`,
+      blog.shop_id ? [" · ", h("a", { href: `#/shops/${blog.shop_id}` }, "the shop")] : ""),
+    h("p", {}, blog.content),
+    h("div", { class: "row" }, like, h("span", {}, count, " likes")),
+    h("h2", {}, "First to like"), top,
+    h("h2", {}, `Comments (${blog.comments})`), commentList, form, status);
+}
+
+async function writePage() {
+  const show = screen();
+  if (needLogin()) return;
+  const title = h("input", { id: "title", name: "title", maxlength: "128", required: true });
+  const content = h("textarea", { id: "content", name: "content", maxlength: "5000", required: true });
+  const status = h("p", { class: "message", role: "status" });
+  show(h("h1", {}, "Write a note"), h("form", { onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      const blog = await api("POST", "blogs", { title: title.value, content: content.value });
+      location.hash = `#/blogs/${blog.id}`;
+    } catch (error) { message(status, explain(error)); }
+  } },
+  h("label", { for: "title" }, "Title"), title,
+  h("label", { for: "content" }, "What was it like?"), content,
+  h("p", {}, h("button", { type: "submit" }, "Publish"))), status);
+}
+
+async function userPage(id) {
+  const show = screen();
+  const [user, info, blogs] = await Promise.all([get(`users/${id}`), get(`users/${id}/info`), get(`users/${id}/blogs`)]);
+  const me = session.user;
+  const nodes = [
+    h("h1", {}, user.nick_name),
+    h("p", { class: "muted" }, [info.city, info.introduce].filter(Boolean).join(" · ")),
+  ];
+  const fans = h("span", {}, String(info.fans));
+  nodes.push(h("p", {}, fans, " followers · ", String(info.followee), " following"));
+  if (me && me.id !== user.id) {
+    let following = (await get(`follows/${id}`)).following;
+    const follow = h("button", { type: "button", "aria-pressed": String(following), onclick: async () => {
+      const state = await api(following ? "DELETE" : "PUT", `follows/${id}`);
+      following = state.following;
+      follow.setAttribute("aria-pressed", String(following));
+      follow.textContent = following ? "Following" : "Follow";
+      fans.textContent = String(Number(fans.textContent) + (following ? 1 : -1));
+    } }, following ? "Following" : "Follow");
+    nodes.push(h("div", { class: "row" }, follow));
+  }
+  nodes.push(h("h2", {}, `Notes (${blogs.count})`), blogs.results.map(blogCard));
+  show(...nodes);
+}
+
+async function feedPage() {
+  const show = screen();
+  if (needLogin()) return;
+  const list = h("div");
+  const end = h("p", { class: "muted", role: "status" });
+  let cursor = {};
+  let loading = false;
+  let finished = false;
+  async function more() {
+    if (loading || finished) return;
+    loading = true;
+    const query = cursor.max_time === undefined ? "" : `?max_time=${cursor.max_time}&offset=${cursor.offset}`;
+    const page = await get(`feed${query}`);
+    list.append(...page.results.map(blogCard));
+    cursor = { max_time: page.min_time, offset: page.offset };
+    if (!page.results.length) {
+      finished = true;
+      end.textContent = list.children.length ? "You are all caught up." : "Nothing yet: follow people to see their notes here.";
+    }
+    loading = false;
+  }
+  const sentinel = h("div", { "aria-hidden": "true" });
+  show(h("h1", {}, "Following"), list, sentinel, end);
+  await more();
+  const observer = new IntersectionObserver((entries) => {
+    if (!sentinel.isConnected) { observer.disconnect(); return; }
+    if (entries.some((e) => e.isIntersecting)) more();
+  });
+  observer.observe(sentinel);
+}
+
+async function signPage() {
+  const show = screen();
+  if (needLogin()) return;
+  const now = new Date();
+  const month = `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, "0")}`;
+  const [streak, days] = await Promise.all([get("sign/streak"), get(`sign/month?month=${month}`)]);
+  const streakEl = h("span", { class: "stat" }, String(streak.streak));
+  const calendar = h("div", { class: "calendar", role: "grid", "aria-label": `Sign-ins in ${month}` });
+  const status = h("p", { class: "message", role: "status" });
+  function drawCalendar(signed) {
+    const first = new Date(now.getFullYear(), now.getMonth(), 1);
+    const total = new Date(now.getFullYear(), now.getMonth() + 1, 0).getDate();
+    const cells = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map((d) => h("div", { class: "head" }, d));
+    for (let i = 0; i < (first.getDay() + 6) % 7; i++) cells.push(h("div"));
+    for (let d = 1; d <= total; d++) {
+      const on = signed.includes(d);
+      cells.push(h("div", { class: on ? "day signed" : "day", role: "gridcell", "aria-label": `${month}-${String(d).padStart(2, "0")}${on ? ", signed" : ""}` }, String(d)));
+    }
+    calendar.replaceChildren(...cells);
+  }
+  drawCalendar(days.days);
+  const button = h("button", { type: "button", disabled: streak.signed_today, onclick: async () => {
+    const result = await api("POST", "sign");
+    streakEl.textContent = String(result.streak);
+    button.disabled = true;
+    button.textContent = "Signed today";
+    message(status, result.new ? "Signed! Come back tomorrow to keep the streak." : "Already signed today.", true);
+    drawCalendar((await get(`sign/month?month=${month}`)).days);
+  } }, streak.signed_today ? "Signed today" : "Sign in today");
+  show(h("h1", {}, "Daily sign-in"), h("p", {}, "Streak: ", streakEl, " days"), h("div", { class: "row" }, button), status,
+    h("h2", {}, now.toLocaleString(undefined, { month: "long", year: "numeric" })), calendar);
+}
+
+// --- routing -------------------------------------------------------------------------
+
+const ROUTES = [
+  [/^\/$/, homePage],
+  [/^\/login$/, loginPage],
+  [/^\/shops$/, shopsPage],
+  [/^\/shops\/(\d+)$/, shopPage],
+  [/^\/vouchers$/, vouchersPage],
+  [/^\/blogs\/(\d+)$/, blogPage],
+  [/^\/write$/, writePage],
+  [/^\/users\/(\d+)$/, userPage],
+  [/^\/feed$/, feedPage],
+  [/^\/sign$/, signPage],
+];
+
+function renderAccountLink() {
+  const link = document.getElementById("account-link");
+  const user = session.user;
+  if (session.token && user) {
+    link.textContent = `Log out (${user.nick_name})`;
+    link.href = "#/logout";
+  } else {
+    link.textContent = "Log in";
+    link.href = "#/login";
+  }
+}
+
+async function route() {
+  const [path, query] = (location.hash.slice(1) || "/").split("?");
+  const params = new URLSearchParams(query || "");
+  routeSeq += 1;
+  const show = screen();
+  if (path === "/logout") {
+    await api("POST", "auth/logout").catch(() => null);
+    session.clear();
+    renderAccountLink();
+    location.hash = "#/";
+    return;
+  }
+  for (const [pattern, page] of ROUTES) {
+    const match = path.match(pattern);
+    if (!match) continue;
+    try {
+      await (match[1] ? page(match[1], params) : page(params));
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) { needLogin(); return; }
+      show(h("h1", {}, "Sorry"), h("p", { class: "message" }, explain(error)));
+    }
+    return;
+  }
+  show(h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/" }, "Back home")));
+}
+
+window.addEventListener("hashchange", route);
+window.addEventListener("DOMContentLoaded", () => { renderAccountLink(); route(); });

@@ -1,0 +1,61 @@
+"""A real Chromium (Debian's, driven by Playwright) against a live Django server with the
+real Redis and test database. Screenshots of the main pages land in docs/screenshots/."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+SCREENSHOTS = Path(__file__).resolve().parent.parent.parent / "docs" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+# Chromium logs every non-2xx fetch as a console error; the client expects some (409 on
+# a second grab, 401 before login) and handles them. Anything else fails the test.
+_EXPECTED_HTTP = re.compile(r"Failed to load resource: .* status of (401|409)")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not shutil.which(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} not found: `make test` installs Debian's chromium")
+    # Playwright's sync API keeps an event loop in this thread while the browser lives;
+    # the tests' ORM calls (and the database teardown) are still plain synchronous code,
+    # so Django's async-context guard stands aside for this module only: the variable
+    # must never reach another test (the deploy check refuses it).
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+            yield browser
+            browser.close()
+    finally:
+        del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+
+
+@pytest.fixture
+def page(browser: Browser, live_server, eager_tasks) -> Iterator[Page]:  # type: ignore[no-untyped-def]
+    context = browser.new_context(viewport=PHONE, base_url=live_server.url)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    problems: list[str] = []
+
+    def on_console(msg: ConsoleMessage) -> None:
+        if msg.type == "error" and not _EXPECTED_HTTP.search(msg.text):
+            problems.append(f"console: {msg.text}")
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    yield page
+    context.close()
+    assert problems == []
+
+
+def screenshot(page: Page, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)

@@ -1,0 +1,112 @@
+"""The web client in a real browser: log in with an SMS code, grab a flash-sale voucher,
+like a blog, follow someone and see their new blog in the feed, sign in for the day."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from accounts.sms import locmem
+from blogs import services as blogs
+from tests.factories import BlogFactory, ShopFactory, UserFactory
+from tests.vouchers.sales import drain_all, start_sale
+from tests.web.conftest import screenshot
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def _log_in(page: Page, phone: str) -> None:
+    page.goto("/#/login")
+    page.get_by_label("Phone number").fill(phone)
+    page.get_by_role("button", name="Send code").click()
+    expect(page.get_by_role("status")).to_contain_text("Code sent")
+    code = re.search(r"\b(\d{6})\b", locmem.outbox[-1][1]).group(1)
+    page.get_by_label("Code").fill(code)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.locator("#account-link")).to_contain_text("Log out")
+
+
+def test_log_in_grab_a_voucher_see_it_and_be_told_on_a_second_grab(page: Page) -> None:
+    shop = ShopFactory(name="Lao Zhang Noodles")
+    sale = start_sale(stock=10, shop=shop, title="¥100 flash voucher")
+    page.goto("/#/login")
+    screenshot(page, "login")
+
+    _log_in(page, "13900000001")
+    page.goto(f"/#/shops/{shop.id}")
+    card = page.locator("article", has_text="¥100 flash voucher")
+    card.get_by_role("button", name="Grab").click()
+    expect(card.get_by_role("status")).to_contain_text("Got it!")
+    screenshot(page, "shop")
+
+    drain_all()  # what the Celery drain does within a second under `make run`
+    page.goto("/#/vouchers")
+    expect(page.get_by_text("¥100 flash voucher")).to_be_visible()
+    expect(page.get_by_role("button", name=re.compile("^Pay"))).to_be_visible()
+    screenshot(page, "my-vouchers")
+
+    page.goto(f"/#/shops/{shop.id}")
+    card = page.locator("article", has_text="¥100 flash voucher")
+    card.get_by_role("button", name="Grab").click()
+    expect(card.get_by_role("status")).to_contain_text("already bought")
+    assert sale.orders.count() == 1
+
+
+def test_like_a_blog_and_appear_among_the_first_likers(page: Page) -> None:
+    blog = BlogFactory(title="Best xiaolongbao in town", content="Thin skin, rich soup.")
+    _log_in(page, "13900000002")
+
+    page.goto(f"/#/blogs/{blog.id}")
+    page.get_by_role("button", name="Like").click()
+
+    expect(page.get_by_role("button", name="♥ Liked")).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_label("First likers")).to_contain_text("user_")
+    expect(page.get_by_text("1 likes")).to_be_visible()
+    screenshot(page, "blog")
+
+
+def test_follow_someone_and_see_their_new_blog_in_the_feed(page: Page) -> None:
+    author = UserFactory(nick_name="Lily Chen")
+    _log_in(page, "13900000003")
+
+    page.goto(f"/#/users/{author.id}")
+    page.get_by_role("button", name="Follow").click()
+    expect(page.get_by_role("button", name="Following")).to_be_visible()
+    screenshot(page, "user")
+    blogs.blog_create(user_id=author.id, data={"title": "Hotpot night", "content": "Spicy."})
+
+    page.goto("/#/feed")
+    expect(page.get_by_role("link", name="Hotpot night")).to_be_visible()
+    screenshot(page, "feed")
+
+
+def test_write_a_blog_then_sign_in_and_see_the_calendar_mark(page: Page) -> None:
+    _log_in(page, "13900000004")
+    page.goto("/#/write")
+    page.get_by_label("Title").fill("A quiet tea house")
+    page.get_by_label("What was it like?").fill("Jasmine tea and a garden view.")
+    page.get_by_role("button", name="Publish").click()
+    expect(page.get_by_role("heading", name="A quiet tea house")).to_be_visible()
+
+    page.goto("/#/sign")
+    page.get_by_role("button", name="Sign in today").click()
+
+    expect(page.get_by_role("status")).to_contain_text("Signed!")
+    expect(page.locator(".stat")).to_have_text("1")
+    expect(page.locator(".calendar .day.signed")).to_have_count(1)
+    screenshot(page, "sign-in")
+
+
+def test_home_lists_types_and_popular_notes(page: Page) -> None:
+    from shops.models import ShopType
+
+    ShopType.objects.create(name="Hotpot", sort=1)
+    BlogFactory(title="Weekend brunch spot", liked=3)
+
+    page.goto("/")
+
+    expect(page.get_by_role("navigation", name="Shop types")).to_contain_text("Hotpot")
+    expect(page.get_by_role("link", name="Weekend brunch spot")).to_be_visible()
+    screenshot(page, "home")
