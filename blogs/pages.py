@@ -25,14 +25,26 @@ from dianping.redis.client import get_redis
 from dianping.redis.lock import RedisLock
 from dianping.redis.scripts import lua
 
+from . import likes
 from .models import Blog
 
 _STORE = lua(__file__, "store_if_current.lua")
 PAGE_SIZE = 10
 
 
-def user_blogs_page(*, user_id: int, page: int) -> tuple[int, list[dict[str, Any]]]:
-    """(the user's blog count, page `page` of their blog summaries)."""
+def user_blogs_page(
+    *, user_id: int, page: int, caller_id: int | None = None
+) -> tuple[int, list[dict[str, Any]]]:
+    """(the user's blog count, page `page` of their blog summaries), with `liked` and
+    `is_liked` (for `caller_id`) read live."""
+    count, items = _cached_page(user_id, page)
+    live = likes.live_counts([item["id"] for item in items], caller_id)
+    for item in items:
+        item["liked"], item["is_liked"] = live[item["id"]]
+    return count, items
+
+
+def _cached_page(user_id: int, page: int) -> tuple[int, list[dict[str, Any]]]:
     count = _count(user_id)
     if (page - 1) * PAGE_SIZE >= count:
         return count, []  # past the end: nothing to load, nothing to cache

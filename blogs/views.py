@@ -135,10 +135,9 @@ class UserBlogsViewSet(viewsets.ViewSet):
         except ValueError as exc:
             raise ValidationError({"page": [str(exc)]}) from None
         author = user_get(user_id=user_id)
-        count, items = pages.user_blogs_page(user_id=user_id, page=number)
-        live = likes.live_counts([item["id"] for item in items], _caller_id(request))
-        for item in items:
-            item["liked"], item["is_liked"] = live[item["id"]]
+        count, items = pages.user_blogs_page(
+            user_id=user_id, page=number, caller_id=_caller_id(request)
+        )
         url = request.build_absolute_uri()
         last_page = (count + pages.PAGE_SIZE - 1) // pages.PAGE_SIZE
         previous = None
