@@ -231,6 +231,23 @@ def _finish(shard: int, done: list[Accepted]) -> None:
     pipe.hdel(keys.seckill_pending(shard), *[pending_field(o.order_id) for o in done])
     pipe.hdel(keys.seckill_failures(shard), *[o.entry_id for o in done])
     pipe.execute()
+    trim_acked(shard)
+
+
+def trim_acked(shard: int) -> int:
+    """Drop the entries the (one) consumer group has acked, so a stream holds only work
+    in progress: everything older than the oldest unacked entry, or than the last
+    delivered one when none is unacked. Unacked entries are never trimmed. Returns
+    how many entries went."""
+    client = get_redis()
+    stream = keys.seckill_orders(shard)
+    pending = client.xpending(stream, GROUP)
+    if pending["pending"]:
+        floor = pending["min"]
+    else:
+        (group,) = [g for g in client.xinfo_groups(stream) if g["name"] == GROUP.encode()]
+        floor = group["last-delivered-id"]
+    return client.xtrim(stream, minid=floor, approximate=False)
 
 
 LAG_BUCKETS_MS = (50, 100, 200, 500, 1000, 2000, 5000, 10_000, 60_000)

@@ -142,12 +142,33 @@ def test_a_voucher_whose_database_stock_ran_out_is_dead_lettered_not_stalling_th
 
 
 @pytest.mark.django_db
+def test_acked_entries_are_trimmed_and_unacked_ones_kept(sale, redis_client, settings) -> None:
+    shard = stock.shard_of(sale.id)
+    stream = keys.seckill_orders(shard)
+    _accept(sale, 30)
+    drain_all()
+    assert redis_client.xlen(stream) <= 1  # at most the last delivered entry stays
+
+    for _ in range(2):  # two more, read by a drainer that then dies before persisting them
+        seckill.voucher_seckill(user_id=UserFactory().id, voucher_id=sale.id)
+    ((_, read),) = redis_client.xreadgroup(drain.GROUP, "crashed", {stream: ">"}, count=2)
+    drain.trim_acked(shard)
+
+    unacked = [entry_id for entry_id, _ in read]
+    assert [entry_id for entry_id, _ in redis_client.xrange(stream)] == unacked
+    settings.SECKILL_CLAIM_IDLE_MS = 0  # the crashed drainer's entries are reclaimable now
+    drain_all()  # and they are still there to be reclaimed and persisted
+    assert VoucherOrder.objects.count() == 32
+
+
+@pytest.mark.django_db
 def test_redelivery_never_creates_a_second_order(sale, redis_client) -> None:
     accepted = _accept(sale, 5)
-    drain_all()
     stream = keys.seckill_orders(stock.shard_of(sale.id))
+    entries = redis_client.xrange(stream)
+    drain_all()
     # As if the drainer died after its commit but before its XACK: the entries come back.
-    for _entry_id, fields in redis_client.xrange(stream):
+    for _entry_id, fields in entries:
         redis_client.xadd(stream, fields)
 
     drain_all()
