@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.db import transaction
 
-from . import likes, pages
+from . import likes, services
 from .models import Blog, BlogComment
 
 
@@ -20,13 +20,13 @@ class BlogAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
         super().save_model(request, obj, form, change)
         user_id = obj.user_id
-        transaction.on_commit(lambda: pages.user_blogs_changed(user_id), robust=True)
+        transaction.on_commit(lambda: services.pages_changed(user_id), robust=True)
 
     def delete_model(self, request, obj):  # type: ignore[no-untyped-def]
         blog_id, user_id = obj.id, obj.user_id
         super().delete_model(request, obj)
         transaction.on_commit(lambda: likes.likes_forget(blog_id), robust=True)
-        transaction.on_commit(lambda: pages.user_blogs_changed(user_id), robust=True)
+        transaction.on_commit(lambda: services.pages_changed(user_id), robust=True)
 
 
 @admin.register(BlogComment)

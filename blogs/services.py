@@ -23,7 +23,7 @@ def blog_create(*, user_id: int, data: dict[str, Any]) -> Blog:
     with transaction.atomic():
         blog = Blog.objects.create(user_id=user_id, **_writable(data))
         blog_id = blog.id
-        transaction.on_commit(lambda: _pages_changed(user_id), robust=True)
+        transaction.on_commit(lambda: pages_changed(user_id), robust=True)
         transaction.on_commit(lambda: tasks.push_to_followers.delay(blog_id), robust=True)
     return blog
 
@@ -36,7 +36,7 @@ def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
             setattr(blog, name, value)
         if fields:
             blog.save(update_fields=[*fields, "updated_at"])
-            transaction.on_commit(lambda: _pages_changed(user_id), robust=True)
+            transaction.on_commit(lambda: pages_changed(user_id), robust=True)
     return blog
 
 
@@ -44,7 +44,7 @@ def blog_delete(*, blog_id: int, user_id: int) -> None:
     with transaction.atomic():
         _own(blog_id, user_id, lock=True).delete()
         transaction.on_commit(lambda: likes.likes_forget(blog_id), robust=True)
-        transaction.on_commit(lambda: _pages_changed(user_id), robust=True)
+        transaction.on_commit(lambda: pages_changed(user_id), robust=True)
 
 
 def comment_create(
@@ -80,7 +80,9 @@ def _writable(data: dict[str, Any]) -> dict[str, Any]:
     return {name: data[name] for name in WRITABLE if name in data}
 
 
-def _pages_changed(user_id: int) -> None:
+def pages_changed(user_id: int) -> None:
+    """After a committed change of a user's blogs: stale pages may no longer be stored,
+    and the cached ones are rebuilt by a task."""
     from . import tasks
 
     pages.user_blogs_changed(user_id)

@@ -12,7 +12,7 @@ from blogs import pages, services
 from blogs.models import Blog
 from dianping import clock
 from dianping.redis import keys
-from tests.factories import BlogFactory
+from tests.factories import BlogFactory, UserFactory
 
 
 def _blogs_of(user, count: int) -> list[Blog]:  # type: ignore[no-untyped-def]
@@ -180,3 +180,18 @@ def test_the_rebuild_waits_for_a_reader_holding_the_page_lock(
     raw = redis_client.get(keys.user_blog_page(user.id, 1))
     assert raw is None or b'"new"' in raw  # never the old title
     assert pages.user_blogs_page(user_id=user.id, page=1)[1][0]["title"] == "new"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_admin_edit_rebuilds_the_cached_pages_too(user, api, client) -> None:
+    (blog,) = _blogs_of(user, 1)
+    api.get(f"/api/users/{user.id}/blogs")  # page 1 cached with the old title
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+
+    response = client.post(
+        f"/admin/blogs/blog/{blog.id}/change/",
+        {"user": user.id, "shop": "", "title": "moderated", "images": "[]", "content": "ok"},
+    )
+
+    assert response.status_code == 302
+    assert api.get(f"/api/users/{user.id}/blogs").json()["results"][0]["title"] == "moderated"
