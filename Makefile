@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: run test lint format setup redis-start redis-stop mariadb-start mariadb-stop bench-shops bench-seckill clean
+.PHONY: run test screenshots lint format setup redis-start redis-stop mariadb-start mariadb-stop bench-shops bench-seckill clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -25,6 +25,10 @@ run: setup  ## everything set up, then web + worker + beat until Ctrl-C
 test: SETUP_FOR = test
 test: setup  ## the whole suite against a real Redis (DATABASE_URL=mysql://... for MariaDB)
 	@scripts/test.sh $(PYTEST_ARGS)
+
+screenshots: SETUP_FOR = test
+screenshots: setup  ## the browser tests, saving the README's screenshots to docs/screenshots/
+	@UPDATE_SCREENSHOTS=1 scripts/test.sh tests/web
 
 lint: setup
 	$(VENV)/bin/ruff check .

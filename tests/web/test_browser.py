@@ -99,14 +99,15 @@ def test_write_a_blog_then_sign_in_and_see_the_calendar_mark(page: Page) -> None
     screenshot(page, "sign-in")
 
 
-def test_home_lists_types_and_popular_notes(page: Page) -> None:
-    from shops.models import ShopType
+def test_home_on_the_demo_data_shows_types_sales_and_popular_notes(page: Page) -> None:
+    from django.core.management import call_command
 
-    ShopType.objects.create(name="Hotpot", sort=1)
-    BlogFactory(title="Weekend brunch spot", liked=3)
+    call_command("seed_demo", "--force")  # what `make run` shows a new user
 
     page.goto("/")
 
-    expect(page.get_by_role("navigation", name="Shop types")).to_contain_text("Hotpot")
-    expect(page.get_by_role("link", name="Weekend brunch spot")).to_be_visible()
+    expect(page.get_by_role("navigation", name="Shop types")).to_contain_text("美食")
+    expect(page.get_by_role("heading", name="Flash sales on now")).to_be_visible()
+    expect(page.get_by_role("heading", name="Popular notes")).to_be_visible()
+    expect(page.locator("article").first).to_contain_text("♥")
     screenshot(page, "home")

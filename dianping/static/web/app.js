@@ -88,7 +88,8 @@ function screen() {
 function render(...nodes) {
   const root = app();
   root.replaceChildren(...nodes.flat().filter((node) => node !== null && node !== undefined && node !== false));
-  root.focus();
+  window.scrollTo(0, 0);
+  root.focus({ preventScroll: true }); // screen readers start at the new page
 }
 
 function message(el, text, ok = false) {
