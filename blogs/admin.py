@@ -18,15 +18,22 @@ class BlogAdmin(admin.ModelAdmin):
     list_select_related = ["user", "shop"]
 
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+        previous_author = form.initial.get("user") if change else None
         super().save_model(request, obj, form, change)
-        user_id = obj.user_id
-        transaction.on_commit(lambda: services.pages_changed(user_id), robust=True)
+        for user_id in {obj.user_id, previous_author} - {None}:
+            transaction.on_commit(lambda u=user_id: services.pages_changed(u), robust=True)
 
     def delete_model(self, request, obj):  # type: ignore[no-untyped-def]
-        blog_id, user_id = obj.id, obj.user_id
-        super().delete_model(request, obj)
-        transaction.on_commit(lambda: likes.likes_forget(blog_id), robust=True)
-        transaction.on_commit(lambda: services.pages_changed(user_id), robust=True)
+        self.delete_queryset(request, Blog.objects.filter(pk=obj.pk))
+
+    def delete_queryset(self, request, queryset):  # type: ignore[no-untyped-def]
+        """Bulk deletes too: like keys go, the authors' cached pages are rebuilt."""
+        gone = list(queryset.values_list("id", "user_id"))
+        super().delete_queryset(request, queryset)
+        for blog_id, _ in gone:
+            transaction.on_commit(lambda b=blog_id: likes.likes_forget(b), robust=True)
+        for user_id in {user_id for _, user_id in gone}:
+            transaction.on_commit(lambda u=user_id: services.pages_changed(u), robust=True)
 
 
 @admin.register(BlogComment)

@@ -75,29 +75,30 @@ def _queue_push(client: Any, follower: int, author: int, items: list[tuple[int, 
 
 def feed_page(*, user_id: int, max_time: int | None, offset: int) -> dict[str, Any]:
     """One page of the inbox, newest first, at or below `max_time` (ms), skipping the
-    first `offset` items scored exactly `max_time` (shown on the previous page)."""
-    client = get_redis()
-    rows = client.zrevrangebyscore(
-        keys.feed_inbox(user_id),
-        "+inf" if max_time is None else max_time,
-        0,
-        start=offset,
-        num=FEED_PAGE_SIZE,
-        withscores=True,
-    )
-    if not rows:
-        return {"results": [], "min_time": max_time or 0, "offset": 0}
-    scores = [int(score) for _, score in rows]
-    min_time = scores[-1]
-    next_offset = scores.count(min_time)
-    if min_time == max_time:
-        next_offset += offset  # the whole page shared the old lowest score
-    ids = [int(member) for member, _ in rows]
-    # Blogs deleted since their push are skipped, not removed: removing them would
-    # shift the offsets a client scrolls by. They age out as the inbox is trimmed.
-    blogs = Blog.objects.select_related("user").in_bulk(ids)
-    return {
-        "results": [blogs[blog_id] for blog_id in ids if blog_id in blogs],
-        "min_time": min_time,
-        "offset": next_offset,
-    }
+    first `offset` items scored exactly `max_time` (shown on the previous page).
+
+    Items whose blog was deleted are skipped; when a whole page of them is skipped the
+    read goes on, so an empty page always means the inbox is exhausted.
+    """
+    while True:
+        rows = get_redis().zrevrangebyscore(
+            keys.feed_inbox(user_id),
+            "+inf" if max_time is None else max_time,
+            0,
+            start=offset,
+            num=FEED_PAGE_SIZE,
+            withscores=True,
+        )
+        if not rows:
+            return {"results": [], "min_time": max_time or 0, "offset": 0}
+        scores = [int(score) for _, score in rows]
+        min_time = scores[-1]
+        next_offset = scores.count(min_time) + (offset if min_time == max_time else 0)
+        ids = [int(member) for member, _ in rows]
+        # Deleted blogs stay in the inbox (removing them would shift the offsets a client
+        # is scrolling by) and age out as it is trimmed.
+        blogs = Blog.objects.select_related("user").in_bulk(ids)
+        results = [blogs[blog_id] for blog_id in ids if blog_id in blogs]
+        if results:
+            return {"results": results, "min_time": min_time, "offset": next_offset}
+        max_time, offset = min_time, next_offset

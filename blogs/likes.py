@@ -36,9 +36,11 @@ def _change(action: str, blog_id: int, user_id: int) -> dict[str, object]:
     script_keys = [keys.blog_likes(blog_id), keys.blog_likes_version(blog_id)]
     changed, count, version = _LIKE(script_keys, [action, user_id, clock.now_ms()])
     if changed:
-        Blog.objects.filter(pk=blog_id, liked_version__lt=version).update(
+        updated = Blog.objects.filter(pk=blog_id, liked_version__lt=version).update(
             liked=count, liked_version=version
         )
+        if not updated and not Blog.objects.filter(pk=blog_id).exists():
+            likes_forget(blog_id)  # the blog was deleted meanwhile: no orphan like keys
     return {"is_liked": action == "like", "liked": int(count)}
 
 

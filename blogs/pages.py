@@ -6,10 +6,11 @@
   loads and stores. If the lock stays busy it serves from the database uncached.
 - After a committed change the user's version is bumped, then a Celery task rebuilds
   the pages that are cached, under the same locks.
-- Every store is conditional on the version seen before the database read: a page
-  read before a change is never stored after it, whatever the interleaving.
+- Every store is conditional on the version seen before the database read, and a page
+  is stored with that version: a read made before a change is never stored after it,
+  and a page built before the latest change is a miss even if no rebuild ever ran.
 
-Like counts are not cached: they are overlaid live from Redis on every read.
+Counts that change without the author (likes) are not cached: they are read live.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from . import likes
 from .models import Blog
 
 _STORE = lua(__file__, "store_if_current.lua")
+_READ = lua(__file__, "page_read.lua")
 PAGE_SIZE = 10
 
 
@@ -48,20 +50,28 @@ def _cached_page(user_id: int, page: int) -> tuple[int, list[dict[str, Any]]]:
     count = _count(user_id)
     if (page - 1) * PAGE_SIZE >= count:
         return count, []  # past the end: nothing to load, nothing to cache
-    client = get_redis()
-    raw = client.getex(keys.user_blog_page(user_id, page), ex=_ttl())
+    raw = _read(user_id, page)
     if raw is not None:
         return count, json.loads(raw)
     lock = RedisLock(_lock_name(user_id, page), ttl=5)
     if not lock.acquire(wait=settings.BLOG_PAGE_LOCK_WAIT):
         return count, _load(user_id, page)  # someone else is building it: don't pile on
     try:
-        raw = client.get(keys.user_blog_page(user_id, page))
+        raw = _read(user_id, page)
         if raw is not None:
             return count, json.loads(raw)
         return count, _build(user_id, page)
     finally:
         lock.release()
+
+
+def _read(user_id: int, page: int) -> bytes | None:
+    script_keys = [
+        keys.user_blog_page(user_id, page),
+        keys.user_blog_version(user_id),
+        keys.user_blog_pages(user_id),
+    ]
+    return _READ(script_keys, [_ttl()])
 
 
 def user_blogs_changed(user_id: int) -> None:
@@ -107,14 +117,13 @@ def _load(user_id: int, page: int) -> list[dict[str, Any]]:
 
 
 def summary(blog: Blog) -> dict[str, Any]:
-    """What a list shows of a blog (its counts are overlaid live)."""
+    """What a list shows of a blog (like counts are overlaid live)."""
     return {
         "id": blog.id,
         "shop_id": blog.shop_id,
         "title": blog.title,
         "images": blog.images,
         "excerpt": blog.content[:120],
-        "comments": blog.comments,
         "created_at": blog.created_at.isoformat().replace("+00:00", "Z"),
     }
 

@@ -48,7 +48,6 @@ class BlogSummarySerializer(serializers.Serializer):
     title = serializers.CharField()
     images = serializers.ListField(child=serializers.CharField())
     excerpt = serializers.CharField()
-    comments = serializers.IntegerField()
     liked = serializers.IntegerField()
     is_liked = serializers.BooleanField()
     created_at = serializers.DateTimeField()

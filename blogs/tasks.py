@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import redis
 from celery import shared_task
 
 from dianping.redis.lock import LockTimeout
@@ -14,9 +15,15 @@ def rebuild_user_pages(user_id: int) -> int:
     return pages.user_pages_rebuild(user_id)
 
 
-@shared_task(ignore_result=True)
+@shared_task(
+    ignore_result=True,
+    autoretry_for=(redis.ConnectionError, redis.TimeoutError),
+    retry_backoff=1,
+    max_retries=8,
+)
 def push_to_followers(blog_id: int, after_follower: int = 0) -> None:
-    """One batch of followers per run; a big audience becomes a chain of runs."""
+    """One batch of followers per run; a big audience becomes a chain of runs. Retried
+    when Redis is unreachable (pushes are idempotent)."""
     next_after = feed.feed_push_batch(blog_id, after_follower=after_follower)
     if next_after is not None:
         push_to_followers.delay(blog_id, next_after)

@@ -27,6 +27,7 @@ def follow(*, user_id: int, target_id: int) -> bool:
     except IntegrityError:
         if not Follow.objects.filter(user_id=user_id, followed_id=target_id).exists():
             raise  # not the duplicate we expected
+        _sync_after_repeat(user_id, target_id)
         return False
     return True
 
@@ -39,6 +40,8 @@ def unfollow(*, user_id: int, target_id: int) -> bool:
         if removed:
             _count(user_id, target_id, -1)
             transaction.on_commit(lambda: _sync(user_id, target_id), robust=True)
+    if not removed:
+        _sync_after_repeat(user_id, target_id)
     return bool(removed)
 
 
@@ -56,11 +59,19 @@ def common_follows(*, user_id: int, other_id: int) -> list[User]:
 
 
 def following_sets_rebuild() -> int:
-    """Rewrite every following set from the DB (after Redis lost data); returns users."""
+    """Rewrite every following set from the DB (after Redis lost data, or drifted);
+    sets of users who follow nobody any more are deleted. Returns the users rewritten."""
     client = get_redis()
     by_user: dict[int, list[int]] = {}
     for user_id, followed_id in Follow.objects.values_list("user_id", "followed_id").iterator():
         by_user.setdefault(user_id, []).append(followed_id)
+    stale = [
+        key
+        for key in client.scan_iter(match=keys.following_pattern(), count=1000)
+        if keys.following_owner(key) not in by_user
+    ]
+    if stale:
+        client.delete(*stale)
     for user_id, followed in by_user.items():
         pipe = client.pipeline()  # MULTI: readers never see the set empty
         pipe.delete(keys.following(user_id))
@@ -85,6 +96,12 @@ def _count(user_id: int, target_id: int, delta: int) -> None:
         if delta < 0:
             rows = rows.filter(**{f"{field}__gt": 0})
         rows.update(**{field: F(field) + delta})
+
+
+def _sync_after_repeat(user_id: int, target_id: int) -> None:
+    """A repeated follow or unfollow changes no row, but re-syncs Redis: a client that
+    retries after a Redis blip (the first sync failed, logged) repairs its own state."""
+    transaction.on_commit(lambda: _sync(user_id, target_id), robust=True)
 
 
 def _sync(user_id: int, target_id: int) -> None:

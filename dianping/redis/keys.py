@@ -189,7 +189,8 @@ def blog_likes_version(blog_id: int) -> str:
 
 
 def user_blog_page(user_id: int, page: int) -> str:
-    """JSON of one cached page of a user's blogs (random TTL, extended on hits)."""
+    """Hash {v: the user's version it was built at, data: JSON} of one cached page of a
+    user's blogs (random TTL, extended on hits)."""
     return f"blog:{{u{user_id}}}:page:{page}"
 
 
@@ -215,6 +216,17 @@ def user_blog_version(user_id: int) -> str:
 def following(user_id: int) -> str:
     """Set of the ids a user follows (mirrors the Follow rows)."""
     return f"follow:{{u{user_id}}}:following"
+
+
+def following_pattern() -> str:
+    """SCAN pattern of every `following` set (maintenance only)."""
+    return "follow:{u*}:following"
+
+
+def following_owner(key: bytes | str) -> int:
+    """The user id in a `following` key."""
+    text = key.decode() if isinstance(key, bytes) else key
+    return int(text.split("{u", 1)[1].split("}", 1)[0])
 
 
 def feed_inbox(user_id: int) -> str:

@@ -126,6 +126,21 @@ def test_inboxes_stay_bounded_and_big_audiences_are_pushed_in_batches(
 
 
 @pytest.mark.django_db(transaction=True)  # follows sync Redis after commit
+def test_a_whole_page_of_deleted_blogs_does_not_end_the_scroll(user) -> None:
+    author = UserFactory()
+    follows.follow(user_id=user.id, target_id=author.id)
+    start = clock.now() - timedelta(hours=1)
+    blogs = [BlogFactory(user=author, created_at=start + timedelta(seconds=i)) for i in range(25)]
+    for blog in blogs:
+        feed.feed_push_batch(blog.id)
+    Blog.objects.filter(pk__in=[b.id for b in blogs[5:22]]).delete()  # 17 newest but 3
+
+    seen = _scroll(client_for(user))
+
+    assert seen == [b.id for b in [*reversed(blogs[22:]), *reversed(blogs[:5])]]
+
+
+@pytest.mark.django_db(transaction=True)  # follows sync Redis after commit
 def test_deleted_blogs_are_skipped(user) -> None:
     author = UserFactory()
     follows.follow(user_id=user.id, target_id=author.id)

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from blogs import pages, services
+from blogs import likes, pages, services
 from blogs.models import Blog
 from dianping import clock
 from dianping.redis import keys
@@ -48,9 +48,23 @@ def test_a_hit_renews_the_ttl(user, api, redis_client, settings) -> None:
     key = keys.user_blog_page(user.id, 1)
     redis_client.expire(key, 5)
 
+    redis_client.expire(keys.user_blog_pages(user.id), 5)
+
     api.get(f"/api/users/{user.id}/blogs")
 
     assert redis_client.ttl(key) >= settings.BLOG_PAGE_TTL - 1
+    # The index the rebuild walks lives as long as the pages it lists.
+    assert redis_client.ttl(keys.user_blog_pages(user.id)) >= redis_client.ttl(key)
+
+
+@pytest.mark.django_db
+def test_a_page_built_before_the_latest_change_is_a_miss_even_without_a_rebuild(user, api) -> None:
+    (blog,) = _blogs_of(user, 1)
+    api.get(f"/api/users/{user.id}/blogs")
+    Blog.objects.filter(pk=blog.pk).update(title="changed")
+    pages.user_blogs_changed(user.id)  # the change committed; its rebuild task was lost
+
+    assert api.get(f"/api/users/{user.id}/blogs").json()["results"][0]["title"] == "changed"
 
 
 @pytest.mark.django_db
@@ -157,7 +171,7 @@ def test_a_reader_that_loaded_before_an_edit_never_stores_its_stale_page(
 
     _, items = pages.user_blogs_page(user_id=user.id, page=1)
     assert items[0]["title"] == "new"
-    assert b'"new"' in redis_client.get(keys.user_blog_page(user.id, 1))
+    assert b'"new"' in redis_client.hget(keys.user_blog_page(user.id, 1), "data")
 
 
 @pytest.mark.django_db(transaction=True)
@@ -168,17 +182,20 @@ def test_the_rebuild_waits_for_a_reader_holding_the_page_lock(
     pages.user_blogs_page(user_id=user.id, page=1)
     redis_client.delete(keys.user_blog_page(user.id, 1))  # expired: the next reader rebuilds
     paused = _PausedReader(monkeypatch)
-    reader = paused.start(user.id)
+    reader = paused.start(user.id)  # holds the page lock, the old title in hand
 
-    services.blog_update(blog_id=blog.id, user_id=user.id, data={"title": "new"})
+    Blog.objects.filter(pk=blog.pk).update(title="new")
+    pages.user_blogs_changed(user.id)  # committed; the rebuild runs on its own thread
     rebuild = threading.Thread(target=pages.user_pages_rebuild, args=(user.id,))
     rebuild.start()
+    rebuild.join(0.5)
+    assert rebuild.is_alive()  # blocked on the reader's page lock
     paused.release.set()
     reader.join(10)
     rebuild.join(15)
 
-    raw = redis_client.get(keys.user_blog_page(user.id, 1))
-    assert raw is None or b'"new"' in raw  # never the old title
+    assert not rebuild.is_alive()
+    assert not redis_client.exists(keys.user_blog_page(user.id, 1))  # the old page never landed
     assert pages.user_blogs_page(user_id=user.id, page=1)[1][0]["title"] == "new"
 
 
@@ -195,3 +212,20 @@ def test_an_admin_edit_rebuilds_the_cached_pages_too(user, api, client) -> None:
 
     assert response.status_code == 302
     assert api.get(f"/api/users/{user.id}/blogs").json()["results"][0]["title"] == "moderated"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_admin_bulk_delete_forgets_likes_and_refreshes_pages(user, api, client, redis_client):  # type: ignore[no-untyped-def]
+    blogs = _blogs_of(user, 3)
+    api.get(f"/api/users/{user.id}/blogs")
+    likes.blog_like(blog_id=blogs[0].id, user_id=user.id)
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+
+    client.post(
+        "/admin/blogs/blog/",
+        {"action": "delete_selected", "_selected_action": [b.id for b in blogs[:2]], "post": "yes"},
+    )
+
+    body = api.get(f"/api/users/{user.id}/blogs").json()
+    assert (body["count"], [b["id"] for b in body["results"]]) == (1, [blogs[2].id])
+    assert not redis_client.exists(keys.blog_likes(blogs[0].id))

@@ -89,10 +89,30 @@ def test_concurrent_follows_and_unfollows_keep_counts_and_sets_exact(redis_clien
 
 
 @pytest.mark.django_db(transaction=True)
+def test_repeating_a_follow_or_unfollow_repairs_a_failed_redis_sync(
+    user, other_user, user_api, redis_client
+) -> None:
+    url = f"/api/follows/{other_user.id}"
+    user_api.put(url)
+    redis_client.delete(keys.following(user.id))  # the after-commit sync failed (a blip)
+    assert user_api.get(url).json() == {"following": False}
+
+    user_api.put(url)  # the client retries
+
+    assert user_api.get(url).json() == {"following": True}
+    user_api.delete(url)
+    redis_client.sadd(keys.following(user.id), other_user.id)  # the unfollow's sync failed
+    user_api.delete(url)
+    assert user_api.get(url).json() == {"following": False}
+
+
+@pytest.mark.django_db(transaction=True)
 def test_following_sets_can_be_rebuilt_from_the_database(user, other_user, redis_client) -> None:
     services.follow(user_id=user.id, target_id=other_user.id)
     redis_client.delete(keys.following(user.id))  # as if Redis lost it
+    redis_client.sadd(keys.following(other_user.id), user.id)  # and drifted elsewhere
 
     call_command("rebuild_following")
 
     assert services.is_following(user_id=user.id, target_id=other_user.id)
+    assert not redis_client.exists(keys.following(other_user.id))
