@@ -3,6 +3,7 @@ sign-in report page."""
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from django.conf import settings
@@ -73,11 +74,10 @@ class SignViewSet(viewsets.ViewSet):
     @extend_schema(responses=StreakSerializer)
     def streak(self, request: Request) -> Response:
         """Consecutive signed days up to today (or yesterday, until today is signed)."""
-        today = services.today()
+        today = services.today()  # one day for both answers, even at midnight
         signed_today = today.day in services.month_days(user_id=request.user.id, month=today)
-        return Response(
-            {"streak": services.streak(user_id=request.user.id), "signed_today": signed_today}
-        )
+        streak = services.streak(user_id=request.user.id, today_=today)
+        return Response({"streak": streak, "signed_today": signed_today})
 
     @extend_schema(
         parameters=[OpenApiParameter("month", str, description="YYYY-MM; default this month")],
@@ -138,12 +138,15 @@ def sign_report(request: HttpRequest) -> HttpResponse:
     return render(request, "admin/signin_report.html", context)
 
 
+_MONTH = re.compile(r"(\d{4})-(\d{2})", re.ASCII)
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+
+
 def _parse_month(raw: str) -> date:
     try:
-        year, month = raw.split("-")
-        if len(year) != 4 or len(month) != 2:
+        if not (match := _MONTH.fullmatch(raw)):
             raise ValueError
-        return date(int(year), int(month), 1)
+        return date(int(match[1]), int(match[2]), 1)
     except ValueError:
         raise ValidationError({"month": ["Use YYYY-MM, e.g. 2026-11."]}) from None
 
@@ -153,9 +156,9 @@ def _parse_span(request: Request) -> tuple[date, int]:
     end = services.today()
     if raw := request.query_params.get("date"):
         try:
-            end = date.fromisoformat(raw)
-            if len(raw) != 10:
+            if not _DATE.fullmatch(raw):
                 raise ValueError
+            end = date.fromisoformat(raw)
         except ValueError:
             errors["date"] = ["Use YYYY-MM-DD."]
     days = 1
@@ -165,6 +168,8 @@ def _parse_span(request: Request) -> tuple[date, int]:
             raise ValueError(f"At most {settings.STATS_MAX_DAYS} days.")
     except ValueError as exc:
         errors["days"] = [str(exc)]
+    if not errors and end.toordinal() - days < 0:
+        errors["date"] = ["The window starts before year 1."]
     if errors:
         raise ValidationError(errors)
     return end, days

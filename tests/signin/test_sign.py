@@ -100,7 +100,9 @@ def test_month_view_and_its_bad_input(user, user_api, fake_clock) -> None:
 
     assert april == {"month": "2026-04", "days": [1, 2, 15, 30], "count": 4}
     assert user_api.get("/api/sign/month").json() == {"month": "2026-05", "days": [], "count": 0}
-    for bad in ("2026-13", "2026-4", "April", "2026-04-01", "0000-01"):
+    fullwidth_year = "\uff12\uff10\uff12\uff16-01"  # digits, but not ASCII ones
+    bad_months = ("2026-13", "2026-4", "April", "2026-04-01", "0000-01", "2026-+1", "2026- 1")
+    for bad in (*bad_months, fullwidth_year):
         response = user_api.get("/api/sign/month", {"month": bad})
         assert response.status_code == 400, bad
         assert "month" in response.json()["errors"]
