@@ -19,9 +19,9 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 # to docs/screenshots/ for the README, otherwise they go to var/ and leave git clean.
 SCREENSHOTS = ROOT / ("docs" if os.environ.get("UPDATE_SCREENSHOTS") else "var") / "screenshots"
 PHONE = {"width": 390, "height": 844}
-# Chromium logs every non-2xx fetch as a console error; the client expects some (409 on
-# a second grab, 401 before login) and handles them. Anything else fails the test.
-_EXPECTED_HTTP = re.compile(r"Failed to load resource: .* status of (401|409)")
+# Chromium logs every non-2xx fetch as a console error; the client expects one kind (409
+# on a second grab) and handles it. Anything else fails the test.
+_EXPECTED_HTTP = re.compile(r"Failed to load resource: .* status of 409")
 
 
 @pytest.fixture(scope="module")

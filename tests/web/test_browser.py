@@ -8,8 +8,10 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from accounts.models import User
 from accounts.sms import locmem
 from blogs import services as blogs
+from follows import services as follows
 from tests.factories import BlogFactory, ShopFactory, UserFactory
 from tests.vouchers.sales import drain_all, start_sale
 from tests.web.conftest import screenshot
@@ -17,8 +19,9 @@ from tests.web.conftest import screenshot
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
-def _log_in(page: Page, phone: str) -> None:
-    page.goto("/#/login")
+def _log_in(page: Page, phone: str, *, via: str = "/#/login") -> None:
+    page.goto(via)
+    expect(page.get_by_role("heading", name="Log in")).to_be_visible()
     page.get_by_label("Phone number").fill(phone)
     page.get_by_role("button", name="Send code").click()
     expect(page.get_by_role("status")).to_contain_text("Code sent")
@@ -70,16 +73,47 @@ def test_like_a_blog_and_appear_among_the_first_likers(page: Page) -> None:
 def test_follow_someone_and_see_their_new_blog_in_the_feed(page: Page) -> None:
     author = UserFactory(nick_name="Lily Chen")
     _log_in(page, "13900000003")
-
     page.goto(f"/#/users/{author.id}")
+
     page.get_by_role("button", name="Follow").click()
+
     expect(page.get_by_role("button", name="Following")).to_be_visible()
+    expect(page.get_by_text("1 followers")).to_be_visible()
     screenshot(page, "user")
     blogs.blog_create(user_id=author.id, data={"title": "Hotpot night", "content": "Spicy."})
-
     page.goto("/#/feed")
     expect(page.get_by_role("link", name="Hotpot night")).to_be_visible()
     screenshot(page, "feed")
+
+
+def test_the_feed_scrolls_to_its_end_and_login_returns_to_the_asked_page(page: Page) -> None:
+    author = UserFactory()
+    reader_phone = "13900000005"
+    _log_in(page, reader_phone, via="/#/feed")  # logged out: sent to log in, then back
+    expect(page.get_by_role("heading", name="Following")).to_be_visible()
+    reader = User.objects.get(phone=reader_phone)
+    follows.follow(user_id=reader.id, target_id=author.id)
+    for i in range(25):
+        blogs.blog_create(user_id=author.id, data={"title": f"note {i:02d}", "content": "c"})
+
+    page.reload()
+    end = page.get_by_text("You are all caught up.")
+    more_or_end = (
+        "n => document.querySelectorAll('#app article').length > n"
+        " || document.body.innerText.includes('You are all caught up.')"
+    )
+    for _ in range(10):  # each scroll to the bottom brings the next page
+        if end.is_visible():
+            break
+        shown = page.locator("#app article").count()
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        page.wait_for_function(more_or_end, arg=shown)
+    expect(end).to_be_visible()
+    titles = page.locator("#app article h3").all_inner_texts()
+    assert titles == [f"note {i:02d}" for i in range(24, -1, -1)]  # each once, newest first
+
+    page.locator("#account-link").click()
+    expect(page.locator("#account-link")).to_have_text("Log in")
 
 
 def test_write_a_blog_then_sign_in_and_see_the_calendar_mark(page: Page) -> None:

@@ -111,6 +111,26 @@ function explain(error) {
   return "Something went wrong; please try again.";
 }
 
+function act(button, status, work) {
+  // Run a button's request: disabled while in flight (no double submits), errors shown
+  // in `status`, an expired login sent to the login page. `work` returns true to leave
+  // the button disabled for good (a one-time action done).
+  return async (event) => {
+    if (event) event.preventDefault();
+    if (button.disabled) return;
+    button.disabled = true;
+    let finished = false;
+    try {
+      finished = (await work()) === true;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) needLogin();
+      else message(status, explain(error));
+    } finally {
+      button.disabled = finished;
+    }
+  };
+}
+
 function needLogin() {
   if (session.token) return false;
   location.hash = `#/login?next=${encodeURIComponent(location.hash)}`;
@@ -162,8 +182,14 @@ async function homePage() {
   const [types, hot, seizing] = await Promise.all([
     get("shop-types"), get("blogs/hot"), get("vouchers/activities?tab=seizing").catch(() => []),
   ]);
+  const search = h("input", { id: "search", name: "name", type: "search", maxlength: "64" });
+  const searchForm = h("form", { role: "search", onsubmit: (event) => {
+    event.preventDefault();
+    if (search.value.trim()) location.hash = `#/shops?name=${encodeURIComponent(search.value.trim())}`;
+  } }, h("label", { for: "search" }, "Search shops by name"), h("div", { class: "row" }, search, h("button", { type: "submit" }, "Search")));
   show(
     h("h1", {}, "Discover"),
+    searchForm,
     h("nav", { class: "grid", "aria-label": "Shop types" },
       types.map((t) => h("a", { href: `#/shops?type=${t.id}` }, t.name))),
     seizing.length ? h("section", {}, h("h2", {}, "Flash sales on now"),
@@ -177,32 +203,49 @@ async function homePage() {
 async function shopsPage(params) {
   const show = screen();
   const typeId = params.get("type");
+  const name = params.get("name");
+  if (!typeId && !name) { location.hash = "#/"; return; }
   const list = h("div");
-  const status = h("p", { class: "muted", role: "status" }, "Showing shops near the city centre.");
+  const status = h("p", { class: "muted", role: "status" },
+    name ? `Shops matching “${name}”.` : "Showing shops near the city centre.");
   let page = 1;
   let point = CITY_CENTRE;
-  const more = h("button", { type: "button", class: "secondary", onclick: () => load(false) }, "More");
+  let generation = 0; // a reload (new location) makes answers of older loads stale
+  const more = h("button", { type: "button", class: "secondary" }, "More");
   async function load(reset) {
-    if (reset) { page = 1; list.replaceChildren(); }
-    const data = await get(`shops?type_id=${typeId}&x=${point.x}&y=${point.y}&page=${page}`);
+    if (reset) { generation += 1; page = 1; list.replaceChildren(); }
+    const mine = generation;
+    const query = name
+      ? `shops?name=${encodeURIComponent(name)}&page=${page}`
+      : `shops?type_id=${encodeURIComponent(typeId)}&x=${point.x}&y=${point.y}&page=${page}`;
+    const data = await get(query);
+    if (mine !== generation) return;
     for (const shop of data.results) {
       list.append(h("article", { class: "card" },
         h("h3", {}, h("a", { href: `#/shops/${shop.id}` }, shop.name)),
         h("p", { class: "muted" }, `${shop.area} · ${shop.address}`),
-        h("p", {}, `¥${shop.avg_price}/person · ★ ${(shop.score / 10).toFixed(1)} · ${Math.round(shop.distance)} m`)));
+        h("p", {}, `¥${shop.avg_price}/person · ★ ${(shop.score / 10).toFixed(1)}`,
+          shop.distance === undefined ? "" : ` · ${Math.round(shop.distance)} m`)));
     }
-    if (!data.results.length && page === 1) list.append(h("p", {}, "No shops of this type within 5 km."));
+    if (!data.results.length && page === 1) {
+      list.append(h("p", {}, name ? "No shop has that name." : "No shops of this type within 5 km."));
+    }
     page += 1;
     more.hidden = !data.next;
   }
-  const locate = h("button", { type: "button", class: "secondary", onclick: () => {
+  more.addEventListener("click", act(more, status, () => load(false)));
+  const locate = h("button", { type: "button", class: "secondary", hidden: Boolean(name), onclick: () => {
     if (!navigator.geolocation) { status.textContent = "Location is not available; using the city centre."; return; }
     navigator.geolocation.getCurrentPosition(
-      (pos) => { point = { x: pos.coords.longitude, y: pos.coords.latitude }; status.textContent = "Showing shops near you."; load(true); },
+      (pos) => {
+        point = { x: pos.coords.longitude, y: pos.coords.latitude };
+        status.textContent = "Showing shops near you.";
+        load(true).catch((error) => message(status, explain(error)));
+      },
       () => { status.textContent = "Location was refused; using the city centre."; },
       { timeout: 5000 });
   } }, "Use my location");
-  show(h("h1", {}, "Shops nearby"), h("div", { class: "row" }, locate), status, list, more);
+  show(h("h1", {}, name ? "Search" : "Shops nearby"), h("div", { class: "row" }, locate), status, list, more);
   await load(true);
 }
 
@@ -279,29 +322,38 @@ async function vouchersPage(params) {
   const current = params.get("tab") || "unpaid";
   const list = h("div");
   const status = h("p", { class: "message", role: "status" });
-  const data = await get(`voucher-orders?status=${current}`);
-  for (const order of data.results) {
+  const more = h("button", { type: "button", class: "secondary", hidden: true }, "More");
+  let lastId = null;
+  function orderRow(order) {
     const row = h("article", { class: "card" },
       h("h3", {}, order.voucher.title),
       h("p", { class: "muted" }, `Order ${order.id} · ${order.status}`,
         order.expires_at ? ` · valid until ${when(order.expires_at)}` : ""));
     if (order.status === "unpaid") {
-      row.append(h("button", { type: "button", onclick: async () => {
-        try {
-          await api("POST", `voucher-orders/${order.id}/pay`);
-          message(status, "Paid. Find it under Unused.", true);
-          row.remove();
-        } catch (error) { message(status, explain(error)); }
-      } }, `Pay ${money(order.voucher.pay_value)}`));
+      const pay = h("button", { type: "button" }, `Pay ${money(order.voucher.pay_value)}`);
+      pay.addEventListener("click", act(pay, status, async () => {
+        await api("POST", `voucher-orders/${order.id}/pay`);
+        message(status, "Paid. Find it under Unused.", true);
+        row.remove();
+      }));
+      row.append(pay);
     }
-    list.append(row);
+    return row;
   }
-  if (!data.results.length) list.append(h("p", {}, "Nothing here yet. Grab a flash sale from the home page."));
+  async function load() {
+    const data = await get(`voucher-orders?status=${current}${lastId ? `&last_id=${lastId}` : ""}`);
+    list.append(...data.results.map(orderRow));
+    lastId = data.last_id;
+    more.hidden = !lastId;
+    if (!list.children.length) list.append(h("p", {}, "Nothing here yet. Grab a flash sale from the home page."));
+  }
+  more.addEventListener("click", act(more, status, load));
+  await load();
   show(h("h1", {}, "My vouchers"),
     h("div", { class: "tabs", role: "tablist" }, tabs.map(([key, label]) =>
       h("button", { type: "button", role: "tab", "aria-selected": String(key === current),
         onclick: () => { location.hash = `#/vouchers?tab=${key}`; } }, label))),
-    status, list);
+    status, list, more);
 }
 
 async function blogPage(id) {
@@ -314,7 +366,9 @@ async function blogPage(id) {
   const fillLikers = (users) => top.replaceChildren(...users.map((u) => h("li", {}, h("a", { href: `#/users/${u.id}` }, u.nick_name))));
   fillLikers(likers);
   let liked = blog.is_liked;
-  const like = h("button", { type: "button", "aria-pressed": String(liked), onclick: async () => {
+  const likeStatus = h("p", { class: "message", role: "status" });
+  const like = h("button", { type: "button", "aria-pressed": String(liked) }, liked ? "♥ Liked" : "♡ Like");
+  like.addEventListener("click", act(like, likeStatus, async () => {
     if (needLogin()) return;
     const state = await api(liked ? "DELETE" : "POST", `blogs/${id}/like`);
     liked = state.is_liked;
@@ -322,7 +376,7 @@ async function blogPage(id) {
     like.textContent = liked ? "♥ Liked" : "♡ Like";
     count.textContent = String(state.liked);
     fillLikers(await get(`blogs/${id}/likes`));
-  } }, liked ? "♥ Liked" : "♡ Like");
+  }));
   const commentList = h("div", {}, comments.results.map((c) =>
     h("p", { class: "card" }, h("strong", {}, c.user.nick_name), ": ", c.content)));
   const text = h("input", { id: "comment", name: "comment", maxlength: "1000" });
@@ -341,7 +395,7 @@ async function blogPage(id) {
     h("p", { class: "muted" }, "by ", h("a", { href: `#/users/${blog.user.id}` }, blog.user.nick_name), ` · ${when(blog.created_at)}`,
       blog.shop_id ? [" · ", h("a", { href: `#/shops/${blog.shop_id}` }, "the shop")] : ""),
     h("p", {}, blog.content),
-    h("div", { class: "row" }, like, h("span", {}, count, " likes")),
+    h("div", { class: "row" }, like, h("span", {}, count, " likes")), likeStatus,
     h("h2", {}, "First to like"), top,
     h("h2", {}, `Comments (${blog.comments})`), commentList, form, status);
 }
@@ -376,14 +430,16 @@ async function userPage(id) {
   nodes.push(h("p", {}, fans, " followers · ", String(info.followee), " following"));
   if (me && me.id !== user.id) {
     let following = (await get(`follows/${id}`)).following;
-    const follow = h("button", { type: "button", "aria-pressed": String(following), onclick: async () => {
+    const followStatus = h("p", { class: "message", role: "status" });
+    const follow = h("button", { type: "button", "aria-pressed": String(following) }, following ? "Following" : "Follow");
+    follow.addEventListener("click", act(follow, followStatus, async () => {
       const state = await api(following ? "DELETE" : "PUT", `follows/${id}`);
+      if (state.following !== following) fans.textContent = String(Number(fans.textContent) + (state.following ? 1 : -1));
       following = state.following;
       follow.setAttribute("aria-pressed", String(following));
       follow.textContent = following ? "Following" : "Follow";
-      fans.textContent = String(Number(fans.textContent) + (following ? 1 : -1));
-    } }, following ? "Following" : "Follow");
-    nodes.push(h("div", { class: "row" }, follow));
+    }));
+    nodes.push(h("div", { class: "row" }, follow), followStatus);
   }
   nodes.push(h("h2", {}, `Notes (${blogs.count})`), blogs.results.map(blogCard));
   show(...nodes);
@@ -394,63 +450,75 @@ async function feedPage() {
   if (needLogin()) return;
   const list = h("div");
   const end = h("p", { class: "muted", role: "status" });
+  const sentinel = h("div", { "aria-hidden": "true" });
   let cursor = {};
   let loading = false;
   let finished = false;
+  const sentinelVisible = () => sentinel.isConnected && sentinel.getBoundingClientRect().top < window.innerHeight;
   async function more() {
     if (loading || finished) return;
     loading = true;
-    const query = cursor.max_time === undefined ? "" : `?max_time=${cursor.max_time}&offset=${cursor.offset}`;
-    const page = await get(`feed${query}`);
-    list.append(...page.results.map(blogCard));
-    cursor = { max_time: page.min_time, offset: page.offset };
-    if (!page.results.length) {
-      finished = true;
-      end.textContent = list.children.length ? "You are all caught up." : "Nothing yet: follow people to see their notes here.";
+    try {
+      // An empty page means the inbox is exhausted (the server reads past deleted items).
+      const query = cursor.max_time === undefined ? "" : `?max_time=${cursor.max_time}&offset=${cursor.offset}`;
+      const page = await get(`feed${query}`);
+      list.append(...page.results.map(blogCard));
+      cursor = { max_time: page.min_time, offset: page.offset };
+      if (!page.results.length) {
+        finished = true;
+        end.textContent = list.children.length ? "You are all caught up." : "Nothing yet: follow people to see their notes here.";
+      }
+    } catch (error) {
+      end.textContent = `${explain(error)} Scroll to retry.`;
+      return;
+    } finally {
+      loading = false;
     }
-    loading = false;
+    if (sentinelVisible()) await more(); // the page is not full yet: the observer won't fire again
   }
-  const sentinel = h("div", { "aria-hidden": "true" });
   show(h("h1", {}, "Following"), list, sentinel, end);
-  await more();
   const observer = new IntersectionObserver((entries) => {
     if (!sentinel.isConnected) { observer.disconnect(); return; }
     if (entries.some((e) => e.isIntersecting)) more();
   });
   observer.observe(sentinel);
+  await more();
 }
 
 async function signPage() {
   const show = screen();
   if (needLogin()) return;
-  const now = new Date();
-  const month = `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, "0")}`;
-  const [streak, days] = await Promise.all([get("sign/streak"), get(`sign/month?month=${month}`)]);
+  // The month is the server's (days count in its time zone), not the browser's.
+  const [streak, current] = await Promise.all([get("sign/streak"), get("sign/month")]);
+  const [year, monthNumber] = current.month.split("-").map(Number);
   const streakEl = h("span", { class: "stat" }, String(streak.streak));
-  const calendar = h("div", { class: "calendar", role: "grid", "aria-label": `Sign-ins in ${month}` });
+  const calendar = h("ol", { class: "calendar", "aria-label": `Sign-ins in ${current.month}` });
   const status = h("p", { class: "message", role: "status" });
   function drawCalendar(signed) {
-    const first = new Date(now.getFullYear(), now.getMonth(), 1);
-    const total = new Date(now.getFullYear(), now.getMonth() + 1, 0).getDate();
-    const cells = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map((d) => h("div", { class: "head" }, d));
-    for (let i = 0; i < (first.getDay() + 6) % 7; i++) cells.push(h("div"));
+    const total = new Date(year, monthNumber, 0).getDate();
+    const offset = (new Date(year, monthNumber - 1, 1).getDay() + 6) % 7; // Monday first
+    const cells = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map((d) => h("li", { class: "head", "aria-hidden": "true" }, d));
+    for (let i = 0; i < offset; i++) cells.push(h("li", { "aria-hidden": "true" }));
     for (let d = 1; d <= total; d++) {
       const on = signed.includes(d);
-      cells.push(h("div", { class: on ? "day signed" : "day", role: "gridcell", "aria-label": `${month}-${String(d).padStart(2, "0")}${on ? ", signed" : ""}` }, String(d)));
+      const label = `${current.month}-${String(d).padStart(2, "0")}${on ? ", signed" : ""}`;
+      cells.push(h("li", { class: on ? "day signed" : "day", "aria-label": label }, String(d)));
     }
     calendar.replaceChildren(...cells);
   }
-  drawCalendar(days.days);
-  const button = h("button", { type: "button", disabled: streak.signed_today, onclick: async () => {
+  drawCalendar(current.days);
+  const button = h("button", { type: "button", disabled: streak.signed_today }, streak.signed_today ? "Signed today" : "Sign in today");
+  button.addEventListener("click", act(button, status, async () => {
     const result = await api("POST", "sign");
     streakEl.textContent = String(result.streak);
-    button.disabled = true;
-    button.textContent = "Signed today";
     message(status, result.new ? "Signed! Come back tomorrow to keep the streak." : "Already signed today.", true);
-    drawCalendar((await get(`sign/month?month=${month}`)).days);
-  } }, streak.signed_today ? "Signed today" : "Sign in today");
+    button.textContent = "Signed today";
+    drawCalendar((await get(`sign/month?month=${current.month}`)).days);
+    return true;
+  }));
+  const title = new Date(year, monthNumber - 1, 1).toLocaleString(undefined, { month: "long", year: "numeric" });
   show(h("h1", {}, "Daily sign-in"), h("p", {}, "Streak: ", streakEl, " days"), h("div", { class: "row" }, button), status,
-    h("h2", {}, now.toLocaleString(undefined, { month: "long", year: "numeric" })), calendar);
+    h("h2", {}, title), calendar);
 }
 
 // --- routing -------------------------------------------------------------------------
