@@ -11,6 +11,7 @@ from django.conf import settings
 from rest_framework.test import APIClient
 
 from accounts import tokens
+from accounts.models import User
 from accounts.sms import locmem
 from dianping import clock
 from dianping.redis import nearcache, visits
@@ -76,8 +77,10 @@ def eager_tasks() -> Iterator[None]:
     from dianping.celery import app
 
     app.conf.task_always_eager = True
+    app.conf.task_eager_propagates = True  # a task that fails fails the test
     yield
     app.conf.task_always_eager = False
+    app.conf.task_eager_propagates = False
 
 
 @pytest.fixture
@@ -98,6 +101,14 @@ def other_user(db):  # type: ignore[no-untyped-def]
 @pytest.fixture
 def staff_user(db):  # type: ignore[no-untyped-def]
     return UserFactory(is_staff=True)
+
+
+@pytest.fixture
+def admin_client(client, staff_user):  # type: ignore[no-untyped-def]
+    """Django's test client logged into admin as a superuser."""
+    User.objects.filter(pk=staff_user.pk).update(is_superuser=True)
+    client.force_login(staff_user)
+    return client
 
 
 def client_for(user) -> APIClient:  # type: ignore[no-untyped-def]

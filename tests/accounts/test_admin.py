@@ -9,13 +9,6 @@ from accounts.models import User
 from dianping.redis import keys
 
 
-@pytest.fixture
-def admin_client(client, staff_user):  # type: ignore[no-untyped-def]
-    User.objects.filter(pk=staff_user.pk).update(is_superuser=True)
-    client.force_login(staff_user)
-    return client
-
-
 @pytest.mark.django_db
 def test_user_list_and_search(admin_client, user) -> None:
     response = admin_client.get("/admin/accounts/user/", {"q": user.phone})
