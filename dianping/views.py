@@ -15,6 +15,8 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from dianping.api.exceptions import PayloadTooLarge, domain_error_json
+from dianping.errors import NotFound
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 
@@ -60,7 +62,7 @@ def _is_api(request: HttpRequest) -> bool:
 
 
 def api_not_found(request: HttpRequest) -> JsonResponse:
-    return JsonResponse({"detail": "Not found.", "code": "not_found"}, status=404)
+    return domain_error_json(NotFound())
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
@@ -71,9 +73,8 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
-        if isinstance(exception, RequestDataTooBig):
-            body = {"detail": "The request body is too large.", "code": "payload_too_large"}
-            return JsonResponse(body, status=413)
+        if isinstance(exception, RequestDataTooBig):  # read by a middleware or plain view
+            return domain_error_json(PayloadTooLarge())
         return JsonResponse({"detail": "Bad request.", "code": "bad_request"}, status=400)
     return defaults.bad_request(request, exception)
 

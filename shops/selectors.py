@@ -9,11 +9,11 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from accounts import tokens
-from dianping.errors import NotFound
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 
 from .caches import SHOP_TYPES_IDENT, shop_cache, shop_type_cache
+from .errors import ShopNotFound
 from .models import Shop, ShopType
 from .serializers import ShopSerializer, ShopTypeSerializer
 
@@ -40,14 +40,16 @@ def shop_detail(*, shop_id: int, token: str | None = None) -> ShopView:
 
 def shop_exists(*, shop_id: int) -> None:
     if not Shop.objects.filter(pk=shop_id).exists():
-        raise NotFound("No such shop.", code="shop_not_found")
+        raise ShopNotFound()
 
 
 def shop_types_json() -> bytes:
     def load() -> list[dict[str, Any]]:
         return ShopTypeSerializer(ShopType.objects.order_by("sort", "id"), many=True).data
 
-    return shop_type_cache().get(SHOP_TYPES_IDENT, load) or b"[]"
+    raw = shop_type_cache().get(SHOP_TYPES_IDENT, load)
+    assert raw is not None  # only a loader returning None makes a miss, and this one never does
+    return raw
 
 
 def shop_list(*, type_id: int | None = None, name: str | None = None) -> QuerySet[Shop]:

@@ -11,12 +11,12 @@ from django.db import transaction
 from django.utils import timezone
 from tqdm import tqdm
 
-from dianping.errors import NotFound
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.lock import RedisLock
 
 from .caches import SHOP_TYPES_IDENT, shop_bloom, shop_cache, shop_type_cache
+from .errors import ShopNotFound
 from .models import Shop, ShopType
 
 _GEO_BATCH = 1000
@@ -44,7 +44,7 @@ def shop_save(*, shop: Shop, fields: list[str] | None = None) -> Shop:
                 .first()
             )
             if old_type_id is None:
-                raise NotFound("No such shop.", code="shop_not_found")
+                raise ShopNotFound()
             update_fields = [*fields, "updated_at"] if fields is not None else None
             shop.save(force_update=True, update_fields=update_fields)
         else:
@@ -58,7 +58,7 @@ def shop_delete(*, shop_id: int) -> None:
     with transaction.atomic():
         shop = Shop.objects.select_for_update().filter(pk=shop_id).first()
         if shop is None:
-            raise NotFound("No such shop.", code="shop_not_found")
+            raise ShopNotFound()
         type_id = shop.type_id
         shop.delete()
         transaction.on_commit(lambda: _sync_indexes(shop_id, type_id), robust=True)
@@ -69,16 +69,17 @@ def _sync_indexes(shop_id: int, old_type_id: int | None) -> None:
 
     Runs after commit, robustly: a Redis failure here is logged, never turned into
     an error for a write that already succeeded; `load_shop_geo` repairs the
-    indexes. The cache entry goes first, as it is what readers see, then the
-    Bloom bit (without it a new shop would answer 404). Syncs of one shop take a
-    lock, so one that read an older row cannot apply it after a newer one.
+    indexes. The cache entry goes first, as it is what readers see, then, in one
+    round trip, the Bloom bit (without it a new shop would answer 404) and the
+    GEO entry. Syncs of one shop take a lock, so one that read an older row
+    cannot apply it after a newer one.
     """
     shop_cache().evict(shop_id)
     with RedisLock(f"shop-sync:{shop_id}", ttl=10, wait=10):
         row = Shop.objects.filter(pk=shop_id).values("type_id", "x", "y").first()
-        if row is not None:
-            shop_bloom().add([str(shop_id)])
         pipe = get_redis().pipeline(transaction=False)
+        if row is not None:
+            shop_bloom().queue_add(pipe, [str(shop_id)])
         if old_type_id is not None and (row is None or old_type_id != row["type_id"]):
             pipe.zrem(keys.geo_shops(old_type_id), shop_id)
         if row is not None:
@@ -149,20 +150,21 @@ def shop_geo_rebuild(*, progress: bool = False) -> dict[int, int]:
         else:
             client.delete(final)
     bar.close()
-    _geo_catch_up(since=started - _CATCH_UP_MARGIN)
-    live = {keys.geo_shops(t) for t in ShopType.objects.values_list("id", flat=True)}
+    # Read again, not reused: a type added while this ran may already index shops.
+    type_ids = list(ShopType.objects.values_list("id", flat=True))
+    _geo_catch_up(since=started - _CATCH_UP_MARGIN, type_ids=type_ids)
+    live = {keys.geo_shops(t) for t in type_ids}
     for key in client.scan_iter(match=keys.geo_shops_pattern(), count=500):
         if key.decode() not in live:
             client.delete(key)
     return counts
 
 
-def _geo_catch_up(*, since: datetime) -> None:
+def _geo_catch_up(*, since: datetime, type_ids: list[int]) -> None:
     recent = Shop.objects.filter(updated_at__gte=since).values_list("id", "type_id", "x", "y")
-    all_types = list(ShopType.objects.values_list("id", flat=True))
     pipe = get_redis().pipeline(transaction=False)
     for shop_id, type_id, x, y in recent.iterator(chunk_size=_GEO_BATCH):
-        for other in all_types:
+        for other in type_ids:
             if other != type_id:
                 pipe.zrem(keys.geo_shops(other), shop_id)
         pipe.geoadd(keys.geo_shops(type_id), [x, y, shop_id])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import extend_schema
 from rest_framework import status, viewsets
@@ -11,13 +11,14 @@ from rest_framework.response import Response
 
 from accounts import tokens
 from accounts.permissions import IsStaff
+from dianping.api.exceptions import domain_error_json, validation_error_json
 from dianping.api.pagination import PageNumberPagination
 from dianping.api.visitors import visitor_id
-from dianping.errors import NotFound
 from dianping.redis import visits
 from dianping.validation import parse_id
 
 from . import selectors, services
+from .errors import ShopNotFound
 from .models import Shop
 from .serializers import (
     NearbyShopSerializer,
@@ -32,13 +33,17 @@ def _json(raw: bytes) -> HttpResponse:
     return HttpResponse(raw, content_type="application/json")
 
 
-def _detail_response(
-    request: HttpRequest, shop_id: int, raw: bytes | None, user_id: int | None
-) -> HttpResponse:
-    if raw is None:
-        return JsonResponse({"detail": "No such shop.", "code": "shop_not_found"}, status=404)
-    visits.record(f"shop:{shop_id}", visitor_id(request, user_id))
-    return _json(raw)
+def _shop_detail(request: HttpRequest, shop_id: int) -> HttpResponse:
+    """GET of one shop without DRF: one Redis round trip refreshes the caller's token (as
+    the DRF authentication would), checks the Bloom filter and reads the cached JSON,
+    which is sent as stored; the view counts toward the shop's UV and PV."""
+    token = tokens.bearer_token(request.META.get("HTTP_AUTHORIZATION", ""))
+    view = selectors.shop_detail(shop_id=shop_id, token=token)
+    if view.raw is None:
+        return domain_error_json(ShopNotFound())
+    user_id = view.viewer["id"] if view.viewer else None
+    visits.record(visits.shop_subject(shop_id), visitor_id(request, user_id))
+    return _json(view.raw)
 
 
 class ShopPagination(PageNumberPagination):
@@ -78,14 +83,10 @@ class ShopViewSet(viewsets.ViewSet):
 
     @extend_schema(responses=ShopSerializer)
     def retrieve(self, request: Request, shop_id: int) -> HttpResponse:
-        """One shop, through the cache; each view counts toward the shop's UV and PV.
-
-        Requests reach `shop_detail_view` below instead; this method documents the
-        operation and serves any caller that dispatches through the viewset.
-        """
-        return _detail_response(
-            request, shop_id, selectors.shop_detail(shop_id=shop_id).raw, request.user.pk
-        )
+        """One shop, through the cache; each view counts toward the shop's UV and PV."""
+        # GETs never get here (`shop_detail_view` serves them); HEADs do. Both take
+        # the one fast path, so they cannot drift apart.
+        return _shop_detail(request._request, shop_id)
 
     @extend_schema(request=ShopWriteSerializer, responses={201: ShopSerializer})
     def create(self, request: Request) -> Response:
@@ -114,7 +115,7 @@ class ShopViewSet(viewsets.ViewSet):
     def _edit(self, request: Request, shop_id: int, *, partial: bool) -> Response:
         shop = Shop.objects.filter(pk=shop_id).first()
         if shop is None:
-            raise NotFound("No such shop.", code="shop_not_found")
+            raise ShopNotFound()
         serializer = ShopWriteSerializer(shop, data=request.data, partial=partial)
         serializer.is_valid(raise_exception=True)
         for field, value in serializer.validated_data.items():
@@ -137,19 +138,14 @@ _viewset_detail = ShopViewSet.as_view(_DETAIL_ACTIONS)
 @csrf_exempt  # bearer-token API, no cookies: same as every DRF view
 def shop_detail_view(request: HttpRequest, raw_id: str) -> HttpResponse:
     """`/api/shops/{id}`. GET is the hottest read in the product, so it skips DRF's
-    per-request machinery: one Redis round trip refreshes the caller's token (as
-    the DRF authentication would), checks the Bloom filter and reads the cached
-    JSON, which is sent as stored. Writes go through the DRF viewset."""
+    per-request machinery (see `_shop_detail`). Other methods go through the viewset."""
     try:
         shop_id = parse_id(raw_id)
     except ValueError:
-        body = {"detail": "Invalid input.", "code": "invalid", "errors": {"id": [_BAD_ID]}}
-        return JsonResponse(body, status=400)
+        return validation_error_json({"id": [_BAD_ID]})
     if request.method != "GET":
         return _viewset_detail(request, shop_id=shop_id)
-    token = tokens.bearer_token(request.META.get("HTTP_AUTHORIZATION", ""))
-    view = selectors.shop_detail(shop_id=shop_id, token=token)
-    return _detail_response(request, shop_id, view.raw, view.viewer["id"] if view.viewer else None)
+    return _shop_detail(request, shop_id)
 
 
 # Let the OpenAPI generator see the viewset behind the fast path.

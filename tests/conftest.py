@@ -34,8 +34,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def redis_client() -> Iterator[redis.Redis]:
     """The real test Redis database, empty at the start of every test."""
     client = get_redis()
-    visits.flush()  # nothing buffered by an earlier test may land in this one
-    visits._expiry_set.clear()  # keys recreated after the flush need their TTL again
+    visits.reset()  # nothing buffered by an earlier test may land in this one
     client.flushdb()
     nearcache.clear_all()  # the FLUSHDB invalidation reaches the tracker asynchronously
     return client

@@ -9,6 +9,10 @@ from typing import Any, TypeVar
 
 from django.db import connection
 
+from dianping.redis import nearcache
+from dianping.redis.cache import CacheClient
+from dianping.redis.client import get_redis
+
 T = TypeVar("T")
 
 
@@ -47,3 +51,17 @@ def wait_until(condition: Callable[[], Any], timeout: float = 10.0, interval: fl
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {timeout}s")
         time.sleep(interval)
+
+
+def warm_near_cache(cache: CacheClient, ident: object, loader: Callable[[], Any]) -> bytes | None:
+    """Read until the value is held locally. The first read fills Redis, and that SET
+    comes back as an invalidation: wait for it, so it cannot evict the copy later."""
+    wait_until(nearcache._tracker.ready, timeout=10)
+    key = cache.key(ident)
+    if not get_redis().exists(key):
+        before = nearcache._tracker.token(key)
+        cache.get(ident, loader)
+        wait_until(lambda: nearcache._tracker.token(key) != before, timeout=5)
+    value = cache.get(ident, loader)  # a Redis hit, now kept locally
+    assert key in cache.near._data
+    return value

@@ -13,6 +13,14 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from dianping.errors import DomainError, NotAuthenticated, RateLimited
 
 
+class PayloadTooLarge(DomainError):
+    """Django's RequestDataTooBig in the API's shape, from DRF views and plain ones alike."""
+
+    status_code = 413
+    default_code = "payload_too_large"
+    default_detail = "The request body is too large."
+
+
 def domain_error_headers(exc: DomainError) -> dict[str, str] | None:
     if isinstance(exc, RateLimited):
         return {"Retry-After": str(exc.retry_after)}
@@ -21,19 +29,31 @@ def domain_error_headers(exc: DomainError) -> dict[str, str] | None:
     return None
 
 
+def _domain_error_body(exc: DomainError) -> dict[str, str]:
+    return {"detail": exc.detail, "code": exc.code}
+
+
+def _validation_error_body(errors: dict[str, Any]) -> dict[str, Any]:
+    return {"detail": "Invalid input.", "code": "invalid", "errors": errors}
+
+
 def domain_error_json(exc: DomainError) -> JsonResponse:
     """The same answer as the DRF handler's, for the few plain-Django hot paths."""
-    body = {"detail": exc.detail, "code": exc.code}
+    body = _domain_error_body(exc)
     return JsonResponse(body, status=exc.status_code, headers=domain_error_headers(exc))
 
 
+def validation_error_json(errors: dict[str, Any]) -> JsonResponse:
+    """The DRF handler's 400 for invalid input, for the plain-Django hot paths."""
+    return JsonResponse(_validation_error_body(errors), status=400)
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    if isinstance(exc, DomainError):
-        body = {"detail": exc.detail, "code": exc.code}
-        return Response(body, exc.status_code, headers=domain_error_headers(exc))
     if isinstance(exc, RequestDataTooBig):
-        body = {"detail": "The request body is too large.", "code": "payload_too_large"}
-        return Response(body, status=413)
+        exc = PayloadTooLarge()
+    if isinstance(exc, DomainError):
+        body = _domain_error_body(exc)
+        return Response(body, exc.status_code, headers=domain_error_headers(exc))
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
@@ -48,7 +68,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             if isinstance(response.data, dict)
             else {"non_field_errors": response.data}
         )
-        response.data = {"detail": "Invalid input.", "code": "invalid", "errors": errors}
+        response.data = _validation_error_body(errors)
     elif isinstance(exc, exceptions.APIException):
         codes = exc.get_codes()
         response.data = {

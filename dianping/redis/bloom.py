@@ -1,10 +1,10 @@
 """A Bloom filter on a plain Redis bitmap (no RedisBloom module needed).
 
-"No" is certain, "maybe" is wrong with probability `error_rate` at
-`capacity` items. Bits are read and written with one BITFIELD command each
-way. The last bit of the bitmap is a sentinel set when the filter is built:
-a filter that was never built (or was lost with Redis) answers "maybe" for
-everything, so losing it degrades to no filtering instead of rejecting all.
+"No" is certain, "maybe" is wrong with probability 0.1 % at `capacity` items.
+Bits are read and written with one BITFIELD command each way. The last bit of
+the bitmap is a sentinel set when the filter is built: a filter that was never
+built (or was lost with Redis) answers "maybe" for everything, so losing it
+degrades to no filtering instead of rejecting all.
 """
 
 from __future__ import annotations
@@ -18,13 +18,15 @@ import redis
 from . import keys
 from .client import get_redis
 
+_ERROR_RATE = 0.001
+
 
 class BloomFilter:
-    def __init__(self, key: str, *, capacity: int, error_rate: float = 0.001) -> None:
-        if capacity < 1 or not 0 < error_rate < 1:
-            raise ValueError("capacity must be >= 1 and error_rate in (0, 1)")
+    def __init__(self, key: str, *, capacity: int) -> None:
+        if capacity < 1:
+            raise ValueError("capacity must be >= 1")
         self.key = key
-        self.bits = math.ceil(-capacity * math.log(error_rate) / math.log(2) ** 2)
+        self.bits = math.ceil(-capacity * math.log(_ERROR_RATE) / math.log(2) ** 2)
         self.hashes = max(1, round(self.bits / capacity * math.log(2)))
         self.sentinel = self.bits  # one bit past the filter's own bits
 
@@ -56,6 +58,12 @@ class BloomFilter:
     def add(self, items: Iterable[str]) -> None:
         self._set_bits(self.key, items)
 
+    def queue_add(self, pipe: redis.client.Pipeline, items: Iterable[str]) -> None:
+        """Queue `add` on a caller's pipeline, to share its round trip."""
+        args = self._set_args(items)
+        if args:
+            pipe.execute_command("BITFIELD", self.key, *args)
+
     def rebuild(self, items: Iterable[str], *, batch: int = 10_000) -> int:
         """Build a fresh filter from all items, swap it in by RENAME; returns the count."""
         tmp = keys.rebuilding(self.key)
@@ -75,9 +83,13 @@ class BloomFilter:
         return count
 
     def _set_bits(self, key: str, items: Iterable[str]) -> None:
+        args = self._set_args(items)
+        if args:
+            get_redis().execute_command("BITFIELD", key, *args)
+
+    def _set_args(self, items: Iterable[str]) -> list[str | int]:
         args: list[str | int] = []
         for item in items:
             for offset in self._offsets(item):
                 args += ["SET", "u1", offset, 1]
-        if args:
-            get_redis().execute_command("BITFIELD", key, *args)
+        return args

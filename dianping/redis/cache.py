@@ -45,6 +45,8 @@ log = logging.getLogger(__name__)
 NULL = b""  # the null marker: valid JSON is never empty
 Loader = Callable[[], Any]
 Piggyback = Callable[[redis.client.Pipeline], None]
+# Reads a key through a client, or queues the read on a pipeline (a pipeline is a client).
+Reader = Callable[[redis.Redis, str], Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,8 @@ class Lookup:
 _executor: ThreadPoolExecutor | None = None
 _STORE = lua(__file__, "cache_store.lua")
 _VERSION_TTL = 24 * 60 * 60  # far longer than any load; then "never evicted" is equivalent
+_LOCK_TTL = 10  # seconds a rebuild may hold a key's lock
+_POLL_INTERVAL = 0.02  # seconds between a waiting reader's looks at the cache
 
 
 def _rebuild_pool() -> ThreadPoolExecutor:
@@ -71,8 +75,19 @@ def encode(value: Any) -> bytes:
     ).encode()
 
 
+def store_unless_evicted(
+    key: str, version_key: str, version: bytes, value: Any, ttl: float
+) -> bool:
+    """SET `key` to `value` for `ttl` seconds, unless `version_key` (bumped by every
+    eviction, and sharing `key`'s hash tag) moved on from `version`, read before the
+    value was loaded: the value may then predate the evicting write. Returns whether
+    it stored. CacheClient stores through it, and so may caches kept elsewhere."""
+    ttl_ms = max(1, int(ttl * 1000))
+    return bool(_STORE([key, version_key], [version, "plain", value, ttl_ms, 0]))
+
+
 class CacheClient:
-    """Read-through JSON cache for one namespace of keys (`cache:<namespace>:<ident>`)."""
+    """Read-through JSON cache for one namespace of keys (`cache:{<namespace>:<ident>}`)."""
 
     def __init__(
         self,
@@ -82,14 +97,12 @@ class CacheClient:
         jitter: float = 0.2,
         null_ttl: float = 60,
         rebuild_wait: float = 2.0,
-        lock_ttl: float = 10,
-        poll_interval: float = 0.02,
         bloom: BloomFilter | None = None,
         near_ttl: float = 0,
     ) -> None:
         self.namespace = namespace
         self.ttl, self.jitter, self.null_ttl = ttl, jitter, null_ttl
-        self.rebuild_wait, self.lock_ttl, self.poll_interval = rebuild_wait, lock_ttl, poll_interval
+        self.rebuild_wait = rebuild_wait
         self.bloom = bloom
         self.near = NearCache(keys.cache_prefix(namespace), ttl=near_ttl) if near_ttl > 0 else None
 
@@ -128,15 +141,10 @@ class CacheClient:
             return Lookup(None, extra)
         raw = own[-1]
         if raw is None:
-            raw = self._rebuild(key, loader, read=get_redis().get, store=self._store_unless_evicted)
+            raw = self._rebuild(key, loader, read=_read_plain, store=self._store_unless_evicted)
         elif self.near is not None:
             self.near.put(key, raw, token)
         return Lookup(None if raw == NULL else raw, extra)
-
-    def put(self, ident: object, value: Any) -> bytes:
-        raw = encode(value)
-        self._store(self.key(ident), raw)
-        return raw
 
     def evict(self, ident: object) -> None:
         """Drop the entry and bump its version, so a rebuild already loading the old
@@ -151,24 +159,20 @@ class CacheClient:
         if self.near is not None:
             self.near.evict(key)  # at once here; other processes hear it from Redis
 
-    def _ttl_ms(self, raw: bytes) -> int:
+    def _ttl(self, raw: bytes) -> float:
         if raw == NULL:
-            return int(self.null_ttl * 1000)
-        base = self.ttl * 1000
-        return int(base + random.uniform(0, self.jitter * base))
-
-    def _store(self, key: str, raw: bytes) -> None:
-        get_redis().set(key, raw, px=self._ttl_ms(raw))
+            return self.null_ttl
+        return self.ttl + random.uniform(0, self.jitter * self.ttl)
 
     def _store_unless_evicted(self, key: str, raw: bytes, version: bytes) -> None:
-        _STORE([key, keys.cache_version(key)], [version, "plain", raw, self._ttl_ms(raw), 0])
+        store_unless_evicted(key, keys.cache_version(key), version, raw, self._ttl(raw))
 
     def _rebuild(
         self,
         key: str,
         loader: Loader,
         *,
-        read: Callable[[str], bytes | None],
+        read: Reader,
         store: Callable[[str, bytes, bytes], None],
     ) -> bytes | None:
         """Run `loader` under the key's lock, or wait for whoever holds it.
@@ -181,19 +185,19 @@ class CacheClient:
         """
         deadline = time.monotonic() + self.rebuild_wait
         while True:
-            lock = RedisLock(keys.cache_lock(key), ttl=self.lock_ttl)
+            lock = RedisLock(keys.cache_lock(key), ttl=_LOCK_TTL)
             if lock.acquire():
                 try:
-                    version = get_redis().get(keys.cache_version(key)) or b"0"
-                    raw = read(key)  # someone may have filled it while we queued
+                    # Someone may have filled it while we queued.
+                    version, raw = _read_with_version(key, read)
                     if raw is None:
                         raw = self._load(loader)
                         store(key, raw, version)
                 finally:
                     lock.release()  # owner-checked: never frees a lock we lost
                 return None if raw == NULL else raw
-            time.sleep(self.poll_interval)
-            raw = read(key)
+            time.sleep(_POLL_INTERVAL)
+            raw = read(get_redis(), key)
             if raw is not None:
                 return None if raw == NULL else raw
             if time.monotonic() >= deadline:
@@ -218,18 +222,17 @@ class CacheClient:
             return self._rebuild(
                 key,
                 loader,
-                read=lambda k: get_redis().hget(k, "data"),
+                read=_read_logical,
                 store=lambda k, raw, version: self._store_logical(k, raw, logical_ttl, version),
             )
         if float(expire_at) <= clock.now_seconds():
-            lock = RedisLock(keys.cache_lock(key), ttl=self.lock_ttl)
+            lock = RedisLock(keys.cache_lock(key), ttl=_LOCK_TTL)
             if lock.acquire():
                 # Re-check under the lock: a rebuild may have landed since our read.
-                fresh = get_redis().hget(key, "expire_at")
+                version, fresh = _read_with_version(key, _read_expiry)
                 if fresh is not None and float(fresh) > clock.now_seconds():
                     lock.release()
                 else:
-                    version = get_redis().get(keys.cache_version(key)) or b"0"
                     _rebuild_pool().submit(
                         self._refresh_logical, key, loader, logical_ttl, lock, version
                     )
@@ -260,6 +263,28 @@ class CacheClient:
         finally:
             lock.release()
             connections.close_all()  # this pool thread's own DB connections
+
+
+def _read_plain(client: redis.Redis, key: str) -> Any:
+    return client.get(key)
+
+
+def _read_logical(client: redis.Redis, key: str) -> Any:
+    return client.hget(key, "data")
+
+
+def _read_expiry(client: redis.Redis, key: str) -> Any:
+    return client.hget(key, "expire_at")
+
+
+def _read_with_version(key: str, read: Reader) -> tuple[bytes, Any]:
+    """The key's eviction version and `read` of the key, in one round trip: both share
+    the key's hash tag, so this holds in a Cluster too."""
+    pipe = get_redis().pipeline(transaction=False)
+    pipe.get(keys.cache_version(key))
+    read(pipe, key)
+    version, value = pipe.execute()
+    return version or b"0", value
 
 
 def _forget_pool_after_fork() -> None:

@@ -85,8 +85,9 @@ def cache_prefix(namespace: str) -> str:
 
 def cache_version(cache_key: str) -> str:
     """Counter bumped by every eviction of `cache_key`: a rebuild that loaded before the
-    eviction must not store what it loaded."""
-    return f"{cache_key}:ver"
+    eviction must not store what it loaded. Outside `cache_root()`, so its bumps are not
+    broadcast to every near cache; it keeps the entry's hash tag, so both share a slot."""
+    return f"ver:{cache_key}"
 
 
 def bloom(name: str) -> str:

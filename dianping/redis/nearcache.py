@@ -36,15 +36,16 @@ MISS = object()
 TRACKED_PREFIX = keys.cache_root()
 _STAMPS_KEPT = 100_000  # recent invalidations remembered for the read-then-store check
 _IDLE_PING = 1.0  # seconds; a silent tracking connection is checked this often
+_MAX_ENTRIES = 10_000  # per near cache; the oldest copy makes room for a new one
 
 
 class NearCache:
     """Local copies of Redis values whose keys start with `prefix`."""
 
-    def __init__(self, prefix: str, *, ttl: float, max_entries: int = 10_000) -> None:
+    def __init__(self, prefix: str, *, ttl: float) -> None:
         if not prefix.startswith(TRACKED_PREFIX):
             raise ValueError(f"near-cached keys must start with {TRACKED_PREFIX!r}")
-        self.prefix, self.ttl, self.max_entries = prefix, ttl, max_entries
+        self.prefix, self.ttl = prefix, ttl
         # key -> (value, expires_at on the monotonic clock, tracking generation)
         self._data: dict[str, tuple[object, float, int]] = {}
         _tracker.register(self)
@@ -71,7 +72,7 @@ class NearCache:
         with _tracker.lock:
             if token is None or _tracker.token(key) != token:
                 return  # tracking was down, or the key changed while we read it
-            if len(self._data) >= self.max_entries:
+            if len(self._data) >= _MAX_ENTRIES:
                 self._data.pop(next(iter(self._data)), None)
             self._data[key] = (value, time.monotonic() + self.ttl, _tracker.generation)
 

@@ -60,6 +60,18 @@ def local_day(day: date | None = None) -> str:
     return _day_memo[1]
 
 
+def shop_subject(shop_id: int) -> str:
+    """The subject a shop's views are counted under."""
+    return f"shop:{shop_id}"
+
+
+def reset() -> None:
+    """Flush what is buffered and forget which keys got their TTL (tests flush Redis
+    between cases, so the keys are recreated and need it again)."""
+    flush()
+    _expiry_set.clear()
+
+
 def record(subject: str, visitor: str) -> None:
     """Count one view of `subject` (e.g. "shop:42") by `visitor` (e.g. "user:7")."""
     global _pending_count

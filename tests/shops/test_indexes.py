@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
-from dianping.redis import keys, nearcache, visits
+from dianping.redis import keys, visits
 from shops import caches as shops_caches
 from shops import services
 from shops.caches import shop_bloom
 from shops.models import Shop, ShopType
+from shops.serializers import ShopSerializer
 from tests.factories import ShopFactory, ShopTypeFactory
-from tests.helpers import run_concurrently, wait_until
+from tests.helpers import run_concurrently, wait_until, warm_near_cache
 
 
 @pytest.mark.django_db
@@ -117,9 +118,7 @@ def test_shop_views_count_unique_visitors_and_page_views(api, user_api, user, re
 
 
 @pytest.mark.django_db
-def test_views_are_written_in_batches_by_the_background_flusher(
-    api, redis_client, settings
-) -> None:
+def test_views_are_written_in_batches_by_the_background_flusher(api, redis_client) -> None:
     shop = ShopFactory()
     day = visits.local_day()
 
@@ -169,23 +168,19 @@ def _count_round_trips(monkeypatch) -> list[list]:  # type: ignore[no-untyped-de
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("near_cache", [False, True])
-def test_shop_detail_costs_one_round_trip_on_a_hit(
-    user, user_api, api, monkeypatch, near_cache, settings
-) -> None:
+def test_shop_detail_costs_one_round_trip_on_a_hit(user_api, api, monkeypatch, near_cache) -> None:
     shop = ShopFactory()
     services.shop_bloom_rebuild()
     cache = shops_caches.shop_cache()
-    if not near_cache:
+
+    def load() -> dict:
+        return ShopSerializer(Shop.objects.get(pk=shop.id)).data
+
+    if near_cache:
+        warm_near_cache(cache, shop.id, load)
+    else:
         monkeypatch.setattr(cache, "near", None)
-    key = cache.key(shop.id)
-    wait_until(lambda: nearcache._tracker.ready(), timeout=10)
-    before = nearcache._tracker.token(key)
-    api.get(f"/api/shops/{shop.id}")  # fills Redis; that SET comes back as an invalidation
-    if near_cache:
-        wait_until(lambda: nearcache._tracker.token(key) != before, timeout=5)
-    user_api.get(f"/api/shops/{shop.id}")  # a Redis hit, now also held locally
-    if near_cache:
-        assert key in cache.near._data
+        cache.get(shop.id, load)  # in Redis only
     round_trips = _count_round_trips(monkeypatch)
 
     assert user_api.get(f"/api/shops/{shop.id}").status_code == 200

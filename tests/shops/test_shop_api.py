@@ -29,6 +29,17 @@ def _payload(type_id: int, **overrides) -> dict:
     return {**body, **overrides}
 
 
+def _admin_form(shop: Shop, **overrides) -> dict:
+    """The admin change form of `shop` as the page shows it (the counters are read-only
+    there, so not posted), with `overrides` applied."""
+    form = {
+        "name": shop.name, "type": shop.type_id, "images": "[]", "area": shop.area,
+        "address": shop.address, "x": shop.x, "y": shop.y, "avg_price": shop.avg_price,
+        "open_hours": shop.open_hours,
+    }  # fmt: skip
+    return {**form, **overrides}
+
+
 @pytest.mark.django_db
 def test_shop_types_are_ordered_by_sort_and_served_from_cache(
     api, django_assert_num_queries
@@ -81,7 +92,17 @@ def test_unknown_shop_is_404(api) -> None:
     response = api.get("/api/shops/424242")
 
     assert response.status_code == 404
-    assert response.json()["code"] == "shop_not_found"
+    assert response.json() == {"detail": "No such shop.", "code": "shop_not_found"}
+
+
+@pytest.mark.django_db
+def test_head_takes_the_same_path_as_get(api, django_assert_num_queries) -> None:
+    shop = ShopFactory()
+    api.get(f"/api/shops/{shop.id}")  # cached
+
+    with django_assert_num_queries(0):  # HEAD goes through the viewset, to the same cache
+        assert api.head(f"/api/shops/{shop.id}").status_code == 200
+    assert api.head("/api/shops/424242").status_code == 404
 
 
 @pytest.mark.django_db
@@ -252,20 +273,12 @@ def test_rolled_back_update_leaves_cache_and_index_as_they_were(api, redis_clien
 
 
 @pytest.mark.django_db(transaction=True)
-def test_admin_save_makes_the_next_read_fresh(client, staff_user, api) -> None:
-    from accounts.models import User
-
-    User.objects.filter(pk=staff_user.pk).update(is_superuser=True)
-    client.force_login(staff_user)
+def test_admin_save_makes_the_next_read_fresh(admin_client, api) -> None:
     shop = ShopFactory()
     api.get(f"/api/shops/{shop.id}")
-    form = {
-        "name": "Edited in admin", "type": shop.type_id, "images": "[]", "area": shop.area,
-        "address": shop.address, "x": shop.x, "y": shop.y, "avg_price": 99, "sold": 0,
-        "comments": 0, "score": 45, "open_hours": shop.open_hours,
-    }  # fmt: skip
+    form = _admin_form(shop, name="Edited in admin", avg_price=99)
 
-    response = client.post(f"/admin/shops/shop/{shop.id}/change/", form)
+    response = admin_client.post(f"/admin/shops/shop/{shop.id}/change/", form)
 
     assert response.status_code == 302, response.content[:3000]
     fresh = api.get(f"/api/shops/{shop.id}").json()
@@ -298,14 +311,24 @@ def test_concurrent_type_changes_leave_the_shop_in_exactly_one_geo_set(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_edit_after_a_delete_is_404_and_does_not_bring_the_shop_back(staff_api) -> None:
+def test_an_edit_after_a_delete_is_404_and_does_not_bring_the_shop_back(
+    staff_api, api, redis_client
+) -> None:
     shop = ShopFactory()
+    services.shop_geo_rebuild()
+    api.get(f"/api/shops/{shop.id}")  # cached
     assert staff_api.delete(f"/api/shops/{shop.id}").status_code == 204
 
     response = staff_api.patch(f"/api/shops/{shop.id}", {"name": "Zombie"}, format="json")
 
     assert response.status_code == 404
+    assert response.json()["code"] == "shop_not_found"
     assert not Shop.objects.filter(pk=shop.id).exists()
+    assert redis_client.zscore(keys.geo_shops(shop.type_id), shop.id) is None
+    cache_key = keys.cache("shop", str(shop.id))
+    assert redis_client.get(cache_key) is None  # evicted by the delete, not refilled
+    assert api.get(f"/api/shops/{shop.id}").status_code == 404
+    assert redis_client.get(cache_key) == b""  # now the null marker
 
 
 @pytest.mark.django_db(transaction=True)
@@ -376,42 +399,28 @@ def test_bloom_rebuild_keeps_a_shop_created_while_it_ran(monkeypatch) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_admin_type_change_moves_the_geo_entry(client, staff_user, redis_client) -> None:
-    from accounts.models import User
-
-    User.objects.filter(pk=staff_user.pk).update(is_superuser=True)
-    client.force_login(staff_user)
+def test_admin_type_change_moves_the_geo_entry(admin_client, redis_client) -> None:
     food, ktv = ShopTypeFactory(), ShopTypeFactory()
     shop = ShopFactory(type=food)
     services.shop_geo_rebuild()
-    form = {
-        "name": shop.name, "type": ktv.id, "images": "[]", "area": shop.area,
-        "address": shop.address, "x": shop.x, "y": shop.y, "avg_price": 80, "sold": 0,
-        "comments": 0, "score": 45, "open_hours": shop.open_hours,
-    }  # fmt: skip
+    form = _admin_form(shop, type=ktv.id)
 
-    assert client.post(f"/admin/shops/shop/{shop.id}/change/", form).status_code == 302
+    assert admin_client.post(f"/admin/shops/shop/{shop.id}/change/", form).status_code == 302
 
     assert redis_client.zscore(keys.geo_shops(food.id), shop.id) is None
     assert redis_client.zscore(keys.geo_shops(ktv.id), shop.id) is not None
 
 
 @pytest.mark.django_db
-def test_admin_refuses_coordinates_redis_cannot_index(client, staff_user) -> None:
-    from accounts.models import User
-
-    User.objects.filter(pk=staff_user.pk).update(is_superuser=True)
-    client.force_login(staff_user)
+def test_admin_refuses_coordinates_redis_cannot_index(admin_client) -> None:
     shop = ShopFactory()
-    form = {
-        "name": shop.name, "type": shop.type_id, "images": "[]", "area": shop.area,
-        "address": shop.address, "x": 500, "y": 89, "avg_price": 80, "sold": 0,
-        "comments": 0, "score": 51, "open_hours": shop.open_hours,
-    }  # fmt: skip
 
-    response = client.post(f"/admin/shops/shop/{shop.id}/change/", form)
+    response = admin_client.post(
+        f"/admin/shops/shop/{shop.id}/change/", _admin_form(shop, x=500, y=89)
+    )
 
     assert response.status_code == 200  # the form comes back with errors
+    assert set(response.context["adminform"].form.errors) == {"x", "y"}
     assert Shop.objects.get(pk=shop.pk).x == shop.x
 
 

@@ -129,6 +129,29 @@ def test_watchdog_stops_after_release() -> None:
     wait_until(lambda: not _watchdogs("short-job"), timeout=3)
 
 
+@pytest.mark.parametrize("noticed", [False, True])
+def test_reacquiring_after_a_lost_lease_leaves_exactly_one_watchdog(redis_client, noticed) -> None:
+    name = f"relost-{noticed}"
+    holder = RedisLock(name, ttl=3, watchdog=True)  # renewals every second
+    assert holder.acquire()
+    first = _watchdogs(name)
+    assert len(first) == 1
+    redis_client.delete(holder.key)  # the lease is lost (expired, or Redis failed over)
+    if noticed:
+        wait_until(lambda: holder.lost, timeout=5)  # its watchdog saw it and stopped
+    # Otherwise the first watchdog still sleeps: left running, it would renew the new
+    # lease too, beside the new one, for as long as the process lives.
+
+    assert holder.acquire()  # same owner, fresh lease, a new watchdog
+
+    wait_until(lambda: not any(thread.is_alive() for thread in first), timeout=3)
+    assert len(_watchdogs(name)) == 1
+    assert not holder.lost
+    assert holder.owned()
+    assert holder.release()
+    wait_until(lambda: not _watchdogs(name), timeout=5)
+
+
 def test_try_with_wait_gives_up_after_the_wait() -> None:
     assert RedisLock("busy", ttl=30).acquire()
     waiter = RedisLock("busy", ttl=30)

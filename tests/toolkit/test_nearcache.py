@@ -7,8 +7,7 @@ from django.conf import settings
 
 from dianping.redis import keys, nearcache
 from dianping.redis.cache import CacheClient
-from dianping.redis.client import get_redis
-from tests.helpers import wait_until
+from tests.helpers import wait_until, warm_near_cache
 
 
 class Loader:
@@ -20,20 +19,6 @@ class Loader:
         return self.value
 
 
-def _warm(cache: CacheClient, ident: int, loader: Loader) -> bytes | None:
-    """Read until the value is held locally. The first read fills Redis, and that SET
-    comes back as an invalidation: wait for it, so it cannot evict the copy later."""
-    wait_until(lambda: nearcache._tracker.ready(), timeout=10)
-    key = cache.key(ident)
-    if not get_redis().exists(key):
-        before = nearcache._tracker.token(key)
-        cache.get(ident, loader)
-        wait_until(lambda: nearcache._tracker.token(key) != before, timeout=5)
-    value = cache.get(ident, loader)  # a Redis hit, now kept locally
-    assert key in cache.near._data
-    return value
-
-
 def _command_calls(client) -> dict[str, int]:  # type: ignore[no-untyped-def]
     ignored = {"cmdstat_info", "cmdstat_config|resetstat", "cmdstat_ping"}
     return {k: v["calls"] for k, v in client.info("commandstats").items() if k not in ignored}
@@ -41,7 +26,7 @@ def _command_calls(client) -> dict[str, int]:  # type: ignore[no-untyped-def]
 
 def test_a_local_hit_sends_nothing_to_redis(redis_client) -> None:
     cache = CacheClient("near-a", ttl=60, near_ttl=30)
-    assert _warm(cache, 1, Loader({"v": 1})) == b'{"v":1}'
+    assert warm_near_cache(cache, 1, Loader({"v": 1})) == b'{"v":1}'
     redis_client.config_resetstat()
 
     for _ in range(100):
@@ -52,7 +37,7 @@ def test_a_local_hit_sends_nothing_to_redis(redis_client) -> None:
 
 def test_a_write_by_another_client_invalidates_the_local_copy(redis_client) -> None:
     cache = CacheClient("near-b", ttl=60, near_ttl=30)
-    _warm(cache, 2, Loader({"v": 1}))
+    warm_near_cache(cache, 2, Loader({"v": 1}))
     other_process = redis_py.Redis.from_url(settings.REDIS_URL)
 
     other_process.set(keys.cache("near-b", "2"), b'{"v":2}')
@@ -62,7 +47,7 @@ def test_a_write_by_another_client_invalidates_the_local_copy(redis_client) -> N
 
 def test_a_delete_elsewhere_makes_the_next_read_load_again(redis_client) -> None:
     cache = CacheClient("near-c", ttl=60, near_ttl=30)
-    _warm(cache, 3, Loader({"v": 1}))
+    warm_near_cache(cache, 3, Loader({"v": 1}))
 
     redis_py.Redis.from_url(settings.REDIS_URL).delete(keys.cache("near-c", "3"))
 
@@ -71,7 +56,7 @@ def test_a_delete_elsewhere_makes_the_next_read_load_again(redis_client) -> None
 
 def test_evict_in_this_process_is_immediate(redis_client) -> None:
     cache = CacheClient("near-d", ttl=60, near_ttl=30)
-    _warm(cache, 4, Loader({"v": 1}))
+    warm_near_cache(cache, 4, Loader({"v": 1}))
 
     cache.evict(4)
 
@@ -94,7 +79,7 @@ def test_a_value_invalidated_while_it_was_being_read_is_not_kept(redis_client) -
 
 def test_copies_from_an_earlier_tracking_session_are_never_served(redis_client) -> None:
     cache = CacheClient("near-h", ttl=60, near_ttl=30)
-    _warm(cache, 8, Loader({"v": 1}))
+    warm_near_cache(cache, 8, Loader({"v": 1}))
     key = cache.key(8)
     entry = cache.near._data[key]
 
@@ -106,20 +91,35 @@ def test_copies_from_an_earlier_tracking_session_are_never_served(redis_client) 
 
 def test_losing_the_tracking_connection_drops_every_local_copy(redis_client) -> None:
     cache = CacheClient("near-f", ttl=60, near_ttl=30)
-    _warm(cache, 6, Loader({"v": 1}))
+    warm_near_cache(cache, 6, Loader({"v": 1}))
 
     redis_client.client_kill_filter(_type="pubsub")  # the listener's connection dies
 
     wait_until(lambda: not cache.near._data, timeout=5)
     # It reconnects by itself, and serves fresh values again.
-    assert _warm(cache, 6, Loader({"v": 1})) == b'{"v":1}'
+    assert warm_near_cache(cache, 6, Loader({"v": 1})) == b'{"v":1}'
 
 
 def test_local_copies_expire_on_their_own(redis_client, monkeypatch) -> None:
     cache = CacheClient("near-g", ttl=60, near_ttl=30)
-    _warm(cache, 7, Loader({"v": 1}))
+    warm_near_cache(cache, 7, Loader({"v": 1}))
     key = cache.key(7)
     value, expires_at, generation = cache.near._data[key]
     cache.near._data[key] = (value, expires_at - 31, generation)  # as if 31 s had passed
 
     assert cache.near.get(key) is nearcache.MISS
+
+
+def test_an_evictions_version_bump_is_no_invalidation_for_the_near_caches(redis_client) -> None:
+    cache = CacheClient("near-i", ttl=60, near_ttl=30)
+    warm_near_cache(cache, 9, Loader({"v": 1}))
+    key = cache.key(9)
+    version = keys.cache_version(key)
+    assert version == "ver:cache:{near-i:9}"  # outside the tracked prefix, same hash tag
+    before = nearcache._tracker.token(key)
+
+    cache.evict(9)  # DEL of the entry, INCR and EXPIRE of its version: one transaction
+
+    # The entry's invalidation arrives; the version's would have come in the same message.
+    wait_until(lambda: nearcache._tracker.token(key) != before, timeout=5)
+    assert version not in nearcache._tracker._stamps
