@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: run test screenshots lint format setup redis-start redis-stop mariadb-start mariadb-stop bench-shops bench-seckill clean
+.PHONY: run test screenshots lint format setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -50,16 +50,15 @@ mariadb-start:
 mariadb-stop:
 	@scripts/mariadb.sh stop
 
-bench-shops: setup  ## GET /api/shops/{id} vs a bare Django view under granian + wrk
-	@command -v wrk >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
-		apt-get install -y -qq wrk >/dev/null; } || { echo "error: install wrk"; exit 1; }
-	@[ -n "$(REDIS_URL)" ] || scripts/redis.sh start
+bench-setup: SETUP_FOR = bench
+bench-setup: setup  ## wrk, Redis (unless REDIS_URL is set) and var/ for the benchmarks
+	@scripts/redis.sh ensure run >/dev/null
+	@mkdir -p var  # the bench runs the production settings, which do not create it
+
+bench-shops: bench-setup  ## GET /api/shops/{id} vs a bare Django view under granian + wrk
 	cd bench && ../$(PY) shops.py $(BENCH_ARGS)
 
-bench-seckill: setup  ## the flash sale under wrk, drain rate into MariaDB, Redis ceiling
-	@command -v wrk >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
-		apt-get install -y -qq wrk >/dev/null; } || { echo "error: install wrk"; exit 1; }
-	@[ -n "$(REDIS_URL)" ] || scripts/redis.sh start
+bench-seckill: bench-setup  ## the flash sale under wrk, drain rate into MariaDB, Redis ceiling
 	cd bench && DATABASE_URL=$${DATABASE_URL:-$$(../scripts/mariadb.sh start)} ../$(PY) seckill.py $(BENCH_ARGS)
 
 clean:

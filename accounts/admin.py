@@ -31,21 +31,7 @@ class UserAdmin(DjangoUserAdmin):
             # A disabled account must stop working now, not when its tokens idle out.
             transaction.on_commit(lambda: services.user_revoke_sessions(user_id=obj.pk))
 
-    def delete_model(self, request, obj):  # type: ignore[no-untyped-def]
-        user_id = obj.pk
-        super().delete_model(request, obj)
-        transaction.on_commit(lambda: services.user_revoke_sessions(user_id=user_id))
-
-    def delete_queryset(self, request, queryset):  # type: ignore[no-untyped-def]
-        user_ids = list(queryset.values_list("pk", flat=True))
-        super().delete_queryset(request, queryset)
-        for user_id in user_ids:
-            transaction.on_commit(lambda uid=user_id: services.user_revoke_sessions(user_id=uid))
-
     @admin.action(description="Log out everywhere (revoke all login tokens)")
     def log_out_everywhere(self, request, queryset):  # type: ignore[no-untyped-def]
-        revoked = sum(
-            services.user_revoke_sessions(user_id=pk)
-            for pk in queryset.values_list("pk", flat=True)
-        )
+        revoked = services.users_revoke_sessions(user_ids=queryset.values_list("pk", flat=True))
         self.message_user(request, f"Revoked {revoked} live token(s).", messages.SUCCESS)

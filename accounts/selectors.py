@@ -16,10 +16,10 @@ def user_get(*, user_id: int) -> User:
 
 def me_get(*, user_id: int) -> User:
     """The caller's own account; a token outliving its (deleted or disabled) user is a 401."""
-    user = User.objects.filter(pk=user_id, is_active=True).first()
-    if user is None:
-        raise NotAuthenticated()
-    return user
+    try:
+        return user_get(user_id=user_id)
+    except NotFound:
+        raise NotAuthenticated() from None
 
 
 def user_info_get(*, user_id: int) -> UserInfo:

@@ -7,7 +7,7 @@ import hmac
 import logging
 import secrets
 import string
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from django.conf import settings
 from django.contrib.auth.hashers import make_password
@@ -91,8 +91,13 @@ def auth_logout(*, token: str, user_id: int) -> None:
 
 
 def user_revoke_sessions(*, user_id: int) -> int:
-    """Log the user out on every device (e.g. after disabling the account)."""
-    return tokens.tokens_revoke_all(user_id)
+    """Log the user out on every device (e.g. after disabling or deleting the account)."""
+    return users_revoke_sessions(user_ids=[user_id])
+
+
+def users_revoke_sessions(*, user_ids: Iterable[int]) -> int:
+    """Log these users out on every device at once; returns how many live tokens were revoked."""
+    return tokens.tokens_revoke_users(user_ids)
 
 
 def _random_nick_name() -> str:

@@ -2,8 +2,8 @@
 
 Reads use GETEX, which returns the data and pushes the TTL back to the full
 AUTH_TOKEN_TTL in one command: one round trip per authenticated request.
-A per-user set indexes the tokens so a disabled account can be logged out
-everywhere at once.
+A per-user set indexes the tokens so a disabled or deleted account can be
+logged out everywhere at once.
 """
 
 from __future__ import annotations
@@ -89,19 +89,30 @@ def token_revoke(token: str, user_id: int) -> None:
     pipe.execute()
 
 
-def tokens_revoke_all(user_id: int) -> int:
-    """Log a user out everywhere; returns how many live tokens were revoked."""
+def tokens_revoke_users(user_ids: Iterable[int]) -> int:
+    """Log users out everywhere in two round trips; returns how many live tokens were revoked."""
+    user_ids = list(dict.fromkeys(user_ids))
+    if not user_ids:
+        return 0
     client = get_redis()
-    index = keys.user_tokens(user_id)
-    members = [m.decode() for m in client.smembers(index)]
-    if not members:
+    read = client.pipeline(transaction=False)
+    for user_id in user_ids:
+        read.smembers(keys.user_tokens(user_id))
+    listed = {
+        user_id: members
+        for user_id, members in zip(user_ids, read.execute(), strict=True)
+        if members
+    }
+    if not listed:
         return 0
     pipe = client.pipeline(transaction=False)
-    for token in members:
-        pipe.delete(keys.login_token(token))
-    # Remove only what was read: a login racing with this keeps its (listed) token.
-    pipe.srem(index, *members)
-    return sum(pipe.execute()[:-1])
+    for members in listed.values():
+        for token in members:
+            pipe.delete(keys.login_token(token.decode()))
+    for user_id, members in listed.items():
+        # Remove only what was read: a login racing with this keeps its (listed) token.
+        pipe.srem(keys.user_tokens(user_id), *members)
+    return sum(pipe.execute()[: -len(listed)])
 
 
 def _prune_index(user_id: int) -> None:

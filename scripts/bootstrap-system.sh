@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Install the Debian packages the project needs when they are missing: what
 # `python -m venv` and the mysqlclient build need, and redis-server unless the
-# target's Redis lives elsewhere (REDIS_URL for `run`, TEST_REDIS_URL for `test`), and
-# chromium for the browser tests.
+# target's Redis lives elsewhere (REDIS_URL for `run` and `bench`, TEST_REDIS_URL for
+# `test`), chromium for the browser tests, and wrk for the benchmarks.
 # Needs root and apt; says so clearly otherwise.
-#   scripts/bootstrap-system.sh [run|test]
+#   scripts/bootstrap-system.sh [run|test|bench]
 set -euo pipefail
 
 python="${PYTHON:-python3}"
@@ -20,6 +20,9 @@ fi
 if [ "${1:-run}" = test ]; then
   # The browser tests (tests/web) drive Debian's Chromium; Playwright cannot download one here.
   command -v "${CHROMIUM:-chromium}" >/dev/null 2>&1 || missing+=(chromium)
+fi
+if [ "${1:-run}" = bench ]; then
+  command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 fi
 "$python" -c 'import ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)

@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
 # Project-local Redis on loopback, data and AOF under var/redis.
 #   scripts/redis.sh start|stop|status
+#   scripts/redis.sh ensure [run|test]
+#     what `make run`, `make test` and the benchmarks need: nothing when REDIS_URL
+#     (TEST_REDIS_URL for `test`) points elsewhere, else the local Redis, started or
+#     waited for. Prints "external", "running" or "started", so the caller knows
+#     whether to stop it afterwards; a start that fails leaves nothing running.
+# Messages go to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,39 +24,63 @@ wait_ready() {
   return 1
 }
 
+# Called in `||` lists, where `set -e` does not apply: every step returns on failure.
+start() {
+  if ! command -v redis-server >/dev/null 2>&1; then
+    echo "error: redis-server is not installed; run scripts/bootstrap-system.sh as root" >&2
+    return 1
+  fi
+  mkdir -p "$dir" || return 1
+  # appendfsync everysec: a crash loses at most about one second of writes.
+  redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" \
+    --daemonize yes --pidfile "$pidfile" --logfile "$dir/redis.log" \
+    --unixsocket "$dir/redis.sock" --unixsocketperm 700 \
+    --appendonly yes --appendfsync everysec --save "" \
+    --maxclients 10000 --protected-mode yes >&2 || return 1
+  wait_ready || return 1
+  echo "redis: started on 127.0.0.1:$port (data in var/redis)" >&2
+}
+
+stop() {
+  if alive; then
+    redis-cli -h 127.0.0.1 -p "$port" shutdown >/dev/null 2>&1 || true
+    for _ in $(seq 600); do alive || break; sleep 0.05; done
+    echo "redis: stopped" >&2
+  fi
+}
+
+already_running() {
+  wait_ready
+  echo "redis: already running on 127.0.0.1:$port" >&2
+}
+
 case "${1:-}" in
   start)
-    if alive; then
-      wait_ready
-      echo "redis: already running on 127.0.0.1:$port"
-      exit 0
+    if alive; then already_running; else start; fi
+    ;;
+  ensure)
+    case "${2:-run}" in
+      test) external="${TEST_REDIS_URL:-}" ;;
+      *) external="${REDIS_URL:-}" ;;
+    esac
+    if [ -n "$external" ]; then
+      echo external
+    elif alive; then
+      already_running
+      echo running
+    else
+      start || { stop; exit 1; }
+      echo started
     fi
-    if ! command -v redis-server >/dev/null 2>&1; then
-      echo "error: redis-server is not installed; run scripts/bootstrap-system.sh as root" >&2
-      exit 1
-    fi
-    mkdir -p "$dir"
-    # appendfsync everysec: a crash loses at most about one second of writes.
-    redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" \
-      --daemonize yes --pidfile "$pidfile" --logfile "$dir/redis.log" \
-      --unixsocket "$dir/redis.sock" --unixsocketperm 700 \
-      --appendonly yes --appendfsync everysec --save "" \
-      --maxclients 10000 --protected-mode yes
-    wait_ready
-    echo "redis: started on 127.0.0.1:$port (data in var/redis)"
     ;;
   stop)
-    if alive; then
-      redis-cli -h 127.0.0.1 -p "$port" shutdown >/dev/null 2>&1 || true
-      for _ in $(seq 600); do alive || break; sleep 0.05; done
-      echo "redis: stopped"
-    fi
+    stop
     ;;
   status)
     alive && echo "redis: running on 127.0.0.1:$port" || { echo "redis: not running"; exit 1; }
     ;;
   *)
-    echo "usage: $0 start|stop|status" >&2
+    echo "usage: $0 start|stop|status|ensure [run|test]" >&2
     exit 2
     ;;
 esac

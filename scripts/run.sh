@@ -10,22 +10,19 @@ PORT="${PORT:-8000}"
 export DJANGO_SETTINGS_MODULE="${DJANGO_SETTINGS_MODULE:-dianping.settings.dev}"
 
 pids=()
-started_redis=0
+redis=""
 cleanup() {
   trap - EXIT INT TERM
   echo
   echo "==> stopping"
   for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  if [ "$started_redis" = 1 ]; then scripts/redis.sh stop; fi
+  if [ "$redis" = started ]; then scripts/redis.sh stop; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-if [ -z "${REDIS_URL:-}" ]; then
-  scripts/redis.sh status >/dev/null 2>&1 || started_redis=1
-  scripts/redis.sh start  # starts it, or waits until a running one has loaded its data
-fi
+redis=$(scripts/redis.sh ensure run)  # unless REDIS_URL is set; waits for it to load its data
 
 echo "==> migrating the database"
 $PY manage.py migrate --noinput

@@ -4,12 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-started_redis=0
-if [ -z "${TEST_REDIS_URL:-}" ]; then
-  scripts/redis.sh status >/dev/null 2>&1 || started_redis=1
-  scripts/redis.sh start  # starts it, or waits until a running one has loaded its data
-fi
+redis=$(scripts/redis.sh ensure test)  # unless TEST_REDIS_URL is set; waits for it to load
 status=0
 .venv/bin/python -m pytest "$@" || status=$?
-if [ "$started_redis" = 1 ]; then scripts/redis.sh stop; fi
+if [ "$redis" = started ]; then scripts/redis.sh stop; fi
 exit "$status"

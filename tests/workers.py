@@ -1,4 +1,4 @@
-"""Real Celery worker processes for tests, on the test database and test Redis."""
+"""Real Celery processes (workers, beat) for tests, on the test database and test Redis."""
 
 from __future__ import annotations
 
@@ -13,14 +13,15 @@ from django.db import connection
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def celery_env(**extra: str) -> dict[str, str]:
+    """The environment of a Celery process on the test settings, plus `extra`."""
+    return {**os.environ, "DJANGO_SETTINGS_MODULE": "dianping.settings.test", **extra}
+
+
 def worker_env(database_url: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "dianping.settings.test",
-        "DATABASE_URL": database_url,
-        "SECKILL_DRAIN_BATCH": "20",
-        "SECKILL_DRAIN_LOOP_SECONDS": "30",
-    }
+    return celery_env(
+        DATABASE_URL=database_url, SECKILL_DRAIN_BATCH="20", SECKILL_DRAIN_LOOP_SECONDS="30"
+    )
 
 
 def current_database_url() -> str:
@@ -36,19 +37,33 @@ def unreachable_database_url() -> str:
     return "mysql://nobody:nothing@127.0.0.1:1/nowhere"
 
 
-def start_worker(database_url: str) -> subprocess.Popen:
+def start_celery(
+    *args: str, env: dict[str, str] | None = None, capture: bool = False
+) -> subprocess.Popen:
+    """`celery -A dianping <args>` in its own process group; `capture` keeps its output for
+    `kill` to return, otherwise it is discarded."""
+    stdout, stderr = (subprocess.PIPE, subprocess.STDOUT) if capture else (subprocess.DEVNULL,) * 2
     return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "dianping", "worker", "--pool", "solo",
-         "--loglevel", "WARNING", "--without-heartbeat", "--without-mingle", "--without-gossip"],
-        cwd=ROOT, env=worker_env(database_url), start_new_session=True,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [sys.executable, "-m", "celery", "-A", "dianping", *args],
+        cwd=ROOT, env=celery_env() if env is None else env, start_new_session=True,
+        stdout=stdout, stderr=stderr,
     )  # fmt: skip
 
 
-def kill(worker: subprocess.Popen, sig: int) -> None:
-    os.killpg(worker.pid, sig)
+def start_worker(database_url: str) -> subprocess.Popen:
+    return start_celery(
+        "worker", "--pool", "solo", "--loglevel", "WARNING",
+        "--without-heartbeat", "--without-mingle", "--without-gossip",
+        env=worker_env(database_url),
+    )  # fmt: skip
+
+
+def kill(process: subprocess.Popen, sig: int = signal.SIGTERM) -> str:
+    """Signal the process group and wait for it; returns the captured output, if any."""
+    os.killpg(process.pid, sig)
     try:
-        worker.wait(timeout=30)
+        output, _ = process.communicate(timeout=30)
     except subprocess.TimeoutExpired:  # never leave a worker behind on the test database
-        os.killpg(worker.pid, signal.SIGKILL)
-        worker.wait(timeout=30)
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate(timeout=30)
+    return (output or b"").decode(errors="replace")

@@ -10,8 +10,10 @@ from pathlib import Path
 import environ
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
-VAR_DIR = BASE_DIR / "var"  # local state: SQLite files, Redis data, SMS outbox (git-ignored)
-VAR_DIR.mkdir(exist_ok=True)  # a fresh clone has none, and SQLite will not create folders
+# Local state: SQLite files, Redis data, SMS outbox (git-ignored). A fresh clone has none and
+# SQLite will not create folders: the dev and test settings create it (and the bench targets,
+# which run the production settings); a production deploy keeps its state elsewhere.
+VAR_DIR = BASE_DIR / "var"
 
 env = environ.Env()
 
@@ -120,6 +122,12 @@ CACHES = {
 # Admin (username/password) sessions live in Redis too; API clients use bearer tokens.
 SESSION_ENGINE = "django.contrib.sessions.backends.cache"
 
+
+def celery_broker_url(redis_url: str) -> str:
+    """kombu spells a Unix-socket Redis "redis+socket://" where redis-py spells it "unix://"."""
+    return redis_url.replace("unix://", "redis+socket://", 1)
+
+
 # --- Internationalisation ----------------------------------------------------
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = env.str("TIME_ZONE", default="Asia/Shanghai")
@@ -172,10 +180,7 @@ SMS_BACKEND = env.str("SMS_BACKEND", default="console")
 SMS_FILE_PATH = env.path("SMS_FILE_PATH", default=VAR_DIR / "sms")
 
 # --- Celery -----------------------------------------------------------------------
-# kombu spells a Unix-socket Redis "redis+socket://"; redis-py spells it "unix://".
-CELERY_BROKER_URL = env.str(
-    "CELERY_BROKER_URL", default=REDIS_URL.replace("unix://", "redis+socket://", 1)
-)
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=celery_broker_url(REDIS_URL))
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
@@ -239,10 +244,17 @@ ORDER_PAY_TIMEOUT = env.int("ORDER_PAY_TIMEOUT", default=15 * 60)  # seconds to 
 SECKILL_DRAIN_BATCH = env.int("SECKILL_DRAIN_BATCH", default=500)  # orders per transaction
 SECKILL_MAX_DELIVERIES = 5  # own failures after which an order goes to the dead-letter stream
 SECKILL_CLAIM_IDLE_MS = 30_000  # other consumers' unacked entries are reclaimed after this
-SECKILL_DRAIN_LOOP_SECONDS = env.float("SECKILL_DRAIN_LOOP_SECONDS", default=9.5)  # per task run
+SECKILL_DRAIN_INTERVAL = 10.0  # beat starts a drain task this often (seconds)
+# How long one drain task loops: until just before beat starts the next one.
+SECKILL_DRAIN_LOOP_SECONDS = env.float(
+    "SECKILL_DRAIN_LOOP_SECONDS", default=SECKILL_DRAIN_INTERVAL - 0.5
+)
 CELERY_BEAT_SCHEDULE.update(
     {
-        "drain-seckill-orders": {"task": "vouchers.tasks.drain_seckill_orders", "schedule": 10.0},
+        "drain-seckill-orders": {
+            "task": "vouchers.tasks.drain_seckill_orders",
+            "schedule": SECKILL_DRAIN_INTERVAL,
+        },
         "cancel-unpaid-orders": {"task": "vouchers.tasks.cancel_unpaid_orders", "schedule": 10.0},
     }
 )

@@ -1,12 +1,14 @@
 """Test settings: a dedicated Redis database that the suite flushes, in-process SMS outbox."""
 
 from .base import *  # noqa: F403
-from .base import CACHES, REDIS_PORT, REST_FRAMEWORK, VAR_DIR, env
+from .base import CACHES, REDIS_PORT, REST_FRAMEWORK, VAR_DIR, celery_broker_url, env
+
+VAR_DIR.mkdir(exist_ok=True)  # the SQLite test database lives there
 
 DEBUG = False
 REDIS_URL = env.str("TEST_REDIS_URL", default=f"redis://127.0.0.1:{REDIS_PORT}/15")
 CACHES["default"]["LOCATION"] = REDIS_URL
-CELERY_BROKER_URL = REDIS_URL
+CELERY_BROKER_URL = celery_broker_url(REDIS_URL)
 SMS_BACKEND = "locmem"
 SMS_FILE_PATH = VAR_DIR / "test-sms"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

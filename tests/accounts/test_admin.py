@@ -7,6 +7,12 @@ import pytest
 from accounts import tokens
 from accounts.models import User
 from dianping.redis import keys
+from tests.conftest import client_for
+from tests.factories import UserFactory
+
+
+def _token(client) -> str:  # type: ignore[no-untyped-def]
+    return client._credentials["HTTP_AUTHORIZATION"].split()[1]
 
 
 @pytest.mark.django_db
@@ -18,15 +24,26 @@ def test_user_list_and_search(admin_client, user) -> None:
 
 
 @pytest.mark.django_db
-def test_log_out_everywhere_action_revokes_tokens(admin_client, user, redis_client) -> None:
-    token = tokens.token_issue(user)
+def test_log_out_everywhere_action_revokes_tokens(
+    admin_client, user, other_user, redis_client
+) -> None:
+    selected = [user, other_user]
+    revoked = [tokens.token_issue(u) for u in selected for _ in range(2)]
+    bystander = UserFactory()
+    kept = tokens.token_issue(bystander)
 
     response = admin_client.post(
-        "/admin/accounts/user/", {"action": "log_out_everywhere", "_selected_action": [user.pk]}
+        "/admin/accounts/user/",
+        {"action": "log_out_everywhere", "_selected_action": [u.pk for u in selected]},
+        follow=True,
     )
 
-    assert response.status_code == 302
-    assert not redis_client.exists(keys.login_token(token))
+    assert response.status_code == 200
+    assert b"Revoked 4 live token(s)." in response.content
+    assert not any(redis_client.exists(keys.login_token(t)) for t in revoked)
+    assert not any(redis_client.exists(keys.user_tokens(u.pk)) for u in selected)
+    assert redis_client.exists(keys.login_token(kept))
+    assert client_for(bystander).get("/api/users/me").status_code == 200
 
 
 @pytest.mark.django_db
@@ -41,6 +58,34 @@ def test_deleting_a_user_in_admin_revokes_their_tokens(
     assert response.status_code == 302
     assert not User.objects.filter(pk=user.pk).exists()
     assert not redis_client.exists(keys.login_token(token))
+
+
+@pytest.mark.django_db
+def test_bulk_deleting_users_in_admin_revokes_their_tokens(
+    admin_client, user, other_user, redis_client, django_capture_on_commit_callbacks
+) -> None:
+    deleted = [user, other_user]
+    apis = [client_for(u) for u in deleted]
+    bystander = client_for(UserFactory())
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(
+            "/admin/accounts/user/",
+            {
+                "action": "delete_selected",
+                "_selected_action": [u.pk for u in deleted],
+                "post": "yes",
+            },
+        )
+
+    assert response.status_code == 302
+    assert not User.objects.filter(pk__in=[u.pk for u in deleted]).exists()
+    for api in apis:
+        assert not redis_client.exists(keys.login_token(_token(api)))
+        # A live token of a deleted user would still pass authentication (204 here).
+        assert api.post("/api/auth/logout").status_code == 401
+    assert not any(redis_client.exists(keys.user_tokens(u.pk)) for u in deleted)
+    assert bystander.get("/api/users/me").status_code == 200
 
 
 @pytest.mark.django_db

@@ -9,6 +9,7 @@ import pytest
 from accounts import services, tokens
 from accounts.models import User
 from dianping.redis import keys
+from tests.factories import UserFactory
 
 
 def _token(client) -> str:  # type: ignore[no-untyped-def]
@@ -100,6 +101,24 @@ def test_a_token_outliving_its_account_is_401(user, user_api, change) -> None:
 
 
 @pytest.mark.django_db
+def test_deleting_a_user_through_the_orm_revokes_their_tokens(
+    user, user_api, other_user, redis_client, django_capture_on_commit_callbacks
+) -> None:
+    user_id, token = user.id, _token(user_api)
+    theirs = tokens.token_issue(other_user)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        user.delete()
+
+    assert not User.objects.filter(pk=user_id).exists()
+    assert not redis_client.exists(keys.login_token(token))
+    assert not redis_client.exists(keys.user_tokens(user_id))
+    # A live token of a deleted user would still pass authentication (204 here).
+    assert user_api.post("/api/auth/logout").status_code == 401
+    assert redis_client.exists(keys.login_token(theirs))
+
+
+@pytest.mark.django_db
 def test_revoking_all_sessions_logs_the_user_out_everywhere(user, other_user, redis_client) -> None:
     mine = [tokens.token_issue(user) for _ in range(3)]
     theirs = tokens.token_issue(other_user)
@@ -108,6 +127,27 @@ def test_revoking_all_sessions_logs_the_user_out_everywhere(user, other_user, re
 
     assert not any(redis_client.exists(keys.login_token(t)) for t in mine)
     assert redis_client.exists(keys.login_token(theirs))
+
+
+@pytest.mark.django_db
+def test_revoking_many_users_at_once(user, other_user, redis_client) -> None:
+    bystander = UserFactory()
+    revoked = [tokens.token_issue(u) for u in (user, other_user) for _ in range(2)]
+    redis_client.delete(keys.login_token(revoked[0]))  # expired: listed, but not live
+    kept = tokens.token_issue(bystander)
+    never_logged_in = UserFactory()
+    redis_client.config_resetstat()
+
+    count = tokens.tokens_revoke_users([user.id, other_user.id, never_logged_in.id, user.id])
+
+    assert count == 3
+    stats = redis_client.info("commandstats")
+    assert stats["cmdstat_smembers"]["calls"] == 3  # one pipeline: one per distinct user
+    assert stats["cmdstat_srem"]["calls"] == 2  # the second pipeline: users with tokens
+    assert not any(redis_client.exists(keys.login_token(t)) for t in revoked)
+    assert not redis_client.exists(keys.user_tokens(user.id), keys.user_tokens(other_user.id))
+    assert redis_client.exists(keys.login_token(kept))
+    assert tokens.tokens_revoke_users([]) == 0
 
 
 @pytest.mark.django_db

@@ -1,0 +1,22 @@
+"""What must follow a user however they are deleted: admin, `user.delete()`, a shell, a cascade."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from . import services
+from .models import User
+
+
+def user_deleted(sender: type[User], instance: User, using: str, **kwargs: Any) -> None:
+    """Revoke the user's tokens once the deletion commits, not when they idle out.
+
+    Robust: the deletion has committed by then, so a Redis error is logged rather than
+    reported as a failed delete.
+    """
+    user_id = instance.pk  # the collector clears it after the signals
+    transaction.on_commit(
+        lambda: services.user_revoke_sessions(user_id=user_id), using=using, robust=True
+    )
