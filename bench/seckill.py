@@ -11,16 +11,19 @@ docs/benchmarks.md.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from harness import ROOT, VENV_BIN, Server, WrkResult, manage, manage_output, run_wrk, server_env
 
 WRK_DIR = ROOT / "bench" / "wrk"
+BENCH_SHARD = 9  # the ceiling run's keys: a shard no real sale uses (4 shard bits hold it)
 
 
 def django(code: str, env: dict[str, str]) -> str:
@@ -39,6 +42,29 @@ def make_sale(env: dict[str, str], stock: int) -> int:
             env,
         )
     )
+
+
+def project_facts(env: dict[str, str], voucher_ids: list[int]) -> dict[str, Any]:
+    """Key names and the seckill script as the project spells them, asked from the
+    project itself so the benchmark cannot drift from it."""
+    code = f"""
+import json
+from dianping.redis import ids, keys
+from vouchers import seckill, stock
+s = {BENCH_SHARD}
+print(json.dumps({{
+    "stock_keys": {{str(v): stock.stock_key(v) for v in {voucher_ids!r}}},
+    "lag_key": keys.seckill_lag(),
+    "script": seckill._SECKILL.source,
+    "id_epoch": ids.ID_EPOCH,
+    "bench_keys": [
+        keys.seckill_stock(s, s), keys.seckill_buyers(s, s), keys.seckill_orders(s),
+        keys.seckill_pending(s), keys.seckill_id_counter(s, "bench"),
+        keys.seckill_funnel(s, "bench"),
+    ],
+}}))
+"""
+    return json.loads(django(code, env))
 
 
 def persisted(env: dict[str, str], voucher_id: int) -> int:
@@ -73,8 +99,8 @@ class DrainWorker:
         self.process.wait(timeout=30)
 
 
-def lag_histogram() -> dict[str, int]:
-    raw = redis_cli("hgetall", "stats:seckill-lag").split()
+def lag_histogram(lag_key: str) -> dict[str, int]:
+    raw = redis_cli("hgetall", lag_key).split()
     return {raw[i]: int(raw[i + 1]) for i in range(0, len(raw), 2)}
 
 
@@ -106,16 +132,17 @@ def main() -> None:
     tokens = Path(tempfile.mkdtemp()) / "tokens.txt"
     manage("issue_tokens", "--count", str(args.tokens), "--out", str(tokens), env=env)
     sale = make_sale(env, stock=10_000_000)
-    redis_cli("del", "stats:seckill-lag")
+    lag_sale = make_sale(env, stock=10_000_000)
+    facts = project_facts(env, [sale, lag_sale])
+    lag_key = facts["lag_key"]
+    redis_cli("del", lag_key)
 
     # 1. HTTP: baseline, then the sale alone (the request path's own cost), then the sale
     #    again with a real drain worker persisting alongside (for the lag).
     ping = str(WRK_DIR / "ping.lua")
-    lag_sale = make_sale(env, stock=10_000_000)
 
     def buy(voucher_id: int) -> tuple[WrkResult, int]:
-        shard = voucher_id % int(os.environ.get("SECKILL_SHARDS", "4"))
-        key = f"seckill:{{s{shard}}}:stock:{voucher_id}"
+        key = facts["stock_keys"][str(voucher_id)]
         before = int(redis_cli("get", key))
         result = run_wrk(
             server.url,
@@ -143,31 +170,27 @@ def main() -> None:
         deadline = time.monotonic() + 120  # drain the first run's backlog before timing lags
         while persisted(env, sale) < accepted and time.monotonic() < deadline:
             time.sleep(0.5)
-        redis_cli("del", "stats:seckill-lag")
+        redis_cli("del", lag_key)
         alongside, accepted_alongside = buy(lag_sale)
     deadline = time.monotonic() + 120
     while persisted(env, lag_sale) < accepted_alongside and time.monotonic() < deadline:
         time.sleep(0.5)
     worker.stop()
-    lags = lag_histogram()
+    lags = lag_histogram(lag_key)
 
     # 2. The Redis ceiling: the same script, straight from redis-benchmark.
-    source = "\n".join(
-        (ROOT / path).read_text()
-        for path in ("dianping/redis/lua/funnel_lib.lua", "vouchers/lua/seckill.lua")
-    )
-    sha = redis_cli("script", "load", source)
-    names = ("stock:9", "buyers:9", "orders", "pending", "id:bench", "funnel:bench")
-    bench_keys = [f"seckill:{{s9}}:{name}" for name in names]
+    sha = redis_cli("script", "load", facts["script"])
+    bench_keys = facts["bench_keys"]
     redis_cli("set", bench_keys[0], "100000000")
     now = int(time.time())
+    shard = voucher = str(BENCH_SHARD)  # the bench keys' voucher is numbered like its shard
     script_args = [
-        "__rand_int__", "9", str(now), str(now - 60), str(now + 3600), "9", "4", "1735689600",
-        "60", "1e15", "1", str(now * 1000), "1",
+        "__rand_int__", voucher, str(now), str(now - 60), str(now + 3600), shard, "4",
+        str(facts["id_epoch"]), "60", "1e15", "1", str(now * 1000), "1",
     ]  # fmt: skip
     ceiling = subprocess.run(
         ["redis-benchmark", "-p", os.environ.get("REDIS_PORT", "6390"), "-n", "200000", "-c", "50",
-         "-r", "100000000", "-q", "evalsha", sha, "6", *bench_keys, *script_args],
+         "-r", "100000000", "-q", "evalsha", sha, str(len(bench_keys)), *bench_keys, *script_args],
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     redis_cli("del", *bench_keys)

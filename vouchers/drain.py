@@ -2,10 +2,11 @@
 
 Per shard, one drainer at a time (a lock): read a batch from the consumer group,
 write it in one transaction (bulk insert, one guarded stock UPDATE per voucher),
-and XACK only after the commit. What is not acked is read again: first the
-drainer's own pending entries, then other consumers' entries idle for too long
-(XAUTOCLAIM). Redelivery never duplicates: an order id already in the database
-is skipped, and (user, voucher) is unique. An entry that keeps failing on its own
+and XACK only after the commit. What is not acked is read again when the drainer
+recovers (the first pass of a task run, and after a failure): first its own pending
+entries, then other consumers' entries idle for too long (XAUTOCLAIM); an ordinary
+poll reads only new entries. Redelivery never duplicates: an order id already in the
+database is skipped, and (user, voucher) is unique. An entry that keeps failing on its own
 (not because the database is down) goes to a dead-letter stream with the reason:
 reported, never lost, never blocking others.
 """
@@ -16,6 +17,7 @@ import logging
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import redis
 from django.conf import settings
@@ -25,6 +27,7 @@ from django.db.models import F
 from dianping import clock
 from dianping.redis import ids, keys
 from dianping.redis.client import get_redis
+from dianping.redis.lock import RedisLock
 
 from .models import Voucher, VoucherOrder
 from .orders import pay_timeouts, pending_field
@@ -32,6 +35,7 @@ from .orders import pay_timeouts, pending_field
 log = logging.getLogger(__name__)
 
 GROUP = "drain"
+Entry = tuple[bytes, dict[bytes, bytes]]  # a stream entry: id, fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,22 +78,31 @@ def ensure_groups() -> None:
                 raise
 
 
+def shard_lock(shard: int, **kwargs: Any) -> RedisLock:
+    """The lock that admits one drainer per shard (a repair takes it to hold the drain off)."""
+    return RedisLock(f"seckill-drain:{shard}", **kwargs)
+
+
 def consumer_name(shard: int) -> str:
     # One name per shard: the lock admits one drainer per shard, so whoever drains next
     # finds the previous drainer's unacked entries under its own name.
     return f"shard-{shard}"
 
 
-def drain_shard(shard: int, *, batch: int | None = None) -> int:
+def drain_shard(shard: int, *, batch: int | None = None, recover: bool = False) -> int:
     """Persist up to `batch` orders of one shard; returns how many entries were settled
     (persisted or dead-lettered). The caller holds the shard's lock.
+
+    `recover` first re-reads what was left unacked (a dead drainer's batch, a failed one,
+    orders whose own failures were counted); without it only new entries are read, in
+    one round trip, which is what an idle poll costs.
 
     Raises one of NOT_THEIR_FAULT when the database cannot be reached or a whole batch
     fails alike: nothing is acked and nothing counts against the entries; the caller
     backs off and tries again.
     """
     batch = batch or settings.SECKILL_DRAIN_BATCH
-    entries = _read(shard, batch)
+    entries = _read(shard, batch, recover=recover)
     if not entries:
         return 0
     good, malformed = _parse(entries)
@@ -131,19 +144,20 @@ DATABASE_DOWN = (OperationalError, InterfaceError)
 NOT_THEIR_FAULT = (*DATABASE_DOWN, SystemFault)
 
 
-def _read(shard: int, batch: int) -> list[tuple[bytes, dict[bytes, bytes]]]:
-    """Entries to work on: this shard's own unacked ones first (a previous drainer died
-    or failed), then other consumers' entries idle too long, then new ones."""
+def _read(shard: int, batch: int, *, recover: bool) -> list[Entry]:
+    """Entries to work on: when recovering, what was left unacked first, then new ones."""
     client = get_redis()
     stream, consumer = keys.seckill_orders(shard), consumer_name(shard)
-    try:
-        own = client.xreadgroup(GROUP, consumer, {stream: "0"}, count=batch)
-    except redis.ResponseError as exc:
-        if "NOGROUP" not in str(exc):
-            raise
-        ensure_groups()
-        own = client.xreadgroup(GROUP, consumer, {stream: "0"}, count=batch)
-    entries = [(eid, fields) for eid, fields in (own[0][1] if own else []) if fields]
+    entries = _unacked(client, stream, consumer, batch) if recover else []
+    if len(entries) < batch:
+        entries += _read_group(client, stream, consumer, ">", batch - len(entries))
+    return entries
+
+
+def _unacked(client: redis.Redis, stream: str, consumer: str, batch: int) -> list[Entry]:
+    """This shard's own unacked entries (a previous drainer died or failed), then other
+    consumers' entries idle too long."""
+    entries = _read_group(client, stream, consumer, "0", batch)
     if len(entries) < batch:
         _, claimed, _ = client.xautoclaim(
             stream,
@@ -154,10 +168,21 @@ def _read(shard: int, batch: int) -> list[tuple[bytes, dict[bytes, bytes]]]:
             count=batch - len(entries),
         )
         entries += [(eid, fields) for eid, fields in claimed if fields]
-    if len(entries) < batch:
-        new = client.xreadgroup(GROUP, consumer, {stream: ">"}, count=batch - len(entries))
-        entries += [(eid, fields) for eid, fields in (new[0][1] if new else [])]
     return entries
+
+
+def _read_group(
+    client: redis.Redis, stream: str, consumer: str, start: str, count: int
+) -> list[Entry]:
+    """XREADGROUP from `start` ("0": own pending, ">": new), creating the groups if missing."""
+    try:
+        reply = client.xreadgroup(GROUP, consumer, {stream: start}, count=count)
+    except redis.ResponseError as exc:
+        if "NOGROUP" not in str(exc):
+            raise
+        ensure_groups()
+        reply = client.xreadgroup(GROUP, consumer, {stream: start}, count=count)
+    return [(eid, fields) for eid, fields in (reply[0][1] if reply else []) if fields]
 
 
 def _parse(entries) -> tuple[list[Accepted], list[tuple[bytes, dict, str]]]:  # type: ignore[no-untyped-def]
@@ -215,23 +240,27 @@ def _persist(orders: list[Accepted]) -> None:
 
 
 def _finish(shard: int, done: list[Accepted]) -> None:
-    """After commit: schedule the pay timeouts, then ack (a crash in between only means
-    a redelivery, which finds the orders persisted and schedules again, harmlessly)."""
+    """After commit, in one round trip: schedule the pay timeouts, ack, and read how far
+    the stream may be trimmed; then trim it.
+
+    One MULTI, schedules first: a schedule Redis refuses (out of memory, say) aborts the
+    ack with it, so an order is never acked without its pay timeout. A crash before it
+    only means a redelivery, which finds the orders persisted and schedules again."""
     if not done:
         return
-    queue = pay_timeouts()
-    pipe = get_redis().pipeline(transaction=False)
-    for order in done:
-        queue.queue_schedule(pipe, str(order.order_id), delay=settings.ORDER_PAY_TIMEOUT)
-    pipe.execute()
-    pipe = get_redis().pipeline(transaction=False)
+    stream = keys.seckill_orders(shard)
+    pipe = get_redis().pipeline(transaction=True)
+    pay_timeouts().queue_schedule_many(
+        pipe, [str(o.order_id) for o in done], delay=settings.ORDER_PAY_TIMEOUT
+    )
     for bucket, count in _lag_histogram(done).items():
         pipe.hincrby(keys.seckill_lag(), bucket, count)
-    pipe.xack(keys.seckill_orders(shard), GROUP, *[o.entry_id for o in done])
+    pipe.xack(stream, GROUP, *[o.entry_id for o in done])
     pipe.hdel(keys.seckill_pending(shard), *[pending_field(o.order_id) for o in done])
     pipe.hdel(keys.seckill_failures(shard), *[o.entry_id for o in done])
-    pipe.execute()
-    trim_acked(shard)
+    _queue_trim_floor(pipe, stream)
+    *_, pending, groups = pipe.execute()
+    _trim(stream, pending, groups)
 
 
 def trim_acked(shard: int) -> int:
@@ -239,15 +268,26 @@ def trim_acked(shard: int) -> int:
     in progress: everything older than the oldest unacked entry, or than the last
     delivered one when none is unacked. Unacked entries are never trimmed. Returns
     how many entries went."""
-    client = get_redis()
     stream = keys.seckill_orders(shard)
-    pending = client.xpending(stream, GROUP)
+    pipe = get_redis().pipeline(transaction=True)
+    _queue_trim_floor(pipe, stream)
+    return _trim(stream, *pipe.execute())
+
+
+def _queue_trim_floor(pipe: redis.client.Pipeline, stream: str) -> None:
+    """Queue the two reads `_trim` needs: the pending summary and the group's position."""
+    pipe.xpending(stream, GROUP)
+    pipe.xinfo_groups(stream)
+
+
+def _trim(stream: str, pending: dict[str, Any], groups: list[dict[str, Any]]) -> int:
+    """XTRIM MINID to the oldest unacked entry, or to the last delivered one if none is."""
     if pending["pending"]:
         floor = pending["min"]
     else:
-        (group,) = [g for g in client.xinfo_groups(stream) if g["name"] == GROUP.encode()]
+        (group,) = [g for g in groups if g["name"] == GROUP.encode()]
         floor = group["last-delivered-id"]
-    return client.xtrim(stream, minid=floor, approximate=False)
+    return get_redis().xtrim(stream, minid=floor, approximate=False)
 
 
 LAG_BUCKETS_MS = (50, 100, 200, 500, 1000, 2000, 5000, 10_000, 60_000)

@@ -100,14 +100,13 @@ def order_cancel_if_unpaid(*, order_id: int) -> bool:
 def order_release(order: VoucherOrder) -> bool:
     """Give a cancelled order's unit back to the Redis sale and free its buyer. Safe to
     repeat: only a buyer entry that still names this order is released."""
-    from .seckill import sale_sold_out_forget
     from .stock import buyers_key, stock_key
 
     released = _RELEASE(
         [stock_key(order.voucher_id), buyers_key(order.voucher_id)],
         [order.user_id, pending_field(order.id)],
     )
-    sale_sold_out_forget(order.voucher_id)
+    # Web processes remembering "sold out" stop within SECKILL_SOLD_OUT_FLAG_TTL (1 s).
     return bool(released)
 
 

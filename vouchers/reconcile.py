@@ -8,9 +8,13 @@ Differences appear when Redis lost writes (a crash inside the AOF fsync window)
 or someone edited keys by hand.
 
 A repair holds the shard's drain lock (so no order moves from Redis to the
-database meanwhile) and writes under WATCH on the voucher's keys, recomputing if
-a sale lands in between, so it is safe during a live sale. A cancellation that
-commits during the repair can still race it; run again if one was in flight.
+database meanwhile) and writes under WATCH on the voucher's stock and buyers keys,
+recomputing if a sale lands in between, so it is safe during a live sale. The
+shard's pending hash is not watched: every entry added for this voucher comes from
+the seckill script, which writes both watched keys in the same step, and the drain,
+the only remover, is locked out; watching it would restart the repair on every sale
+of every voucher in the shard. A cancellation that commits during the repair can
+still race it; run again if one was in flight.
 """
 
 from __future__ import annotations
@@ -21,8 +25,8 @@ import redis
 
 from dianping.redis import keys
 from dianping.redis.client import get_redis
-from dianping.redis.lock import RedisLock
 
+from .drain import shard_lock
 from .models import Voucher, VoucherOrder
 from .orders import pending_field
 from .stock import buyers_key, shard_of, stock_key
@@ -79,9 +83,9 @@ def seckill_drift(*, voucher_id: int | None = None) -> list[Drift]:
 def seckill_repair(voucher_id: int) -> Drift:
     """Make Redis match the database and the still-pending orders; returns what was fixed."""
     voucher = Voucher.objects.get(pk=voucher_id)
-    shard = shard_of(voucher_id)
-    watched = [stock_key(voucher_id), buyers_key(voucher_id), keys.seckill_pending(shard)]
-    with RedisLock(f"seckill-drain:{shard}", ttl=30, wait=60), get_redis().pipeline() as pipe:
+    watched = [stock_key(voucher_id), buyers_key(voucher_id)]
+    lock = shard_lock(shard_of(voucher_id), ttl=30, watchdog=True, wait=60)
+    with lock, get_redis().pipeline() as pipe:
         while True:
             try:
                 pipe.watch(*watched)

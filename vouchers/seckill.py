@@ -30,7 +30,8 @@ _OK, _NOT_STARTED, _ENDED, _NOT_LOADED, _DUPLICATE, _SOLD_OUT = 0, -1, -2, -3, -
 _THROTTLED, _UNKNOWN_TOKEN = -7, -8
 _COUNTER_TTL = 2 * 24 * 60 * 60
 
-# voucher id -> monotonic time until which it is known to be sold out (this process only)
+# voucher id -> monotonic time until which it is known to be sold out (this process only;
+# the short TTL is what lets a unit given back by a cancellation be sold again)
 _sold_out_until: dict[int, float] = {}
 _sale_windows = CacheClient("seckill-window", ttl=300, near_ttl=5)
 
@@ -42,11 +43,6 @@ def shard_bits() -> int:
 
 def sale_window_evict(voucher_id: int) -> None:
     _sale_windows.evict(voucher_id)
-
-
-def sale_sold_out_forget(voucher_id: int) -> None:
-    """A unit came back (a cancelled order): stop answering "sold out" from memory."""
-    _sold_out_until.pop(voucher_id, None)
 
 
 def _sale_window(voucher_id: int) -> dict[str, Any] | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -30,6 +30,17 @@ def shop_vouchers(*, shop_id: int) -> list[dict[str, Any]]:
     return _with_live_state([VoucherSerializer(v).data for v in vouchers])
 
 
+def preheat_candidates() -> list[Voucher]:
+    """Seckill vouchers on sale now or starting within the preheat horizon, by begin time."""
+    now = clock.now()
+    horizon = now + timedelta(days=settings.SECKILL_PREHEAT_DAYS)
+    return list(
+        Voucher.objects.filter(type=Voucher.Kind.SECKILL, begin_time__lte=horizon, end_time__gt=now)
+        .exclude(status=Voucher.Status.VOID)
+        .order_by("begin_time", "id")
+    )
+
+
 def activities_document(vouchers: list[Voucher]) -> list[dict[str, Any]]:
     return [VoucherSerializer(v).data for v in vouchers]
 
@@ -37,8 +48,6 @@ def activities_document(vouchers: list[Voucher]) -> list[dict[str, Any]]:
 def activities(*, tab: str) -> list[dict[str, Any]]:
     """`seizing` (on sale now) or `upcoming` (starting within the preheat horizon), ordered
     by begin time, from the preheated list; built on the spot if no preheat has run yet."""
-    from .services import preheat_candidates
-
     raw = activities_cache().get_logical(
         ACTIVITIES_IDENT,
         lambda: activities_document(preheat_candidates()),

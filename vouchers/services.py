@@ -3,7 +3,6 @@ beat) comes through here; Redis follows the database only after commit."""
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -17,6 +16,7 @@ from . import stock
 from .caches import ACTIVITIES_IDENT, activities_cache
 from .models import Voucher
 from .seckill import sale_window_evict
+from .selectors import activities_document, preheat_candidates
 
 
 def voucher_create(*, data: dict[str, Any]) -> Voucher:
@@ -89,22 +89,9 @@ def activity_statuses_update() -> dict[str, int]:
     }
 
 
-def preheat_candidates() -> list[Voucher]:
-    """Seckill vouchers on sale now or starting within the preheat horizon, by begin time."""
-    now = clock.now()
-    horizon = now + timedelta(days=settings.SECKILL_PREHEAT_DAYS)
-    return list(
-        Voucher.objects.filter(type=Voucher.Kind.SECKILL, begin_time__lte=horizon, end_time__gt=now)
-        .exclude(status=Voucher.Status.VOID)
-        .order_by("begin_time", "id")
-    )
-
-
 def activities_preheat() -> int:
     """Refresh the preheated activity list (kept forever, logically expiring) and load
     the listed vouchers' stock into Redis; returns how many vouchers are listed."""
-    from .selectors import activities_document
-
     vouchers = preheat_candidates()
     stock.stock_load(vouchers)
     activities_cache().put_logical(

@@ -10,8 +10,6 @@ from celery.signals import worker_ready
 from django.conf import settings
 from django.db import close_old_connections
 
-from dianping.redis.lock import RedisLock
-
 from . import drain, orders, services
 
 log = logging.getLogger(__name__)
@@ -36,16 +34,20 @@ def preheat() -> int:
 def drain_seckill_orders() -> int:
     """Drain every shard this task can lock, round-robin, for SECKILL_DRAIN_LOOP_SECONDS.
 
-    Beat starts one every 10 s; a shard another task still drains is skipped.
+    Beat starts one every 10 s; a shard another task still drains is skipped. The first
+    pass recovers what an earlier drainer left unacked, and so does the pass after a
+    failure; the others read only new entries (one round trip per shard and poll). An
+    order whose own failure was counted is thus retried once per run, a natural backoff.
     """
     locks = [
         (shard, lock)
         for shard in range(settings.SECKILL_SHARDS)
         # A short lease (renewed by the watchdog while we run): a killed drainer blocks
         # its shards for at most 10 s, until a later run takes them over.
-        if (lock := RedisLock(f"seckill-drain:{shard}", ttl=10, watchdog=True)).acquire()
+        if (lock := drain.shard_lock(shard, ttl=10, watchdog=True)).acquire()
     ]
     persisted = 0
+    recover = True
     try:
         deadline = time.monotonic() + settings.SECKILL_DRAIN_LOOP_SECONDS
         while locks and time.monotonic() < deadline:
@@ -53,12 +55,14 @@ def drain_seckill_orders() -> int:
                 log.warning("seckill drain: a shard lock was lost; stopping this run")
                 break
             try:
-                drained = sum(drain.drain_shard(shard) for shard, _ in locks)
+                drained = sum(drain.drain_shard(shard, recover=recover) for shard, _ in locks)
             except drain.NOT_THEIR_FAULT:
                 log.exception("seckill drain: database unavailable; nothing acked, retrying")
                 close_old_connections()
                 time.sleep(1)
+                recover = True  # what was read but not acked must be read again
                 continue
+            recover = False
             persisted += drained
             if not drained:
                 time.sleep(0.05)  # idle: poll again shortly (keeps accept-to-persist lag low)

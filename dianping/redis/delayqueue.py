@@ -11,6 +11,7 @@ same member again just moves its due time.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import redis
@@ -45,8 +46,18 @@ class DelayQueue:
 
     def queue_schedule(self, pipe: redis.client.Pipeline, member: str, *, delay: float) -> None:
         """`schedule`, queued on a caller's pipeline (to batch many in one round trip)."""
-        pipe.zrem(self.leased_key, member)
-        pipe.zadd(self.due_key, {member: clock.now_ms() + int(delay * 1000)})
+        self.queue_schedule_many(pipe, [member], delay=delay)
+
+    def queue_schedule_many(
+        self, pipe: redis.client.Pipeline, members: Sequence[str], *, delay: float
+    ) -> None:
+        """`schedule` for many members at once, queued on a caller's pipeline: two commands
+        (one ZREM, one ZADD) however many members, all due at the same moment."""
+        if not members:
+            return
+        pipe.zrem(self.leased_key, *members)
+        due = clock.now_ms() + int(delay * 1000)
+        pipe.zadd(self.due_key, dict.fromkeys(members, due))
 
     def cancel(self, member: str) -> bool:
         """Withdraw a job that is no longer needed; True if it was queued or leased."""

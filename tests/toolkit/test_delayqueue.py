@@ -84,6 +84,25 @@ def test_rescheduling_a_leased_job_ends_the_lease(fake_clock) -> None:
     assert _members(queue.claim()) == ["o3"]
 
 
+def test_many_jobs_are_scheduled_in_two_commands_ending_their_leases(
+    fake_clock, redis_client
+) -> None:
+    queue = DelayQueue("orders", lease=600)
+    queue.schedule("leased", delay=0)
+    (claim,) = queue.claim()
+
+    pipe = redis_client.pipeline(transaction=False)
+    queue.queue_schedule_many(pipe, ["leased", "a", "b"], delay=5)
+    queue.queue_schedule_many(pipe, [], delay=5)  # nothing to schedule: nothing queued
+    assert len(pipe) == 2  # one ZREM and one ZADD for all three
+    pipe.execute()
+
+    assert not queue.ack(claim)  # rescheduling ended its lease
+    assert queue.claim() == []
+    fake_clock.advance(5)
+    assert sorted(_members(queue.claim())) == ["a", "b", "leased"]
+
+
 def test_cancel_withdraws_queued_and_leased_jobs(fake_clock) -> None:
     queue = DelayQueue("orders")
     queue.schedule("paid-in-time", delay=900)

@@ -109,6 +109,41 @@ def test_reconcile_detects_and_fixes_broken_redis_state(sale, redis_client, caps
     assert redis_client.get(stock.stock_key(sale.id)) == b"47"
 
 
+@pytest.mark.django_db
+def test_a_repair_measures_again_only_when_its_own_voucher_sells_meanwhile(
+    sale, redis_client, monkeypatch
+) -> None:
+    from tests.factories import UserFactory
+    from vouchers import reconcile
+
+    neighbour = start_sale(stock=10)
+    while stock.shard_of(neighbour.id) != stock.shard_of(sale.id):
+        neighbour = start_sale(stock=10)
+    sales_meanwhile = iter([neighbour.id, sale.id])
+    measured = []
+    real_measure = reconcile._measure
+
+    def then_a_sale(voucher, client):  # type: ignore[no-untyped-def]
+        measured.append(voucher.id)
+        drift = real_measure(voucher, client)
+        # A real sale lands between the repair's measuring and its writing.
+        if (voucher_id := next(sales_meanwhile, None)) is not None:
+            seckill.voucher_seckill(user_id=UserFactory().id, voucher_id=voucher_id)
+        return drift
+
+    monkeypatch.setattr(reconcile, "_measure", then_a_sale)
+
+    reconcile.seckill_repair(sale.id)  # a neighbour sold (same shard, same pending hash)
+    assert measured == [sale.id]  # nothing of this voucher changed: written at once
+    reconcile.seckill_repair(sale.id)  # this voucher sold: measured again, then written
+    assert measured == [sale.id] * 3
+
+    assert redis_client.get(stock.stock_key(sale.id)) == b"49"
+    assert redis_client.hlen(stock.buyers_key(sale.id)) == 1
+    monkeypatch.undo()
+    assert all(drift.clean for drift in reconcile.seckill_drift())
+
+
 @pytest.mark.django_db(transaction=True)
 def test_seed_demo_has_a_sale_on_now_and_one_soon(api, redis_client) -> None:
     call_command("seed_demo", "--force")

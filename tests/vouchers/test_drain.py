@@ -57,11 +57,15 @@ def test_a_malformed_entry_is_dead_lettered_and_does_not_block_others(sale, redi
 @pytest.mark.django_db(transaction=True)  # real commits: SQLite checks foreign keys there
 def test_an_order_that_keeps_failing_goes_to_the_dead_letters(sale, redis_client) -> None:
     accepted = _accept(sale, 3)
-    stream = keys.seckill_orders(stock.shard_of(sale.id))
-    # Well formed, but for a user that does not exist: the insert fails every time.
+    shard = stock.shard_of(sale.id)
+    # Well formed, but for a user that does not exist: the insert fails every time. Added
+    # as the seckill script adds an order: to the stream and to the pending hash.
     redis_client.xadd(
-        stream, {"voucher": str(sale.id), "user": "987654321", "seconds": "100", "low": "4"}
+        keys.seckill_orders(shard),
+        {"voucher": str(sale.id), "user": "987654321", "seconds": "100", "low": "4"},
     )
+    redis_client.hset(keys.seckill_pending(shard), "100:4", f"987654321:{sale.id}")
+    assert redis_client.hexists(keys.seckill_pending(shard), "100:4")
 
     for _ in range(10):
         drain_all()
@@ -69,7 +73,6 @@ def test_an_order_that_keeps_failing_goes_to_the_dead_letters(sale, redis_client
     assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(accepted)
     assert _stream_state(sale, redis_client) == {"pending": 0, "dead": 1}
     assert Voucher.objects.get(pk=sale.pk).stock == 5000 - 3
-    shard = stock.shard_of(sale.id)
     assert not redis_client.hexists(keys.seckill_pending(shard), "100:4")  # no longer "pending"
     assert redis_client.hgetall(keys.seckill_failures(shard)) == {}
 
@@ -86,9 +89,9 @@ def test_an_unreachable_database_is_never_held_against_the_orders(
         raise OperationalError("(2003) Can't connect to MySQL server")
 
     monkeypatch.setattr(drain, "_persist", database_gone)
-    for _ in range(10):  # twice the dead-letter limit
+    for _ in range(10):  # twice the dead-letter limit; after a failure the drain recovers
         with pytest.raises(OperationalError):
-            drain.drain_shard(stock.shard_of(sale.id))
+            drain.drain_shard(stock.shard_of(sale.id), recover=True)
 
     assert not redis_client.exists(keys.seckill_failures(stock.shard_of(sale.id)))
     assert _stream_state(sale, redis_client) == {"pending": 5, "dead": 0}
@@ -111,7 +114,7 @@ def test_a_batch_failing_order_by_order_is_the_systems_fault_not_theirs(
     monkeypatch.setattr(drain, "_persist", table_missing)
     for _ in range(10):
         with pytest.raises(drain.SystemFault):
-            drain.drain_shard(stock.shard_of(sale.id))
+            drain.drain_shard(stock.shard_of(sale.id), recover=True)
 
     assert not redis_client.exists(keys.seckill_failures(stock.shard_of(sale.id)))
     assert _stream_state(sale, redis_client) == {"pending": 5, "dead": 0}
@@ -159,6 +162,63 @@ def test_acked_entries_are_trimmed_and_unacked_ones_kept(sale, redis_client, set
     settings.SECKILL_CLAIM_IDLE_MS = 0  # the crashed drainer's entries are reclaimable now
     drain_all()  # and they are still there to be reclaimed and persisted
     assert VoucherOrder.objects.count() == 32
+
+
+@pytest.mark.django_db
+def test_a_poll_reads_only_new_entries_and_a_recovering_one_the_unacked_too(
+    sale, redis_client
+) -> None:
+    shard = stock.shard_of(sale.id)
+    _accept(sale, 3)
+    # This shard's drainer read them, then died before persisting: they wait, unacked.
+    redis_client.xreadgroup(
+        drain.GROUP, drain.consumer_name(shard), {keys.seckill_orders(shard): ">"}, count=3
+    )
+    seckill.voucher_seckill(user_id=UserFactory().id, voucher_id=sale.id)
+
+    assert drain.drain_shard(shard) == 1  # the new order only
+    assert drain.drain_shard(shard) == 0
+    assert _stream_state(sale, redis_client)["pending"] == 3
+
+    assert drain.drain_shard(shard, recover=True) == 3
+    assert VoucherOrder.objects.count() == 4
+    assert _stream_state(sale, redis_client) == {"pending": 0, "dead": 0}
+
+
+@pytest.mark.django_db(transaction=True)  # the task closes its connection after a failure
+def test_a_drain_run_recovers_first_and_again_after_a_failure(
+    sale, redis_client, settings, monkeypatch
+) -> None:
+    from django.db import OperationalError
+
+    from vouchers.tasks import drain_seckill_orders
+
+    shard = stock.shard_of(sale.id)
+    accepted = _accept(sale, 3)
+    # An earlier drainer read these and died: only a recovering read finds them again.
+    redis_client.xreadgroup(
+        drain.GROUP, drain.consumer_name(shard), {keys.seckill_orders(shard): ">"}, count=3
+    )
+    accepted.append(seckill.voucher_seckill(user_id=UserFactory().id, voucher_id=sale.id))
+    batches: list[int] = []
+    real_persist = drain._persist
+
+    def database_blip(orders):  # type: ignore[no-untyped-def]
+        batches.append(len(orders))
+        if len(batches) == 1:
+            raise OperationalError("(2013) Lost connection to MySQL server during query")
+        real_persist(orders)
+
+    monkeypatch.setattr(drain, "_persist", database_blip)
+    settings.SECKILL_DRAIN_LOOP_SECONDS = 2  # the failed pass backs off 1 s, then retries
+
+    assert drain_seckill_orders() == 4
+
+    # The first pass read the dead drainer's three and the new one; the pass after the
+    # failure read all four again (nothing new came in between).
+    assert batches == [4, 4]
+    assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(accepted)
+    assert _stream_state(sale, redis_client) == {"pending": 0, "dead": 0}
 
 
 @pytest.mark.django_db

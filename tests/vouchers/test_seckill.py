@@ -9,6 +9,7 @@ import pytest
 from accounts import tokens
 from dianping import clock
 from dianping.redis import keys
+from tests.conftest import client_for
 from tests.factories import UserFactory, VoucherFactory
 from tests.helpers import run_concurrently
 from tests.vouchers.sales import drain_all, start_sale
@@ -45,21 +46,23 @@ def test_a_buyer_gets_an_order_id_and_then_the_order(user, user_api, on_sale, re
 
 
 @pytest.mark.django_db
-def test_second_attempt_is_a_duplicate(user_api, on_sale) -> None:
+def test_second_attempt_is_a_duplicate(user_api, on_sale, redis_client) -> None:
     assert _buy(user_api, on_sale.id).status_code == 200
 
     again = _buy(user_api, on_sale.id)
 
     assert again.status_code == 409
     assert again.json()["code"] == "duplicate_order"
+    # The refused attempt took no unit, queued no order and recorded no second buyer.
+    assert redis_client.get(stock.stock_key(on_sale.id)) == b"99"
+    assert redis_client.xlen(keys.seckill_orders(stock.shard_of(on_sale.id))) == 1
+    assert redis_client.hlen(stock.buyers_key(on_sale.id)) == 1
 
 
 @pytest.mark.django_db
 def test_other_users_cannot_see_an_order(user_api, on_sale) -> None:
     order_id = _buy(user_api, on_sale.id).json()["order_id"]
-    stranger = UserFactory()
-    other = user_api.__class__()
-    other.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens.token_issue(stranger)}")
+    other = client_for(UserFactory())
 
     assert other.get(f"/api/voucher-orders/{order_id}").status_code == 404
     drain_all()
@@ -96,7 +99,7 @@ def test_outside_the_window_nothing_is_written(
 
 @pytest.mark.django_db
 def test_unknown_voucher_normal_voucher_and_anonymous_caller(
-    api, user_api, on_sale, redis_client
+    api, user_api, on_sale, redis_client, settings
 ) -> None:
     normal = VoucherFactory(type="normal", stock=0, begin_time=None, end_time=None)
 
@@ -108,7 +111,8 @@ def test_unknown_voucher_normal_voucher_and_anonymous_caller(
     # Nothing was sold, queued or counted against anyone.
     assert redis_client.get(stock.stock_key(on_sale.id)) == b"100"
     assert not redis_client.exists(stock.buyers_key(on_sale.id))
-    assert all(redis_client.xlen(keys.seckill_orders(s)) == 0 for s in range(4))
+    shards = range(settings.SECKILL_SHARDS)
+    assert all(redis_client.xlen(keys.seckill_orders(s)) == 0 for s in shards)
 
 
 @pytest.mark.django_db
@@ -235,14 +239,9 @@ def test_pay_then_the_timeout_does_not_cancel(user_api, on_sale, fake_clock) -> 
 def test_unpaid_orders_are_cancelled_once_and_the_unit_comes_back(
     on_sale, redis_client, fake_clock
 ) -> None:
-    from rest_framework.test import APIClient
-
     buyers = [UserFactory() for _ in range(3)]
-    clients = []
-    for buyer in buyers:
-        client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens.token_issue(buyer)}")
-        clients.append(client)
+    clients = [client_for(buyer) for buyer in buyers]
+    for client in clients:
         assert _buy(client, on_sale.id).status_code == 200
     drain_all()
     assert redis_client.get(stock.stock_key(on_sale.id)) == b"97"
@@ -263,11 +262,8 @@ def test_unpaid_orders_are_cancelled_once_and_the_unit_comes_back(
 def test_a_repeated_release_never_frees_the_buyers_next_order(
     on_sale, redis_client, fake_clock
 ) -> None:
-    from rest_framework.test import APIClient
-
     buyer = UserFactory()
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens.token_issue(buyer)}")
+    client = client_for(buyer)
     assert _buy(client, on_sale.id).status_code == 200
     drain_all()
     fake_clock.advance(15 * 60 + 1)
@@ -286,10 +282,7 @@ def test_a_repeated_release_never_frees_the_buyers_next_order(
 def test_a_failed_release_is_retried_until_redis_agrees(
     on_sale, redis_client, fake_clock, monkeypatch
 ) -> None:
-    from rest_framework.test import APIClient
-
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens.token_issue(UserFactory())}")
+    client = client_for(UserFactory())
     assert _buy(client, on_sale.id).status_code == 200
     drain_all()
     fake_clock.advance(15 * 60 + 1)

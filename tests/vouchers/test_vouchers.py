@@ -220,20 +220,26 @@ def test_preload_stock_command(redis_client, capsys) -> None:
 
 @pytest.mark.django_db
 def test_admin_lists_redis_stock_and_freezes_stock_after_start(
-    client, staff_user, redis_client
+    admin_client, redis_client, monkeypatch
 ) -> None:
-    from accounts.models import User
-
-    User.objects.filter(pk=staff_user.pk).update(is_superuser=True)
-    client.force_login(staff_user)
     started = VoucherFactory(begin_time=clock.now() - timedelta(minutes=1))
+    unloaded = VoucherFactory()  # pending, never preheated
+    VoucherFactory(type="normal", stock=0, begin_time=None, end_time=None)
     redis_client.set(stock.stock_key(started.id), 37)
+    fetched = []
+    real_live_stock = stock.live_stock
+    monkeypatch.setattr(
+        stock, "live_stock", lambda ids: fetched.append(sorted(ids)) or real_live_stock(ids)
+    )
 
-    changelist = client.get("/admin/vouchers/voucher/")
-    change = client.get(f"/admin/vouchers/voucher/{started.id}/change/")
+    changelist = admin_client.get("/admin/vouchers/voucher/")
+    change = admin_client.get(f"/admin/vouchers/voucher/{started.id}/change/")
 
     assert changelist.status_code == 200
-    assert b"37" in changelist.content
+    assert b'class="field-redis_stock">37<' in changelist.content
+    assert b'class="field-redis_stock">not loaded<' in changelist.content
+    assert b'class="field-redis_stock">-<' in changelist.content  # a normal voucher
+    assert fetched == [sorted([started.id, unloaded.id])]  # one batch for the whole page
     assert b'name="stock"' not in change.content  # read-only once the sale is on
 
 
