@@ -9,6 +9,7 @@ is repaired by the next one, and `liked` never drifts from the set.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from accounts.models import User
 from dianping import clock
@@ -17,7 +18,7 @@ from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
 
 from .models import Blog
-from .selectors import blog_get
+from .selectors import blog_exists
 
 _LIKE = lua(__file__, "like.lua")
 TOP_LIKERS = 5
@@ -32,7 +33,7 @@ def blog_unlike(*, blog_id: int, user_id: int) -> dict[str, object]:
 
 
 def _change(action: str, blog_id: int, user_id: int) -> dict[str, object]:
-    blog_get(blog_id=blog_id)  # 404 before touching Redis
+    blog_exists(blog_id=blog_id)  # 404 before touching Redis
     script_keys = [keys.blog_likes(blog_id), keys.blog_likes_version(blog_id)]
     changed, count, version = _LIKE(script_keys, [action, user_id, clock.now_ms()])
     if changed:
@@ -49,37 +50,32 @@ def likes_forget(blog_id: int) -> None:
     get_redis().delete(keys.blog_likes(blog_id), keys.blog_likes_version(blog_id))
 
 
-def liked_by(blog_ids: Sequence[int], user_id: int | None) -> dict[int, bool]:
-    """Which of `blog_ids` the caller likes: one pipelined round trip (none if anonymous)."""
-    if user_id is None or not blog_ids:
-        return dict.fromkeys(blog_ids, False)
+def like_states(
+    blog_ids: Sequence[int], user_id: int | None, *, counts: bool = False
+) -> dict[int, Any]:
+    """Per blog: whether the caller likes it or, with `counts`, (likes, liked by the
+    caller), read live in one pipelined round trip (none if there is nothing to ask).
+    Counts are for cached pages, whose copies of them would go stale."""
+    if not blog_ids or (user_id is None and not counts):
+        return dict.fromkeys(blog_ids, (0, False) if counts else False)
     pipe = get_redis().pipeline(transaction=False)
     for blog_id in blog_ids:
-        pipe.zscore(keys.blog_likes(blog_id), user_id)
-    return {
-        blog_id: score is not None for blog_id, score in zip(blog_ids, pipe.execute(), strict=True)
-    }
-
-
-def live_counts(blog_ids: Sequence[int], user_id: int | None) -> dict[int, tuple[int, bool]]:
-    """(likes, liked by the caller) per blog, read live in one round trip: for cached
-    pages, whose copies of the counts would otherwise go stale."""
-    pipe = get_redis().pipeline(transaction=False)
-    for blog_id in blog_ids:
-        pipe.zcard(keys.blog_likes(blog_id))
+        if counts:
+            pipe.zcard(keys.blog_likes(blog_id))
         if user_id is not None:
             pipe.zscore(keys.blog_likes(blog_id), user_id)
     replies = iter(pipe.execute())
-    counts = {}
+    states: dict[int, Any] = {}
     for blog_id in blog_ids:
-        count = next(replies)
-        counts[blog_id] = (count, user_id is not None and next(replies) is not None)
-    return counts
+        count = next(replies) if counts else None
+        liked = user_id is not None and next(replies) is not None
+        states[blog_id] = (count, liked) if counts else liked
+    return states
 
 
 def top_likers(*, blog_id: int) -> list[User]:
     """The first TOP_LIKERS likers in like order, with one DB query."""
-    blog_get(blog_id=blog_id)
+    blog_exists(blog_id=blog_id)
     ids = [
         int(member) for member in get_redis().zrange(keys.blog_likes(blog_id), 0, TOP_LIKERS - 1)
     ]

@@ -22,14 +22,16 @@ from typing import Any
 from django.conf import settings
 
 from dianping.redis import keys
+from dianping.redis.cache import encode, store_unless_evicted
 from dianping.redis.client import get_redis
 from dianping.redis.lock import RedisLock
 from dianping.redis.scripts import lua
 
 from . import likes
 from .models import Blog
+from .serializers import BlogSummarySerializer
 
-_STORE = lua(__file__, "store_if_current.lua")
+_STORE = lua(__file__, "page_store.lua")
 _READ = lua(__file__, "page_read.lua")
 PAGE_SIZE = 10
 
@@ -38,47 +40,50 @@ def user_blogs_page(
     *, user_id: int, page: int, caller_id: int | None = None
 ) -> tuple[int, list[dict[str, Any]]]:
     """(the user's blog count, page `page` of their blog summaries), with `liked` and
-    `is_liked` (for `caller_id`) read live."""
+    `is_liked` (for `caller_id`) read live. A hit costs two round trips: the page with
+    its count, then the live likes."""
     count, items = _cached_page(user_id, page)
-    live = likes.live_counts([item["id"] for item in items], caller_id)
+    states = likes.like_states([item["id"] for item in items], caller_id, counts=True)
     for item in items:
-        item["liked"], item["is_liked"] = live[item["id"]]
+        item["liked"], item["is_liked"] = states[item["id"]]
     return count, items
 
 
 def _cached_page(user_id: int, page: int) -> tuple[int, list[dict[str, Any]]]:
-    count = _count(user_id)
+    raw_count, raw = _read(user_id, page)
+    count = int(raw_count) if raw_count is not None else _count_load(user_id)
     if (page - 1) * PAGE_SIZE >= count:
         return count, []  # past the end: nothing to load, nothing to cache
-    raw = _read(user_id, page)
     if raw is not None:
         return count, json.loads(raw)
     lock = RedisLock(_lock_name(user_id, page), ttl=5)
     if not lock.acquire(wait=settings.BLOG_PAGE_LOCK_WAIT):
         return count, _load(user_id, page)  # someone else is building it: don't pile on
     try:
-        raw = _read(user_id, page)
-        if raw is not None:
-            return count, json.loads(raw)
-        return count, _build(user_id, page)
+        _, raw = _read(user_id, page)
+        return count, json.loads(raw) if raw is not None else _build(user_id, page)
     finally:
         lock.release()
 
 
-def _read(user_id: int, page: int) -> bytes | None:
+def _read(user_id: int, page: int) -> tuple[bytes | None, bytes | None]:
     script_keys = [
+        keys.user_blog_count(user_id),
         keys.user_blog_page(user_id, page),
         keys.user_blog_version(user_id),
         keys.user_blog_pages(user_id),
     ]
-    return _READ(script_keys, [_ttl()])
+    count, data = _READ(script_keys, [_ttl()])
+    return count, data
 
 
 def user_blogs_changed(user_id: int) -> None:
-    """Call after a committed blog change: no page read before now can be stored."""
-    client = get_redis()
-    client.incr(keys.user_blog_version(user_id))
-    client.delete(keys.user_blog_count(user_id))
+    """Call after a committed blog change: no page read before now can be stored or
+    served, and the count is recounted."""
+    pipe = get_redis().pipeline(transaction=False)
+    pipe.incr(keys.user_blog_version(user_id))
+    pipe.delete(keys.user_blog_count(user_id))
+    pipe.execute()
 
 
 def user_pages_rebuild(user_id: int) -> int:
@@ -97,48 +102,35 @@ def user_pages_rebuild(user_id: int) -> int:
 
 def _build(user_id: int, page: int) -> list[dict[str, Any]]:
     """Load page `page` and store it unless a change committed meanwhile."""
-    version = get_redis().get(keys.user_blog_version(user_id)) or b""
+    version = _version(user_id)
     items = _load(user_id, page)
     script_keys = [
         keys.user_blog_page(user_id, page),
         keys.user_blog_version(user_id),
         keys.user_blog_pages(user_id),
     ]
-    _STORE(script_keys, [version, json.dumps(items), _ttl(), page])
+    _STORE(script_keys, [version, encode(items), _ttl(), page])
     return items
 
 
 def _load(user_id: int, page: int) -> list[dict[str, Any]]:
     offset = (page - 1) * PAGE_SIZE
-    rows = Blog.objects.filter(user_id=user_id).order_by("-created_at", "-id")[
-        offset : offset + PAGE_SIZE
-    ]
-    return [summary(blog) for blog in rows]
+    rows = Blog.objects.filter(user_id=user_id).order_by("-created_at", "-id")
+    return BlogSummarySerializer(rows[offset : offset + PAGE_SIZE], many=True).data
 
 
-def summary(blog: Blog) -> dict[str, Any]:
-    """What a list shows of a blog (like counts are overlaid live)."""
-    return {
-        "id": blog.id,
-        "shop_id": blog.shop_id,
-        "title": blog.title,
-        "images": blog.images,
-        "excerpt": blog.content[:120],
-        "created_at": blog.created_at.isoformat().replace("+00:00", "Z"),
-    }
-
-
-def _count(user_id: int) -> int:
-    client = get_redis()
-    raw = client.getex(keys.user_blog_count(user_id), ex=_ttl())
-    if raw is not None:
-        return int(raw)
-    version = client.get(keys.user_blog_version(user_id)) or b""
+def _count_load(user_id: int) -> int:
+    """Count in the database; cache it unless a change committed meanwhile."""
+    version = _version(user_id)
     count = Blog.objects.filter(user_id=user_id).count()
-    _STORE(
-        [keys.user_blog_count(user_id), keys.user_blog_version(user_id)], [version, count, _ttl()]
+    store_unless_evicted(
+        keys.user_blog_count(user_id), keys.user_blog_version(user_id), version, count, _ttl()
     )
     return count
+
+
+def _version(user_id: int) -> bytes:
+    return get_redis().get(keys.user_blog_version(user_id)) or b"0"
 
 
 def _ttl() -> int:

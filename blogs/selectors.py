@@ -9,11 +9,22 @@ from dianping.errors import NotFound
 from .models import Blog, BlogComment
 
 
+class BlogNotFound(NotFound):
+    default_code = "blog_not_found"
+    default_detail = "No such blog."
+
+
 def blog_get(*, blog_id: int) -> Blog:
     blog = Blog.objects.select_related("user").filter(pk=blog_id).first()
     if blog is None:
-        raise NotFound("No such blog.", code="blog_not_found")
+        raise BlogNotFound()
     return blog
+
+
+def blog_exists(*, blog_id: int) -> None:
+    """404 unless the blog exists (no author join: for likes and comments)."""
+    if not Blog.objects.filter(pk=blog_id).exists():
+        raise BlogNotFound()
 
 
 def hot_blogs() -> QuerySet[Blog]:
@@ -22,7 +33,7 @@ def hot_blogs() -> QuerySet[Blog]:
 
 
 def blog_comments(*, blog_id: int) -> QuerySet[BlogComment]:
-    blog_get(blog_id=blog_id)
+    blog_exists(blog_id=blog_id)
     return (
         BlogComment.objects.select_related("user")
         .filter(blog_id=blog_id, status=BlogComment.Status.VISIBLE)

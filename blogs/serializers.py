@@ -40,17 +40,29 @@ class BlogSerializer(serializers.ModelSerializer):
         return bool(self.context.get("liked", {}).get(blog.id, False))
 
 
-class BlogSummarySerializer(serializers.Serializer):
-    """A user page item (cached without counts; `liked`, `is_liked` are live)."""
+class BlogSummarySerializer(serializers.ModelSerializer):
+    """What a user page caches of a blog; counts are read live (BlogListItemSerializer)."""
 
-    id = serializers.IntegerField()
-    shop_id = serializers.IntegerField(allow_null=True)
-    title = serializers.CharField()
-    images = serializers.ListField(child=serializers.CharField())
-    excerpt = serializers.CharField()
+    excerpt = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Blog
+        fields = ["id", "shop_id", "title", "images", "excerpt", "created_at"]
+        read_only_fields = fields
+
+    def get_excerpt(self, blog: Blog) -> str:
+        return blog.content[:120]
+
+
+class BlogListItemSerializer(BlogSummarySerializer):
+    """A user page item as the API answers it (documentation shape)."""
+
     liked = serializers.IntegerField()
     is_liked = serializers.BooleanField()
-    created_at = serializers.DateTimeField()
+
+    class Meta(BlogSummarySerializer.Meta):
+        fields = [*BlogSummarySerializer.Meta.fields, "liked", "is_liked"]
+        read_only_fields = fields
 
 
 class UserBlogsPageSerializer(serializers.Serializer):
@@ -58,7 +70,7 @@ class UserBlogsPageSerializer(serializers.Serializer):
     next = serializers.CharField(allow_null=True)
     previous = serializers.CharField(allow_null=True)
     user = PublicUserSerializer()
-    results = BlogSummarySerializer(many=True)
+    results = BlogListItemSerializer(many=True)
 
 
 class LikeStateSerializer(serializers.Serializer):

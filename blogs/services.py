@@ -12,7 +12,7 @@ from dianping.errors import Forbidden, InvalidInput
 
 from . import likes, pages
 from .models import Blog, BlogComment
-from .selectors import blog_get
+from .selectors import blog_exists
 
 WRITABLE = ("title", "content", "images", "shop_id")
 
@@ -30,7 +30,7 @@ def blog_create(*, user_id: int, data: dict[str, Any]) -> Blog:
 
 def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
     with transaction.atomic():
-        blog = _own(blog_id, user_id, lock=True)
+        blog = _own(blog_id, user_id)
         fields = _writable(data)
         for name, value in fields.items():
             setattr(blog, name, value)
@@ -42,7 +42,7 @@ def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
 
 def blog_delete(*, blog_id: int, user_id: int) -> None:
     with transaction.atomic():
-        _own(blog_id, user_id, lock=True).delete()
+        _own(blog_id, user_id).delete()
         transaction.on_commit(lambda: likes.likes_forget(blog_id), robust=True)
         transaction.on_commit(lambda: pages_changed(user_id), robust=True)
 
@@ -51,7 +51,7 @@ def comment_create(
     *, blog_id: int, user_id: int, content: str, parent_id: int | None = None
 ) -> BlogComment:
     with transaction.atomic():
-        blog_get(blog_id=blog_id)
+        blog_exists(blog_id=blog_id)
         if (
             parent_id is not None
             and not BlogComment.objects.filter(pk=parent_id, blog_id=blog_id).exists()
@@ -64,12 +64,12 @@ def comment_create(
     return comment
 
 
-def _own(blog_id: int, user_id: int, *, lock: bool = False) -> Blog:
-    """The blog, if the caller wrote it: 404 when missing, 403 when someone else's."""
-    rows = Blog.objects.select_for_update() if lock else Blog.objects
-    blog = rows.filter(pk=blog_id).first()
+def _own(blog_id: int, user_id: int) -> Blog:
+    """The blog, locked, if the caller wrote it: 404 when missing, 403 when someone
+    else's."""
+    blog = Blog.objects.select_for_update().filter(pk=blog_id).first()
     if blog is None:
-        blog_get(blog_id=blog_id)  # raises the 404
+        blog_exists(blog_id=blog_id)  # raises the 404
     if blog.user_id != user_id:
         raise Forbidden("Only the author may change this blog.", code="not_author")
     return blog

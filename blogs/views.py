@@ -10,12 +10,11 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from accounts.selectors import user_get
 from accounts.serializers import PublicUserSerializer
 from dianping.api.pagination import PageNumberPagination
-from dianping.validation import parse_positive_int
+from dianping.validation import parse_whole_number
 
 from . import feed, likes, pages, selectors, services
 from .serializers import (
@@ -34,7 +33,7 @@ def _caller_id(request: Request) -> int | None:
 
 
 def _blogs(request: Request, blogs: list[Any], **kwargs: Any) -> list[dict[str, Any]]:
-    liked = likes.liked_by([b.id for b in blogs], _caller_id(request))
+    liked = likes.like_states([b.id for b in blogs], _caller_id(request))
     return BlogSerializer(blogs, many=True, context={"liked": liked}, **kwargs).data
 
 
@@ -130,29 +129,15 @@ class UserBlogsViewSet(viewsets.ViewSet):
         return self._page(request, request.user.id)
 
     def _page(self, request: Request, user_id: int) -> Response:
-        try:
-            number = parse_positive_int(request.query_params.get("page"), default=1)
-        except ValueError as exc:
-            raise ValidationError({"page": [str(exc)]}) from None
+        paginator = PageNumberPagination()
+        number, _ = paginator.begin(request, fixed_size=pages.PAGE_SIZE)
         author = user_get(user_id=user_id)
-        count, items = pages.user_blogs_page(
+        paginator.count, items = pages.user_blogs_page(
             user_id=user_id, page=number, caller_id=_caller_id(request)
         )
-        url = request.build_absolute_uri()
-        last_page = (count + pages.PAGE_SIZE - 1) // pages.PAGE_SIZE
-        previous = None
-        if number > 1:
-            previous = replace_query_param(url, "page", number - 1)
-            if number == 2:
-                previous = remove_query_param(url, "page")
-        body = {
-            "count": count,
-            "next": replace_query_param(url, "page", number + 1) if number < last_page else None,
-            "previous": previous,
-            "user": PublicUserSerializer(author).data,
-            "results": items,
-        }
-        return Response(body)
+        response = paginator.get_paginated_response(items)
+        response.data["user"] = PublicUserSerializer(author).data
+        return response
 
 
 class FeedViewSet(viewsets.ViewSet):
@@ -170,13 +155,10 @@ class FeedViewSet(viewsets.ViewSet):
         page's `min_time` as `max_time` and its `offset`; stop at an empty page."""
         errors, values = {}, {}
         for name in ("max_time", "offset"):
-            raw = request.query_params.get(name)
-            if raw in (None, ""):
-                values[name] = None
-            elif raw.isascii() and raw.isdigit() and len(raw) <= 15:
-                values[name] = int(raw)
-            else:
-                errors[name] = ["A whole number (0 or more) is required."]
+            try:
+                values[name] = parse_whole_number(request.query_params.get(name), default=None)
+            except ValueError as exc:
+                errors[name] = [str(exc)]
         if errors:
             raise ValidationError(errors)
         page = feed.feed_page(

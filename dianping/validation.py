@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from datetime import date
+
 MAX_DB_ID = 2**63 - 1  # signed BIGINT: larger values overflow SQLite and MariaDB
 
 
@@ -20,8 +23,41 @@ def parse_positive_int(raw: str | None, *, default: int) -> int:
 
     Raises ValueError with a message fit for the client.
     """
+    number = parse_whole_number(raw, default=default)
+    if number < 1:
+        raise ValueError("A positive whole number is required.")
+    return number
+
+
+def parse_whole_number(raw: str | None, *, default: int | None) -> int | None:
+    """0 or more, from a query string (ASCII digits, at most 18); `default` when absent."""
     if raw is None or raw == "":
         return default
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > 18 or int(raw) < 1:
-        raise ValueError("A positive whole number is required.")
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:
+        raise ValueError("A whole number (0 or more) is required.")
     return int(raw)
+
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+_ISO_MONTH = re.compile(r"(\d{4})-(\d{2})", re.ASCII)
+
+
+def parse_iso_date(raw: str) -> date:
+    """YYYY-MM-DD, and only that (`date.fromisoformat` also takes week dates)."""
+    if not _ISO_DATE.fullmatch(raw):
+        raise ValueError("Use YYYY-MM-DD.")
+    try:
+        return date.fromisoformat(raw)
+    except ValueError:
+        raise ValueError("Use YYYY-MM-DD.") from None
+
+
+def parse_month(raw: str) -> date:
+    """YYYY-MM, as the first day of that month."""
+    match = _ISO_MONTH.fullmatch(raw)
+    try:
+        if not match:
+            raise ValueError
+        return date(int(match[1]), int(match[2]), 1)
+    except ValueError:
+        raise ValueError("Use YYYY-MM, e.g. 2026-11.") from None

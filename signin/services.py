@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import calendar
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.utils import timezone
@@ -38,36 +38,39 @@ def sign(*, user_id: int, day: date | None = None) -> dict[str, Any]:
         "date": day.isoformat(),
         "signed": True,
         "new": bool(new),
-        "streak": streak(user_id=user_id, today_=day),
+        "streak": streak(user_id=user_id, today_=day).days,
     }
 
 
-def streak(*, user_id: int, today_: date | None = None) -> int:
-    """Consecutive signed days ending today, or ending yesterday while today is unsigned."""
+class Streak(NamedTuple):
+    days: int
+    signed_today: bool
+
+
+def streak(*, user_id: int, today_: date | None = None) -> Streak:
+    """Consecutive signed days ending today, or ending yesterday while today is unsigned
+    (whether today is signed comes with it: the same read shows it)."""
     day = today_ or today()
     client = get_redis()
     months = _months_back(day)
     counted = 0
-    first = True
+    signed_today: bool | None = None
     while months:
         batch, months = months[:_MONTHS_PER_ROUND_TRIP], months[_MONTHS_PER_ROUND_TRIP:]
         pipe = client.pipeline(transaction=False)
         for month_start, days in batch:
-            pipe.bitfield(keys.sign_month(user_id, _month(month_start))).get(
-                f"u{days}", 0
-            ).execute()
-        replies = [reply[0] for reply in pipe.execute()]
-        for (_, days), bits in zip(batch, replies, strict=True):
-            if first:
-                first = False
-                if not bits & 1:  # today not signed yet: the streak may end yesterday
-                    bits >>= 1
-                    days -= 1
+            key = keys.sign_month(user_id, _month(month_start))
+            pipe.bitfield(key).get(f"u{days}", 0).execute()
+        for (_, days), (bits,) in zip(batch, pipe.execute(), strict=True):
+            if signed_today is None:  # this month, read up to today: today is the low bit
+                signed_today = bool(bits & 1)
+                if not signed_today:  # the streak may still end yesterday
+                    bits, days = bits >> 1, days - 1
             run = _trailing_ones(bits, days)
             counted += run
             if run < days:
-                return counted
-    return counted
+                return Streak(counted, signed_today)
+    return Streak(counted, bool(signed_today))
 
 
 def month_days(*, user_id: int, month: date) -> list[int]:

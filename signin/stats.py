@@ -14,7 +14,7 @@ def uv_stats(*, end: date, days: int, shop_id: int | None = None) -> dict[str, A
     """Unique visitors over the `days` days ending `end` (PFCOUNT of the days' logs
     reads their union without writing a merged key: a visitor seen on several days
     counts once), page views summed, and both per day."""
-    subject = visits.SITE if shop_id is None else f"shop:{shop_id}"
+    subject = visits.SITE if shop_id is None else visits.shop_subject(shop_id)
     dates = [end - timedelta(days=i) for i in range(days - 1, -1, -1)]
     day_keys = [visits.local_day(d) for d in dates]
     uv_keys = [keys.visits_uv(subject, day) for day in day_keys]

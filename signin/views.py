@@ -3,10 +3,10 @@ sign-in report page."""
 
 from __future__ import annotations
 
-import re
 from datetime import date
 
 from django.conf import settings
+from django.contrib import admin
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.permissions import IsStaff
-from dianping.validation import parse_positive_int
+from dianping.validation import parse_id, parse_iso_date, parse_month, parse_positive_int
 from shops.selectors import shop_exists
 
 from . import services, stats
@@ -74,10 +74,8 @@ class SignViewSet(viewsets.ViewSet):
     @extend_schema(responses=StreakSerializer)
     def streak(self, request: Request) -> Response:
         """Consecutive signed days up to today (or yesterday, until today is signed)."""
-        today = services.today()  # one day for both answers, even at midnight
-        signed_today = today.day in services.month_days(user_id=request.user.id, month=today)
-        streak = services.streak(user_id=request.user.id, today_=today)
-        return Response({"streak": streak, "signed_today": signed_today})
+        streak = services.streak(user_id=request.user.id)
+        return Response({"streak": streak.days, "signed_today": streak.signed_today})
 
     @extend_schema(
         parameters=[OpenApiParameter("month", str, description="YYYY-MM; default this month")],
@@ -108,9 +106,9 @@ class StatsViewSet(viewsets.ViewSet):
         shop_id = None
         if raw := request.query_params.get("shop_id"):
             try:
-                shop_id = parse_positive_int(raw, default=0)
-            except ValueError as exc:
-                raise ValidationError({"shop_id": [str(exc)]}) from None
+                shop_id = parse_id(raw)
+            except ValueError:
+                raise ValidationError({"shop_id": ["A shop id is required."]}) from None
             shop_exists(shop_id=shop_id)
         return Response(stats.uv_stats(end=end, days=days, shop_id=shop_id))
 
@@ -134,33 +132,26 @@ def sign_report(request: HttpRequest) -> HttpResponse:
     peak = max((row["users"] for row in rows), default=0) or 1
     for row in rows:
         row["percent"] = round(100 * row["users"] / peak)
-    context = {"title": "Sign-ins per day", "rows": rows, "site_header": "Dianping admin"}
+    context = {**admin.site.each_context(request), "title": "Sign-ins per day", "rows": rows}
     return render(request, "admin/signin_report.html", context)
-
-
-_MONTH = re.compile(r"(\d{4})-(\d{2})", re.ASCII)
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 
 
 def _parse_month(raw: str) -> date:
     try:
-        if not (match := _MONTH.fullmatch(raw)):
-            raise ValueError
-        return date(int(match[1]), int(match[2]), 1)
-    except ValueError:
-        raise ValidationError({"month": ["Use YYYY-MM, e.g. 2026-11."]}) from None
+        return parse_month(raw)
+    except ValueError as exc:
+        raise ValidationError({"month": [str(exc)]}) from None
 
 
 def _parse_span(request: Request) -> tuple[date, int]:
+    """The stats window: `date` (the last day, default today) and `days` (1..max)."""
     errors = {}
     end = services.today()
     if raw := request.query_params.get("date"):
         try:
-            if not _DATE.fullmatch(raw):
-                raise ValueError
-            end = date.fromisoformat(raw)
-        except ValueError:
-            errors["date"] = ["Use YYYY-MM-DD."]
+            end = parse_iso_date(raw)
+        except ValueError as exc:
+            errors["date"] = [str(exc)]
     days = 1
     try:
         days = parse_positive_int(request.query_params.get("days"), default=1)

@@ -1,14 +1,11 @@
--- Store a value built from a read made at version ARGV[1], unless a write has bumped the
--- version since (then the value may be stale, and storing it could hide the write).
--- KEYS: [1] where to store, [2] the version counter, [3] optional page index
--- ARGV: [1] version seen before the read ('' if none), [2] value, [3] TTL (s),
---   [4] page number (with KEYS[3]: the value is stored as a page hash {v, data})
+-- Store a page built from a read made at version ARGV[1], unless a write has bumped the
+-- version since (the page may be stale, and storing it could hide the write). The page
+-- keeps the version it was built at, so page_read.lua can tell a stale one.
+-- KEYS: [1] the page (hash {v, data}), [2] the user's version counter, [3] the page index
+-- ARGV: [1] version seen before the read ('0' if none), [2] the page JSON, [3] TTL (s),
+--   [4] page number
 -- Returns 1 when stored, 0 when refused.
-if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return 0 end
-if not KEYS[3] then
-  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
-  return 1
-end
+if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'data', ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[3])

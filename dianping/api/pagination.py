@@ -23,9 +23,21 @@ class PageNumberPagination(pagination.BasePagination):
     max_page_size = 50
 
     def paginate_queryset(self, queryset: Any, request: Any, view: Any = None) -> list[Any]:
+        self.begin(request)
+        self.count = len(queryset) if isinstance(queryset, list) else queryset.count()
+        offset = (self.page - 1) * self.size
+        if offset >= self.count:
+            return []
+        return list(queryset[offset : offset + self.size])
+
+    def begin(self, request: Any, *, fixed_size: int | None = None) -> tuple[int, int]:
+        """Parse `page` (and `page_size`, unless the caller's pages have `fixed_size`,
+        e.g. because they are cached page by page); returns (page, size). A caller that
+        pages by itself then sets `count` and calls `get_paginated_response`."""
         params = request.query_params
         values, errors = {}, {}
-        for name, default in (("page", 1), ("page_size", self.page_size)):
+        names = [("page", 1)] + ([] if fixed_size else [("page_size", self.page_size)])
+        for name, default in names:
             try:
                 values[name] = parse_positive_int(params.get(name), default=default)
             except ValueError as exc:
@@ -33,13 +45,9 @@ class PageNumberPagination(pagination.BasePagination):
         if errors:
             raise ValidationError(errors)
         self.page = values["page"]
-        self.size = min(values["page_size"], self.max_page_size)
+        self.size = fixed_size or min(values["page_size"], self.max_page_size)
         self.request = request
-        self.count = len(queryset) if isinstance(queryset, list) else queryset.count()
-        offset = (self.page - 1) * self.size
-        if offset >= self.count:
-            return []
-        return list(queryset[offset : offset + self.size])
+        return self.page, self.size
 
     def get_paginated_response(self, data: Any) -> Response:
         return Response(

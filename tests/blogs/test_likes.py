@@ -15,7 +15,7 @@ from tests.helpers import run_concurrently
 
 
 @pytest.mark.django_db
-def test_like_and_unlike_are_idempotent(user, user_api, api) -> None:
+def test_like_and_unlike_are_idempotent(user, user_api, api, redis_client) -> None:
     blog = BlogFactory()
     url = f"/api/blogs/{blog.id}/like"
 
@@ -29,6 +29,8 @@ def test_like_and_unlike_are_idempotent(user, user_api, api) -> None:
     assert Blog.objects.get(pk=blog.pk).liked == 0
     assert api.post(url).status_code == 401
     assert user_api.post("/api/blogs/424242/like").status_code == 404
+    assert not redis_client.exists(keys.blog_likes(424242))  # refused before Redis
+    assert redis_client.zcard(keys.blog_likes(blog.id)) == 0
 
 
 @pytest.mark.django_db(transaction=True)

@@ -3,6 +3,7 @@ changes, and no interleaving that leaves a stale page in the cache."""
 
 from __future__ import annotations
 
+import json
 import threading
 from datetime import timedelta
 
@@ -103,9 +104,13 @@ def test_cached_pages_are_rebuilt_after_publish_edit_and_delete(
     assert user_api.get("/api/blogs/mine").json()["results"][1]["title"] == "edited"
 
     user_api.delete(f"/api/blogs/{created.json()['id']}")
+    # The rebuild task rewrote both cached pages at the latest version, before any read.
+    version = redis_client.get(keys.user_blog_version(user.id))
+    for page, first_title in ((1, "edited"), (2, "post 1")):
+        cached = redis_client.hgetall(keys.user_blog_page(user.id, page))
+        assert cached[b"v"] == version
+        assert json.loads(cached[b"data"])[0]["title"] == first_title
     assert user_api.get("/api/blogs/mine").json()["results"][0]["title"] == "edited"
-    # Pages were rebuilt in place (still cached), not merely dropped.
-    assert redis_client.exists(keys.user_blog_page(user.id, 2))
 
 
 @pytest.mark.django_db

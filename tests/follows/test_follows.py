@@ -38,7 +38,7 @@ def test_follow_and_unfollow_are_idempotent_and_counted(user, other_user, user_a
     assert not Follow.objects.exists()
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # after-commit Redis syncs run for real
 def test_errors_change_nothing(user, user_api, api, redis_client) -> None:
     assert user_api.put(f"/api/follows/{user.id}").json()["code"] == "cannot_follow_self"
     assert user_api.put("/api/follows/424242").status_code == 404
@@ -49,6 +49,7 @@ def test_errors_change_nothing(user, user_api, api, redis_client) -> None:
     assert api.get(f"/api/follows/common/{user.id}").status_code == 401
     assert not Follow.objects.exists()
     assert not redis_client.exists(keys.following(user.id))
+    assert _counts(user) == (0, 0)
 
 
 @pytest.mark.django_db(transaction=True)

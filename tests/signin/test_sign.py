@@ -78,7 +78,7 @@ def test_a_streak_stops_at_the_first_gap_in_an_earlier_month(user, fake_clock) -
     _sign_days(user.id, date(2026, 1, 1), 10)
     _sign_days(user.id, date(2026, 1, 12), 60)  # Jan 12 .. Mar 12, after a gap on Jan 11
 
-    assert services.streak(user_id=user.id, today_=date(2026, 3, 12)) == 60
+    assert services.streak(user_id=user.id, today_=date(2026, 3, 12)).days == 60
 
 
 @pytest.mark.django_db
@@ -87,7 +87,7 @@ def test_streak_reads_are_bounded(user, settings) -> None:
     _sign_days(user.id, date(2026, 1, 1), 90)  # Jan 1 .. Mar 31
 
     # Only March and February are read: the streak is capped, the work with it.
-    assert services.streak(user_id=user.id, today_=date(2026, 3, 31)) == 31 + 28
+    assert services.streak(user_id=user.id, today_=date(2026, 3, 31)).days == 31 + 28
 
 
 @pytest.mark.django_db

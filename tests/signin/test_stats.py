@@ -27,8 +27,9 @@ def _visit(subject: str, visitors) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.django_db
 def test_100k_visitors_within_one_percent_and_repeats_do_not_count(staff_api, fake_clock) -> None:
     _on(fake_clock, 1)
-    _visit("shop:1", (f"client:{i}" for i in range(100_000)))
-    _visit("shop:1", (f"client:{i}" for i in range(0, 100_000, 10)))  # 10,000 come back
+    shop = visits.shop_subject(1)
+    _visit(shop, (f"client:{i}" for i in range(100_000)))
+    _visit(shop, (f"client:{i}" for i in range(0, 100_000, 10)))  # 10,000 come back
 
     body = staff_api.get("/api/stats/uv", {"date": "2026-07-01"}).json()
 
@@ -43,9 +44,9 @@ def test_a_seven_day_window_merges_visitors_seen_on_several_days(staff_api, fake
     for day in range(1, 8):
         _on(fake_clock, day)
         # 100 regulars every day, plus 50 new faces a day, plus views of another shop.
-        _visit(f"shop:{shop.id}", [f"user:{i}" for i in range(100)])
-        _visit(f"shop:{shop.id}", [f"client:d{day}-{i}" for i in range(50)])
-        _visit(f"shop:{other.id}", [f"client:elsewhere-{i}" for i in range(30)])
+        _visit(visits.shop_subject(shop.id), [f"user:{i}" for i in range(100)])
+        _visit(visits.shop_subject(shop.id), [f"client:d{day}-{i}" for i in range(50)])
+        _visit(visits.shop_subject(other.id), [f"client:elsewhere-{i}" for i in range(30)])
 
     week = staff_api.get(
         "/api/stats/uv", {"date": "2026-07-07", "days": 7, "shop_id": shop.id}

@@ -420,16 +420,20 @@ async function writePage() {
 
 async function userPage(id) {
   const show = screen();
-  const [user, info, blogs] = await Promise.all([get(`users/${id}`), get(`users/${id}/info`), get(`users/${id}/blogs`)]);
   const me = session.user;
+  const other = Boolean(me) && String(me.id) !== String(id);
+  const [info, blogs, followState] = await Promise.all([
+    get(`users/${id}/info`), get(`users/${id}/blogs`), other ? get(`follows/${id}`) : null,
+  ]);
+  const user = blogs.user; // the blogs page names its author: no separate user request
   const nodes = [
     h("h1", {}, user.nick_name),
     h("p", { class: "muted" }, [info.city, info.introduce].filter(Boolean).join(" · ")),
   ];
   const fans = h("span", {}, String(info.fans));
   nodes.push(h("p", {}, fans, " followers · ", String(info.followee), " following"));
-  if (me && me.id !== user.id) {
-    let following = (await get(`follows/${id}`)).following;
+  if (other) {
+    let following = followState.following;
     const followStatus = h("p", { class: "message", role: "status" });
     const follow = h("button", { type: "button", "aria-pressed": String(following) }, following ? "Following" : "Follow");
     follow.addEventListener("click", act(follow, followStatus, async () => {
