@@ -166,18 +166,23 @@ def test_try_with_wait_gives_up_after_the_wait() -> None:
 def test_try_with_wait_gets_the_lock_once_it_is_released() -> None:
     holder = RedisLock("handover", ttl=30)
     assert holder.acquire()
-    released = threading.Event()
+    releasing = threading.Event()
 
     def release_soon() -> None:
-        time.sleep(0.2)
+        time.sleep(0.2)  # how long the holder keeps the lock, not a synchronisation
+        # Set before releasing: once the waiter holds the lock, this must be set,
+        # whichever thread the scheduler runs first after the release.
+        releasing.set()
         holder.release()
-        released.set()
 
-    threading.Thread(target=release_soon).start()
+    releaser = threading.Thread(target=release_soon)
+    releaser.start()
     waiter = RedisLock("handover", ttl=30)
 
     assert waiter.acquire(wait=5)
-    assert released.is_set()
+    assert releasing.is_set()
+    releaser.join(timeout=5)
+    assert waiter.owned()
 
 
 def test_context_manager_raises_when_busy_and_releases_on_error() -> None:
