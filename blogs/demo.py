@@ -40,6 +40,7 @@ def seed_blogs(users: list[User]) -> dict[str, int]:
             title=NOTES[i % len(NOTES)][0],
             content=NOTES[i % len(NOTES)][1],
             created_at=start + timedelta(hours=8 * i),
+            pushed_at=start + timedelta(hours=8 * i),  # nobody follows yet: nothing to push
         )
         for i in range(40)
     )

@@ -7,10 +7,12 @@ score already shown, so neither new arrivals nor shared timestamps repeat or ski
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 
+from dianping import clock
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
@@ -41,7 +43,18 @@ def feed_push_batch(blog_id: int, *, after_follower: int = 0) -> int | None:
     for follower in followers:
         _queue_push(pipe, follower, blog.user_id, [(score_of(blog), blog.id)])
     pipe.execute()
-    return followers[-1] if len(followers) == settings.FEED_PUSH_BATCH else None
+    if len(followers) == settings.FEED_PUSH_BATCH:
+        return followers[-1]
+    Blog.objects.filter(pk=blog_id, pushed_at__isnull=True).update(pushed_at=clock.now())
+    return None
+
+
+def feed_unpushed(limit: int) -> list[int]:
+    """Blogs whose push should have finished by now and has not (oldest first): their
+    task was lost on the way to the broker, or gave up. Pushing again is harmless."""
+    overdue = clock.now() - timedelta(seconds=settings.FEED_PUSH_RETRY_AFTER)
+    unpushed = Blog.objects.filter(pushed_at__isnull=True, created_at__lte=overdue)
+    return list(unpushed.order_by("created_at").values_list("id", flat=True)[:limit])
 
 
 def feed_backfill(*, user_id: int, author_id: int) -> None:

@@ -25,12 +25,16 @@ class Blog(models.Model):
     comments = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(default=clock.now, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Set when the push to the followers' feeds finished; a blog left without it (its
+    # push was never enqueued, or gave up) is pushed again by a periodic sweep.
+    pushed_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [
             models.Index(fields=["user", "-created_at", "-id"], name="blog_user_newest"),
             models.Index(fields=["-liked", "-id"], name="blog_hot"),
+            models.Index(fields=["pushed_at", "created_at"], name="blog_unpushed"),
         ]
 
     def __str__(self) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import redis
 from celery import shared_task
+from django.conf import settings
 
 from dianping.redis.lock import LockTimeout
 
@@ -27,3 +28,12 @@ def push_to_followers(blog_id: int, after_follower: int = 0) -> None:
     next_after = feed.feed_push_batch(blog_id, after_follower=after_follower)
     if next_after is not None:
         push_to_followers.delay(blog_id, next_after)
+
+
+@shared_task(ignore_result=True)
+def push_unpushed_blogs() -> int:
+    """Beat, every minute: enqueue again the pushes that never finished."""
+    blog_ids = feed.feed_unpushed(settings.FEED_PUSH_SWEEP_BATCH)
+    for blog_id in blog_ids:
+        push_to_followers.delay(blog_id)
+    return len(blog_ids)

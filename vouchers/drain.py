@@ -108,7 +108,7 @@ def drain_shard(shard: int, *, batch: int | None = None, recover: bool = False) 
     good, malformed = _parse(entries)
     _dead_letter(shard, malformed)
     try:
-        _persist(good)
+        persist(good)
         done = good
     except DATABASE_DOWN:
         raise
@@ -118,7 +118,7 @@ def drain_shard(shard: int, *, batch: int | None = None, recover: bool = False) 
         done, failed = [], []
         for order in good:
             try:
-                _persist([order])
+                persist([order])
                 done.append(order)
             except DATABASE_DOWN:
                 raise
@@ -213,7 +213,8 @@ def _count_failure(shard: int, order: Accepted, exc: Exception) -> None:
 
 
 @transaction.atomic
-def _persist(orders: list[Accepted]) -> None:
+def persist(orders: list[Accepted]) -> None:
+    """Write accepted orders in one transaction; ones already there are redeliveries."""
     if not orders:
         return
     rows = VoucherOrder.objects.filter(id__in=[o.order_id for o in orders])

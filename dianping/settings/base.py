@@ -266,6 +266,13 @@ BLOG_REBUILD_LOCK_WAIT = 10.0  # the rebuild task's wait (it retries after that)
 FEED_INBOX_MAX = env.int("FEED_INBOX_MAX", default=1000)  # newest items kept per inbox
 FEED_PUSH_BATCH = 500  # followers per push task run
 FEED_BACKFILL = 20  # recent blogs a new follow brings into the inbox
+# A blog whose push has not finished this long after it was made is pushed again (its
+# task was never enqueued, or gave up): the sweep runs every minute, SWEEP_BATCH at a time.
+FEED_PUSH_RETRY_AFTER = 120.0  # seconds
+FEED_PUSH_SWEEP_BATCH = 200
+CELERY_BEAT_SCHEDULE.update(
+    {"push-unpushed-blogs": {"task": "blogs.tasks.push_unpushed_blogs", "schedule": 60.0}}
+)
 
 # --- Sign-in and statistics ---------------------------------------------------------
 SIGN_STREAK_MAX_MONTHS = 36  # how far back a streak is counted (bounded work per read)

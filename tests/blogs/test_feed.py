@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from blogs import feed
+from blogs import feed, tasks
 from blogs.models import Blog
 from dianping import clock
 from dianping.celery import app
@@ -149,6 +149,62 @@ def test_deleted_blogs_are_skipped(user) -> None:
     Blog.objects.filter(pk=second).delete()
 
     assert [b["id"] for b in client_for(user).get("/api/feed").json()["results"]] == [first]
+
+
+def _inbox(redis_client, user) -> list[int]:  # type: ignore[no-untyped-def]
+    return [int(member) for member in redis_client.zrevrange(keys.feed_inbox(user.id), 0, -1)]
+
+
+@pytest.mark.django_db(transaction=True)  # follows sync Redis after commit
+def test_a_push_marks_the_blog_pushed_only_when_its_last_batch_is_done(
+    user, redis_client, settings
+) -> None:
+    settings.FEED_PUSH_BATCH = 2
+    author = UserFactory()
+    for fan in [user, *UserFactory.create_batch(2)]:
+        follows.follow(user_id=fan.id, target_id=author.id)
+    blog = BlogFactory(user=author)
+
+    after = feed.feed_push_batch(blog.id)  # two of three followers
+    assert after is not None
+    assert Blog.objects.get(pk=blog.id).pushed_at is None
+    assert feed.feed_push_batch(blog.id, after_follower=after) is None
+
+    assert Blog.objects.get(pk=blog.id).pushed_at is not None
+    blog_id = _publish(client_for(author), "pushed through the task chain")
+    assert Blog.objects.get(pk=blog_id).pushed_at is not None
+
+
+@pytest.mark.django_db(transaction=True)  # follows sync Redis after commit
+def test_the_sweep_pushes_blogs_whose_push_was_lost_once_they_are_overdue(
+    user, redis_client, fake_clock, settings
+) -> None:
+    """A blog row without `pushed_at` is exactly what a push lost on its way to the broker
+    (or one that gave up retrying) leaves behind: the sweep must deliver it."""
+    settings.FEED_PUSH_SWEEP_BATCH = 2
+    author = UserFactory()
+    follows.follow(user_id=user.id, target_id=author.id)
+    now = clock.now()
+    lost = [BlogFactory(user=author, created_at=now - timedelta(minutes=10 - i)) for i in range(3)]
+    fresh = BlogFactory(user=author, created_at=now)  # its push may still be on its way
+    delivered = BlogFactory(user=author, created_at=now - timedelta(hours=1), pushed_at=now)
+
+    assert tasks.push_unpushed_blogs() == 2  # the two oldest first
+    assert _inbox(redis_client, user) == [lost[1].id, lost[0].id]
+    assert tasks.push_unpushed_blogs() == 1
+    assert tasks.push_unpushed_blogs() == 0  # the fresh one is not overdue yet
+    assert _inbox(redis_client, user) == [b.id for b in reversed(lost)]
+
+    fake_clock.advance(settings.FEED_PUSH_RETRY_AFTER)
+    assert tasks.push_unpushed_blogs() == 1
+    assert _inbox(redis_client, user) == [fresh.id, *(b.id for b in reversed(lost))]
+    assert delivered.id not in _inbox(redis_client, user)  # pushed ones are left alone
+    assert not Blog.objects.filter(pushed_at__isnull=True).exists()
+
+
+def test_the_sweep_runs_every_minute_on_beat(settings) -> None:
+    schedule = settings.CELERY_BEAT_SCHEDULE["push-unpushed-blogs"]
+    assert schedule == {"task": tasks.push_unpushed_blogs.name, "schedule": 60.0}
 
 
 @pytest.mark.django_db(transaction=True)  # follows sync Redis after commit

@@ -88,7 +88,7 @@ def test_an_unreachable_database_is_never_held_against_the_orders(
     def database_gone(orders):  # type: ignore[no-untyped-def]
         raise OperationalError("(2003) Can't connect to MySQL server")
 
-    monkeypatch.setattr(drain, "_persist", database_gone)
+    monkeypatch.setattr(drain, "persist", database_gone)
     for _ in range(10):  # twice the dead-letter limit; after a failure the drain recovers
         with pytest.raises(OperationalError):
             drain.drain_shard(stock.shard_of(sale.id), recover=True)
@@ -111,7 +111,7 @@ def test_a_batch_failing_order_by_order_is_the_systems_fault_not_theirs(
     def table_missing(orders):  # type: ignore[no-untyped-def]
         raise ProgrammingError("Table 'vouchers_voucherorder' doesn't exist")
 
-    monkeypatch.setattr(drain, "_persist", table_missing)
+    monkeypatch.setattr(drain, "persist", table_missing)
     for _ in range(10):
         with pytest.raises(drain.SystemFault):
             drain.drain_shard(stock.shard_of(sale.id), recover=True)
@@ -201,7 +201,7 @@ def test_a_drain_run_recovers_first_and_again_after_a_failure(
     )
     accepted.append(seckill.voucher_seckill(user_id=UserFactory().id, voucher_id=sale.id))
     batches: list[int] = []
-    real_persist = drain._persist
+    real_persist = drain.persist
 
     def database_blip(orders):  # type: ignore[no-untyped-def]
         batches.append(len(orders))
@@ -209,7 +209,7 @@ def test_a_drain_run_recovers_first_and_again_after_a_failure(
             raise OperationalError("(2013) Lost connection to MySQL server during query")
         real_persist(orders)
 
-    monkeypatch.setattr(drain, "_persist", database_blip)
+    monkeypatch.setattr(drain, "persist", database_blip)
     settings.SECKILL_DRAIN_LOOP_SECONDS = 2  # the failed pass backs off 1 s, then retries
 
     assert drain_seckill_orders() == 4
