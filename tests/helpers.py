@@ -59,9 +59,12 @@ def warm_near_cache(cache: CacheClient, ident: object, loader: Callable[[], Any]
     wait_until(nearcache._tracker.ready, timeout=10)
     key = cache.key(ident)
     if not get_redis().exists(key):
-        before = nearcache._tracker.token(key)
+        # This key's own stamp, not the token: a late FLUSHDB notice from the fixture
+        # changes the token too, and this key's notice could still be on its way.
+        # Notices arrive in order, so once this one is in, any earlier flush is too.
+        before = nearcache._tracker._stamps.get(key)
         cache.get(ident, loader)
-        wait_until(lambda: nearcache._tracker.token(key) != before, timeout=5)
+        wait_until(lambda: nearcache._tracker._stamps.get(key) != before, timeout=5)
     value = cache.get(ident, loader)  # a Redis hit, now kept locally
     assert key in cache.near._data
     return value

@@ -50,11 +50,12 @@ def start_celery(
     )  # fmt: skip
 
 
-def start_worker(database_url: str) -> subprocess.Popen:
+def start_worker(database_url: str, **settings: str) -> subprocess.Popen:
+    """A solo-pool worker on `database_url`; `settings` override env-read settings."""
     return start_celery(
         "worker", "--pool", "solo", "--loglevel", "WARNING",
         "--without-heartbeat", "--without-mingle", "--without-gossip",
-        env=worker_env(database_url),
+        env={**worker_env(database_url), **settings},
     )  # fmt: skip
 
 

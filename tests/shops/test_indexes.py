@@ -97,9 +97,11 @@ def test_seed_demo_has_types_and_shops_near_the_city_centre(api) -> None:
 
 
 @pytest.mark.django_db
-def test_shop_views_count_unique_visitors_and_page_views(api, user_api, user, redis_client) -> None:
+def test_shop_views_count_unique_visitors_and_page_views(
+    api, user_api, user, redis_client, fake_clock
+) -> None:
     shop = ShopFactory()
-    day = visits.local_day()
+    day = visits.local_day()  # the fake clock stands still: no midnight before the checks
 
     user_api.get(f"/api/shops/{shop.id}")
     user_api.get(f"/api/shops/{shop.id}")
@@ -118,7 +120,9 @@ def test_shop_views_count_unique_visitors_and_page_views(api, user_api, user, re
 
 
 @pytest.mark.django_db
-def test_views_are_written_in_batches_by_the_background_flusher(api, redis_client) -> None:
+def test_views_are_written_in_batches_by_the_background_flusher(
+    api, redis_client, fake_clock
+) -> None:
     shop = ShopFactory()
     day = visits.local_day()
 
@@ -133,7 +137,7 @@ def test_views_are_written_in_batches_by_the_background_flusher(api, redis_clien
 
 @pytest.mark.django_db
 def test_a_logged_in_viewer_counts_once_and_gets_the_token_refreshed(
-    user, user_api, redis_client
+    user, user_api, redis_client, fake_clock
 ) -> None:
     shop = ShopFactory()
     token = user_api._credentials["HTTP_AUTHORIZATION"].split()[1]

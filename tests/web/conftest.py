@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -47,6 +47,7 @@ def page(browser: Browser, live_server, eager_tasks) -> Iterator[Page]:  # type:
     context = browser.new_context(viewport=PHONE, base_url=live_server.url)
     page = context.new_page()
     page.set_default_timeout(10_000)
+    expect.set_options(timeout=10_000)  # expect() has its own default (5 s)
     problems: list[str] = []
 
     def on_console(msg: ConsoleMessage) -> None:

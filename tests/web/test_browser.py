@@ -4,6 +4,7 @@ like a blog, follow someone and see their new blog in the feed, sign in for the 
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -11,7 +12,9 @@ from playwright.sync_api import Page, expect
 from accounts.models import User
 from accounts.sms import locmem
 from blogs import services as blogs
+from dianping import clock
 from follows import services as follows
+from tests.conftest import FakeClock
 from tests.factories import BlogFactory, ShopFactory, UserFactory
 from tests.vouchers.sales import drain_all, start_sale
 from tests.web.conftest import screenshot
@@ -93,8 +96,16 @@ def test_the_feed_scrolls_to_its_end_and_login_returns_to_the_asked_page(page: P
     expect(page.get_by_role("heading", name="Following")).to_be_visible()
     reader = User.objects.get(phone=reader_phone)
     follows.follow(user_id=reader.id, target_id=author.id)
-    for i in range(25):
-        blogs.blog_create(user_id=author.id, data={"title": f"note {i:02d}", "content": "c"})
+    # A second apart: blogs of one millisecond come in id-as-text order (decision 83),
+    # and "10" would then come before "9".
+    published = FakeClock(time.time() - 60)
+    clock.set_source(published)
+    try:
+        for i in range(25):
+            blogs.blog_create(user_id=author.id, data={"title": f"note {i:02d}", "content": "c"})
+            published.advance(1)
+    finally:
+        clock.set_source(None)
 
     page.reload()
     end = page.get_by_text("You are all caught up.")
