@@ -7,10 +7,12 @@ score already shown, so neither new arrivals nor shared timestamps repeat or ski
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Q
 
 from dianping import clock
 from dianping.redis import keys
@@ -21,6 +23,7 @@ from follows.models import Follow
 from .models import Blog
 
 _PUSH = lua(__file__, "feed_push.lua")
+log = logging.getLogger(__name__)
 FEED_PAGE_SIZE = 10
 
 
@@ -31,9 +34,9 @@ def score_of(blog: Blog) -> int:
 def feed_push_batch(blog_id: int, *, after_follower: int = 0) -> int | None:
     """Push a blog to the next FEED_PUSH_BATCH followers of its author (by id, after
     `after_follower`) in one round trip; returns where the next batch starts, or None."""
-    blog = Blog.objects.filter(pk=blog_id).only("id", "user_id", "created_at").first()
-    if blog is None:
-        return None  # deleted before its push ran
+    blog = Blog.objects.filter(pk=blog_id).only("id", "user_id", "created_at", "pushed_at").first()
+    if blog is None or blog.pushed_at is not None:
+        return None  # deleted before its push ran, or another run of its push finished
     followers = list(
         Follow.objects.filter(followed_id=blog.user_id, user_id__gt=after_follower)
         .order_by("user_id")
@@ -42,19 +45,33 @@ def feed_push_batch(blog_id: int, *, after_follower: int = 0) -> int | None:
     pipe = get_redis().pipeline(transaction=False)
     for follower in followers:
         _queue_push(pipe, follower, blog.user_id, [(score_of(blog), blog.id)])
-    pipe.execute()
+    # One follower's broken keys (a WRONGTYPE, say) must not fail the others, nor keep
+    # the blog unpushed forever. Redis refusing them all (out of memory, say) is Redis's
+    # fault: raise, so the blog stays unpushed and the sweep tries again later.
+    replies = pipe.execute(raise_on_error=False)
+    errors = {f: r for f, r in zip(followers, replies, strict=True) if isinstance(r, Exception)}
+    if errors and len(errors) == len(followers):
+        raise next(iter(errors.values()))
+    if errors:
+        log.error("feed push of blog %s refused for followers: %r", blog_id, errors)
     if len(followers) == settings.FEED_PUSH_BATCH:
         return followers[-1]
     Blog.objects.filter(pk=blog_id, pushed_at__isnull=True).update(pushed_at=clock.now())
     return None
 
 
-def feed_unpushed(limit: int) -> list[int]:
-    """Blogs whose push should have finished by now and has not (oldest first): their
-    task was lost on the way to the broker, or gave up. Pushing again is harmless."""
-    overdue = clock.now() - timedelta(seconds=settings.FEED_PUSH_RETRY_AFTER)
-    unpushed = Blog.objects.filter(pushed_at__isnull=True, created_at__lte=overdue)
-    return list(unpushed.order_by("created_at").values_list("id", flat=True)[:limit])
+def feed_claim_unpushed(limit: int) -> list[int]:
+    """Blogs whose push should have finished by now and has not (oldest first), not
+    retried within the last interval either; they are marked retried now. Their task was
+    lost on the way to the broker, or gave up. Pushing again is harmless."""
+    now = clock.now()
+    overdue = now - timedelta(seconds=settings.FEED_PUSH_RETRY_AFTER)
+    unpushed = Blog.objects.filter(pushed_at__isnull=True, created_at__lte=overdue).filter(
+        Q(push_retried_at__isnull=True) | Q(push_retried_at__lte=overdue)
+    )
+    ids = list(unpushed.order_by("created_at").values_list("id", flat=True)[:limit])
+    Blog.objects.filter(pk__in=ids).update(push_retried_at=now)
+    return ids
 
 
 def feed_backfill(*, user_id: int, author_id: int) -> None:

@@ -26,8 +26,10 @@ class Blog(models.Model):
     created_at = models.DateTimeField(default=clock.now, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
     # Set when the push to the followers' feeds finished; a blog left without it (its
-    # push was never enqueued, or gave up) is pushed again by a periodic sweep.
+    # push was never enqueued, or gave up) is pushed again by a periodic sweep, which
+    # notes when it last did so, to retry each blog at most once per interval.
     pushed_at = models.DateTimeField(null=True, blank=True, editable=False)
+    push_retried_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]

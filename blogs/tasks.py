@@ -33,7 +33,7 @@ def push_to_followers(blog_id: int, after_follower: int = 0) -> None:
 @shared_task(ignore_result=True)
 def push_unpushed_blogs() -> int:
     """Beat, every minute: enqueue again the pushes that never finished."""
-    blog_ids = feed.feed_unpushed(settings.FEED_PUSH_SWEEP_BATCH)
+    blog_ids = feed.feed_claim_unpushed(settings.FEED_PUSH_SWEEP_BATCH)
     for blog_id in blog_ids:
         push_to_followers.delay(blog_id)
     return len(blog_ids)

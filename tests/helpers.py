@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -59,12 +60,12 @@ def warm_near_cache(cache: CacheClient, ident: object, loader: Callable[[], Any]
     wait_until(nearcache._tracker.ready, timeout=10)
     key = cache.key(ident)
     if not get_redis().exists(key):
-        # This key's own stamp, not the token: a late FLUSHDB notice from the fixture
-        # changes the token too, and this key's notice could still be on its way.
-        # Notices arrive in order, so once this one is in, any earlier flush is too.
-        before = nearcache._tracker._stamps.get(key)
         cache.get(ident, loader)
-        wait_until(lambda: nearcache._tracker._stamps.get(key) != before, timeout=5)
+    # A barrier: notices arrive in order, so once a fresh key's notice is in, so are the
+    # fill's and any late one from an earlier test (a FLUSHDB, or this very key).
+    barrier = f"{nearcache.TRACKED_PREFIX}barrier:{uuid.uuid4().hex}"
+    get_redis().set(barrier, 1, px=1000)
+    wait_until(lambda: barrier in nearcache._tracker._stamps, timeout=5)
     value = cache.get(ident, loader)  # a Redis hit, now kept locally
     assert key in cache.near._data
     return value

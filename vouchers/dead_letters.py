@@ -68,14 +68,21 @@ def dead_letters(*, shard: int | None = None) -> list[DeadLetter]:
     ]
 
 
+class LockLost(Exception):
+    """The shard's lock ran out mid-replay: a drainer or reconcile may act meanwhile."""
+
+
 def replay(*, shard: int | None = None) -> Replay:
     """Persist the dead-lettered orders that can be, and remove their letters."""
     shards = range(settings.SECKILL_SHARDS) if shard is None else [shard]
     outcome = Replay(replayed=[], kept=[])
     for s in shards:
-        # The drain's lock: no drainer persists or dead-letters in this shard meanwhile.
-        with shard_lock(s, ttl=30, watchdog=True, wait=60):
+        # The drain's lock: no drainer persists or dead-letters in this shard, and no
+        # reconcile releases units in it, while we check and write.
+        with shard_lock(s, ttl=30, watchdog=True, wait=60) as lock:
             for letter in dead_letters(shard=s):
+                if lock.lost:
+                    raise LockLost(f"shard {s}: lock lost; replayed so far: {outcome.replayed}")
                 order = letter.order()
                 if order is None:
                     outcome.kept.append((letter, "unreadable: no order, user or voucher"))
@@ -87,19 +94,24 @@ def replay(*, shard: int | None = None) -> Replay:
 
 
 def _replay_one(letter: DeadLetter, order: Accepted) -> str | None:
-    """Persist one letter's order; returns why it was kept, or None once replayed."""
-    holder = get_redis().hget(buyers_key(order.voucher_id), order.user_id)
+    """Persist one letter's order; returns why it was kept, or None once replayed.
+
+    The pay timeout is scheduled first: an order in the database without one would hold
+    its unit forever. A timeout whose order never got written finds nothing to cancel;
+    a crash after the commit only makes the next replay find the order and finish."""
+    client = get_redis()
+    holder = client.hget(buyers_key(order.voucher_id), order.user_id)
     if holder != pending_field(order.order_id).encode():
         return "its unit was released since (reconcile --fix or a cancellation): not replayed"
+    pay_timeouts().schedule(str(order.order_id), delay=settings.ORDER_PAY_TIMEOUT)
     try:
         persist([order])
     except Exception as exc:  # the cause is not fixed yet: keep the letter, say why
         return f"still failing: {exc!r}"
-    # A crash here only means the next replay finds the order persisted and finishes.
-    pipe = get_redis().pipeline(transaction=True)
-    pay_timeouts().queue_schedule_many(
-        pipe, [str(order.order_id)], delay=settings.ORDER_PAY_TIMEOUT
-    )
+    pipe = client.pipeline(transaction=True)
     pipe.xdel(keys.seckill_dead_letters(letter.shard), letter.letter_id)
+    # Left behind if a drainer died between dead-lettering and this cleanup: reconcile
+    # would count the order twice (persisted and pending).
+    pipe.hdel(keys.seckill_pending(letter.shard), pending_field(order.order_id))
     pipe.execute()
     return None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -207,9 +208,12 @@ def _count_failure(shard: int, order: Accepted, exc: Exception) -> None:
             b"voucher": str(order.voucher_id), b"user": str(order.user_id),
             b"order": str(order.order_id),
         }  # fmt: skip
-        _dead_letter(shard, [(order.entry_id, fields, f"failed {failures} times: {exc!r}")])
-        # It will never persist: stop showing it as pending (the dead letter keeps it).
-        get_redis().hdel(keys.seckill_pending(shard), pending_field(order.order_id))
+        # It will never persist: it stops showing as pending (the dead letter keeps it).
+        _dead_letter(
+            shard,
+            [(order.entry_id, fields, f"failed {failures} times: {exc!r}")],
+            no_longer_pending=[pending_field(order.order_id)],
+        )
 
 
 @transaction.atomic
@@ -305,11 +309,17 @@ def _lag_histogram(done: list[Accepted]) -> Counter[str]:
     return histogram
 
 
-def _dead_letter(shard: int, poison: list[tuple[bytes, dict, str]]) -> None:
-    """Move entries that cannot be persisted aside, with the reason: reported, kept."""
+def _dead_letter(
+    shard: int, poison: list[tuple[bytes, dict, str]], *, no_longer_pending: Sequence[str] = ()
+) -> None:
+    """Move entries that cannot be persisted aside, with the reason: reported, kept. In
+    the same step their orders leave the pending hash (reconcile reads it as "sold,
+    not yet in the database")."""
     if not poison:
         return
     pipe = get_redis().pipeline(transaction=True)
+    if no_longer_pending:
+        pipe.hdel(keys.seckill_pending(shard), *no_longer_pending)
     for entry_id, fields, reason in poison:
         log.error("seckill drain: entry %s dead-lettered (%s): %s", entry_id, reason, fields)
         pipe.xadd(

@@ -267,11 +267,18 @@ FEED_INBOX_MAX = env.int("FEED_INBOX_MAX", default=1000)  # newest items kept pe
 FEED_PUSH_BATCH = 500  # followers per push task run
 FEED_BACKFILL = 20  # recent blogs a new follow brings into the inbox
 # A blog whose push has not finished this long after it was made is pushed again (its
-# task was never enqueued, or gave up): the sweep runs every minute, SWEEP_BATCH at a time.
-FEED_PUSH_RETRY_AFTER = 120.0  # seconds
+# task was never enqueued, or gave up), and again each interval until it finishes: the
+# sweep runs every minute, SWEEP_BATCH at a time.
+FEED_PUSH_RETRY_AFTER = env.float("FEED_PUSH_RETRY_AFTER", default=120.0)  # seconds
 FEED_PUSH_SWEEP_BATCH = 200
 CELERY_BEAT_SCHEDULE.update(
-    {"push-unpushed-blogs": {"task": "blogs.tasks.push_unpushed_blogs", "schedule": 60.0}}
+    {
+        "push-unpushed-blogs": {
+            "task": "blogs.tasks.push_unpushed_blogs",
+            "schedule": 60.0,
+            "options": {"expires": 55},  # sweeps queued during an outage are dropped, not piled
+        }
+    }
 )
 
 # --- Sign-in and statistics ---------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+import redis
 
 from blogs import feed, tasks
 from blogs.models import Blog
@@ -202,9 +203,73 @@ def test_the_sweep_pushes_blogs_whose_push_was_lost_once_they_are_overdue(
     assert not Blog.objects.filter(pushed_at__isnull=True).exists()
 
 
-def test_the_sweep_runs_every_minute_on_beat(settings) -> None:
+@pytest.mark.django_db
+def test_the_sweep_retries_a_blog_at_most_once_per_interval_and_skips_past_it(
+    fake_clock, settings
+) -> None:
+    """A blog whose push keeps failing neither gets a new chain every minute nor holds
+    up the blogs behind it."""
+    settings.FEED_PUSH_SWEEP_BATCH = 1
+    old = clock.now() - timedelta(minutes=10)
+    stuck, behind = (BlogFactory(created_at=old + timedelta(seconds=i)) for i in range(2))
+
+    assert feed.feed_claim_unpushed(1) == [stuck.id]
+    assert feed.feed_claim_unpushed(1) == [behind.id]  # the stuck one does not block it
+    assert feed.feed_claim_unpushed(1) == []
+    fake_clock.advance(settings.FEED_PUSH_RETRY_AFTER)
+    assert feed.feed_claim_unpushed(1) == [stuck.id]  # still unpushed: retried again
+
+
+@pytest.mark.django_db(transaction=True)  # follows sync Redis after commit
+def test_one_followers_broken_inbox_neither_stops_the_others_nor_the_blog(
+    user, other_user, redis_client, caplog
+) -> None:
+    author = UserFactory()
+    for fan in (user, other_user):
+        follows.follow(user_id=fan.id, target_id=author.id)
+    redis_client.set(keys.feed_inbox(other_user.id), "not a sorted set")
+    blog = BlogFactory(user=author)
+
+    assert feed.feed_push_batch(blog.id) is None
+
+    assert _inbox(redis_client, user) == [blog.id]
+    assert Blog.objects.get(pk=blog.id).pushed_at is not None
+    assert f"refused for followers: {{{other_user.id}: " in caplog.text
+
+
+@pytest.mark.django_db(transaction=True)  # follows sync Redis after commit
+def test_a_push_redis_refuses_for_everyone_leaves_the_blog_for_the_sweep(
+    user, redis_client
+) -> None:
+    author = UserFactory()
+    follows.follow(user_id=user.id, target_id=author.id)
+    redis_client.set(keys.feed_inbox(user.id), "not a sorted set")
+    blog = BlogFactory(user=author)
+
+    with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
+        feed.feed_push_batch(blog.id)
+
+    assert Blog.objects.get(pk=blog.id).pushed_at is None
+
+
+@pytest.mark.django_db(transaction=True)  # follows sync Redis after commit
+def test_a_second_run_of_a_finished_push_stops_at_once(user, redis_client) -> None:
+    author = UserFactory()
+    blog = BlogFactory(user=author)
+    assert feed.feed_push_batch(blog.id) is None  # nobody follows yet: done
+    follows.follow(user_id=user.id, target_id=author.id)
+    redis_client.delete(keys.feed_inbox(user.id))  # forget the follow's backfill
+
+    assert feed.feed_push_batch(blog.id) is None  # a sweep's late duplicate
+
+    assert _inbox(redis_client, user) == []
+
+
+def test_the_sweep_runs_every_minute_on_beat_and_drops_stale_runs(settings) -> None:
     schedule = settings.CELERY_BEAT_SCHEDULE["push-unpushed-blogs"]
-    assert schedule == {"task": tasks.push_unpushed_blogs.name, "schedule": 60.0}
+    assert schedule["task"] == tasks.push_unpushed_blogs.name
+    assert schedule["schedule"] == 60.0
+    assert schedule["options"]["expires"] < 60
 
 
 @pytest.mark.django_db(transaction=True)  # follows sync Redis after commit

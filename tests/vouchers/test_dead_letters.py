@@ -12,7 +12,7 @@ from tests.factories import UserFactory
 from tests.vouchers.sales import drain_all, start_sale
 from vouchers import dead_letters, reconcile, seckill, stock
 from vouchers.models import Voucher, VoucherOrder
-from vouchers.orders import pay_timeouts
+from vouchers.orders import pay_timeouts, pending_field
 
 
 @pytest.fixture
@@ -63,13 +63,22 @@ def test_a_replay_before_the_cause_is_fixed_keeps_every_letter(broken_sale, redi
 
 def test_a_replay_after_the_fix_persists_each_order_once(broken_sale, redis_client, capsys) -> None:
     sale, accepted = broken_sale
-    Voucher.objects.filter(pk=sale.pk).update(stock=97)  # the operator restores the stock
+    Voucher.objects.filter(pk=sale.pk).update(stock=100)  # the operator restores the stock
+    # An older drainer that died between dead-lettering and its cleanup left one behind.
+    left = dead_letters.dead_letters()[0].order()
+    redis_client.hset(
+        keys.seckill_pending(stock.shard_of(sale.id)),
+        pending_field(left.order_id),
+        f"{left.user_id}:{sale.id}",
+    )
 
     call_command("seckill_dead_letters", "--replay")
 
     assert "3 replayed, 0 kept" in capsys.readouterr().out
     assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(accepted)
-    assert Voucher.objects.get(pk=sale.pk).stock == 94
+    assert Voucher.objects.get(pk=sale.pk).stock == 97
+    assert redis_client.get(stock.stock_key(sale.id)) == b"97"
+    assert reconcile.seckill_drift(voucher_id=sale.id)[0].clean  # nothing counted twice
     assert _due(redis_client) >= set(accepted)  # unpaid orders still time out
     assert dead_letters.dead_letters() == []
     assert dead_letters.replay().replayed == []  # nothing left: a second replay is a no-op
@@ -99,7 +108,7 @@ def test_an_unreadable_letter_is_kept_and_does_not_stop_the_others(
     sale, accepted = broken_sale
     shard = stock.shard_of(sale.id)
     redis_client.xadd(keys.seckill_dead_letters(shard), {"user": "x", "reason": "malformed"})
-    Voucher.objects.filter(pk=sale.pk).update(stock=97)
+    Voucher.objects.filter(pk=sale.pk).update(stock=100)
 
     outcome = dead_letters.replay(shard=shard)
 
