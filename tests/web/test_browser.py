@@ -89,6 +89,24 @@ def test_follow_someone_and_see_their_new_blog_in_the_feed(page: Page) -> None:
     screenshot(page, "feed")
 
 
+def test_a_feed_page_that_failed_to_load_can_be_tried_again(page: Page) -> None:
+    author = UserFactory()
+    _log_in(page, "13900000006")
+    reader = User.objects.get(phone="13900000006")
+    follows.follow(user_id=reader.id, target_id=author.id)
+    blogs.blog_create(user_id=author.id, data={"title": "Dumplings at dawn", "content": "c"})
+    # The server is briefly unavailable for the first feed request.
+    page.route("**/api/feed", lambda route: route.fulfill(status=503, json={"detail": "Busy."}))
+
+    page.goto("/#/feed")
+    expect(page.get_by_role("status")).to_have_text("Busy.")
+    page.unroute("**/api/feed")
+    page.get_by_role("button", name="Try again").click()
+
+    expect(page.get_by_role("link", name="Dumplings at dawn")).to_be_visible()
+    expect(page.get_by_role("button", name="Try again")).to_be_hidden()
+
+
 def test_the_feed_scrolls_to_its_end_and_login_returns_to_the_asked_page(page: Page) -> None:
     author = UserFactory()
     reader_phone = "13900000005"

@@ -454,11 +454,16 @@ async function feedPage() {
   if (needLogin()) return;
   const list = h("div");
   const end = h("p", { class: "muted", role: "status" });
+  const retry = h("button", { type: "button", hidden: true, onclick: () => { retry.hidden = true; more(); } }, "Try again");
   const sentinel = h("div", { "aria-hidden": "true" });
   let cursor = {};
   let loading = false;
   let finished = false;
-  const sentinelVisible = () => sentinel.isConnected && sentinel.getBoundingClientRect().top < window.innerHeight;
+  // Load the next page when the sentinel under the list comes within 300 px of view.
+  const observer = new IntersectionObserver((entries) => {
+    if (!sentinel.isConnected) { observer.disconnect(); return; }
+    if (entries.some((e) => e.isIntersecting)) more();
+  }, { rootMargin: "0px 0px 300px 0px" });
   async function more() {
     if (loading || finished) return;
     loading = true;
@@ -470,23 +475,24 @@ async function feedPage() {
       cursor = { max_time: page.min_time, offset: page.offset };
       if (!page.results.length) {
         finished = true;
+        observer.disconnect();
         end.textContent = list.children.length ? "You are all caught up." : "Nothing yet: follow people to see their notes here.";
+        return;
       }
     } catch (error) {
-      end.textContent = `${explain(error)} Scroll to retry.`;
+      end.textContent = explain(error);
+      retry.hidden = false;
       return;
     } finally {
       loading = false;
     }
-    if (sentinelVisible()) await more(); // the page is not full yet: the observer won't fire again
+    // Observe afresh: a new observation always reports first whether the sentinel is in
+    // view (the page is not full yet), which an unchanged view would never report again.
+    observer.unobserve(sentinel);
+    observer.observe(sentinel);
   }
-  show(h("h1", {}, "Following"), list, sentinel, end);
-  const observer = new IntersectionObserver((entries) => {
-    if (!sentinel.isConnected) { observer.disconnect(); return; }
-    if (entries.some((e) => e.isIntersecting)) more();
-  });
-  observer.observe(sentinel);
-  await more();
+  show(h("h1", {}, "Following"), list, sentinel, end, retry);
+  observer.observe(sentinel); // its first report loads the first page
 }
 
 async function signPage() {
