@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from dianping.redis import ids, keys
+from dianping.redis import keys
 from dianping.redis.client import get_redis
 
-from .drain import Accepted, persist, shard_lock
+from .drain import MALFORMED, Accepted, accepted_from, persist, shard_lock
 from .orders import pay_timeouts, pending_field
 from .stock import buyers_key
 
@@ -35,19 +35,9 @@ class DeadLetter:
 
     def order(self) -> Accepted | None:
         """The accepted order this letter keeps, or None if it cannot be read back."""
-        try:
-            if b"order" in self.fields:
-                order_id = int(self.fields[b"order"])
-            else:  # a malformed entry keeps the stream entry's own fields
-                seconds, low = int(self.fields[b"seconds"]), int(self.fields[b"low"])
-                order_id = ids.compose(ids.ID_EPOCH + seconds, low)
-            return Accepted(
-                entry_id=self.fields.get(b"entry", self.letter_id),
-                order_id=order_id,
-                user_id=int(self.fields[b"user"]),
-                voucher_id=int(self.fields[b"voucher"]),
-            )
-        except (KeyError, ValueError, OverflowError):
+        try:  # a letter keeps its stream entry's fields
+            return accepted_from(self.fields.get(b"entry", self.letter_id), self.fields)
+        except MALFORMED:
             return None
 
 

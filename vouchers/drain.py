@@ -50,6 +50,28 @@ class Accepted:
     def created_at(self) -> datetime:
         return datetime.fromtimestamp(ids.timestamp_of(self.order_id), tz=UTC)
 
+    def entry_fields(self) -> dict[bytes, str]:
+        """The order as seckill.lua wrote it to the stream (what `accepted_from` reads)."""
+        seconds, low = ids.parts(self.order_id)
+        return {
+            b"voucher": str(self.voucher_id), b"user": str(self.user_id),
+            b"seconds": str(seconds), b"low": str(low),
+        }  # fmt: skip
+
+
+MALFORMED = (KeyError, ValueError, OverflowError)
+
+
+def accepted_from(entry_id: bytes, fields: dict[bytes, bytes]) -> Accepted:
+    """The order in a stream entry's fields; raises one of MALFORMED if they are broken."""
+    seconds, low = int(fields[b"seconds"]), int(fields[b"low"])
+    return Accepted(
+        entry_id=entry_id,
+        order_id=ids.compose(ids.ID_EPOCH + seconds, low),
+        user_id=int(fields[b"user"]),
+        voucher_id=int(fields[b"voucher"]),
+    )
+
 
 class OrderFault(Exception):
     """The orders' own data is wrong (not the system): always counted against them, so a
@@ -190,10 +212,8 @@ def _parse(entries) -> tuple[list[Accepted], list[tuple[bytes, dict, str]]]:  # 
     good, malformed = [], []
     for entry_id, fields in entries:
         try:
-            seconds, low = int(fields[b"seconds"]), int(fields[b"low"])
-            order_id = ids.compose(ids.ID_EPOCH + seconds, low)
-            good.append(Accepted(entry_id, order_id, int(fields[b"user"]), int(fields[b"voucher"])))
-        except (KeyError, ValueError, OverflowError) as exc:
+            good.append(accepted_from(entry_id, fields))
+        except MALFORMED as exc:
             malformed.append((entry_id, fields, f"malformed: {exc!r}"))
     return good, malformed
 
@@ -204,10 +224,7 @@ def _count_failure(shard: int, order: Accepted, exc: Exception) -> None:
     failures = get_redis().hincrby(failures_key, order.entry_id, 1)
     log.warning("seckill drain: order %s failed (%d): %s", order.order_id, failures, exc)
     if failures >= settings.SECKILL_MAX_DELIVERIES:
-        fields = {
-            b"voucher": str(order.voucher_id), b"user": str(order.user_id),
-            b"order": str(order.order_id),
-        }  # fmt: skip
+        fields = {**order.entry_fields(), b"order": str(order.order_id)}  # order: for people
         # It will never persist: it stops showing as pending (the dead letter keeps it).
         _dead_letter(
             shard,

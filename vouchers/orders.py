@@ -11,7 +11,7 @@ from django.db.models import F
 
 from dianping import clock
 from dianping.errors import Conflict, NotFound
-from dianping.redis import keys
+from dianping.redis import ids, keys
 from dianping.redis.client import get_redis
 from dianping.redis.delayqueue import DelayQueue
 from dianping.redis.scripts import lua
@@ -30,7 +30,7 @@ def pay_timeouts() -> DelayQueue:
 
 def pending_field(order_id: int) -> str:
     """The order's field in its shard's pending hash (see seckill.lua)."""
-    return f"{order_id >> 32}:{order_id & 0xFFFFFFFF}"
+    return "{}:{}".format(*ids.parts(order_id))
 
 
 def shard_of_order(order_id: int, shard_bits: int) -> int:

@@ -35,6 +35,11 @@ def compose(epoch_seconds: int, counter: int) -> int:
     return (epoch_seconds - ID_EPOCH) << COUNTER_BITS | counter
 
 
+def parts(identifier: int) -> tuple[int, int]:
+    """The two halves `compose` joined: seconds since ID_EPOCH, and the counter value."""
+    return identifier >> COUNTER_BITS, identifier & ((1 << COUNTER_BITS) - 1)
+
+
 def timestamp_of(identifier: int) -> int:
     """The Unix timestamp (seconds) an id was made at."""
     return (identifier >> COUNTER_BITS) + ID_EPOCH

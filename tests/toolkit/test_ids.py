@@ -42,6 +42,8 @@ def test_id_encodes_its_time_and_counter(fake_clock) -> None:
 
     assert ids.timestamp_of(first) == int(fake_clock.value)
     assert first & 0xFFFFFFFF == 1
+    assert ids.parts(first) == (int(fake_clock.value) - ids.ID_EPOCH, 1)
+    assert ids.compose(ids.timestamp_of(first), ids.parts(first)[1]) == first
     assert second == first + 1
     assert ids.next_id("blog") & 0xFFFFFFFF == 1  # each prefix counts on its own
 
