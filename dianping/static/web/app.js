@@ -100,13 +100,19 @@ function message(el, text, ok = false) {
 const money = (fen) => `¥${(fen / 100).toFixed(fen % 100 ? 2 : 0)}`;
 const when = (iso) => new Date(iso).toLocaleString();
 
+// Answers worth saying differently from the server's own `detail`.
+const CODE_MESSAGES = {
+  sold_out: "Sold out. Better luck next time!",
+  duplicate_order: "You already bought this voucher: see My vouchers.",
+};
+
 function explain(error) {
   if (error instanceof ApiError) {
     if (error.status === 401) return "Please log in first.";
     if (error.body && error.body.errors) {
       return Object.entries(error.body.errors).map(([field, problems]) => `${field}: ${problems.join(" ")}`).join(" ");
     }
-    return error.message;
+    return CODE_MESSAGES[error.code] || error.message;
   }
   return "Something went wrong; please try again.";
 }
@@ -153,25 +159,22 @@ async function loginPage(params) {
   const status = h("p", { class: "message", role: "status" });
   const phone = h("input", { id: "phone", name: "phone", type: "tel", inputmode: "numeric", autocomplete: "tel", placeholder: "13800000001" });
   const code = h("input", { id: "code", name: "code", inputmode: "numeric", autocomplete: "one-time-code", maxlength: "6" });
-  const send = h("button", { type: "button", class: "secondary", onclick: async () => {
-    try {
-      await api("POST", "auth/code", { phone: phone.value.trim() });
-      message(status, "Code sent. In development it is printed where the server runs (the make run terminal).", true);
-      code.focus();
-    } catch (error) { message(status, explain(error)); }
-  } }, "Send code");
-  const form = h("form", { onsubmit: async (event) => {
-    event.preventDefault();
-    try {
-      const result = await api("POST", "auth/login", { phone: phone.value.trim(), code: code.value.trim() });
-      session.save(result.token, result.user);
-      renderAccountLink();
-      location.hash = params.get("next") || "#/";
-    } catch (error) { message(status, explain(error)); }
-  } },
+  const send = h("button", { type: "button", class: "secondary" }, "Send code");
+  send.addEventListener("click", act(send, status, async () => {
+    await api("POST", "auth/code", { phone: phone.value.trim() });
+    message(status, "Code sent. In development it is printed where the server runs (the make run terminal).", true);
+    code.focus();
+  }));
+  const submit = h("button", { type: "submit" }, "Log in");
+  const form = h("form", { onsubmit: act(submit, status, async () => {
+    const result = await api("POST", "auth/login", { phone: phone.value.trim(), code: code.value.trim() });
+    session.save(result.token, result.user);
+    renderAccountLink();
+    location.hash = params.get("next") || "#/";
+  }) },
   h("label", { for: "phone" }, "Phone number"), h("div", { class: "row" }, phone, send),
   h("label", { for: "code" }, "Code"), code,
-  h("p", {}, h("button", { type: "submit" }, "Log in")));
+  h("p", {}, submit));
   show(h("h1", {}, "Log in"),
     h("p", { class: "muted" }, "Any mainland mobile number works; a new number gets a new account. Demo users: 13800000001 … 13800000010."),
     form, status);
@@ -259,14 +262,6 @@ function countdown(el, beginIso, done) {
   tick();
 }
 
-const GRAB_ANSWERS = {
-  sold_out: "Sold out. Better luck next time!",
-  duplicate_order: "You already bought this voucher: see My vouchers.",
-  not_started: "The sale has not started yet.",
-  ended: "This sale has ended.",
-  throttled: "Too many attempts; wait a moment.",
-};
-
 function voucherCard(voucher) {
   const status = h("p", { class: "message", role: "status" });
   const card = h("article", { class: "card" },
@@ -275,20 +270,14 @@ function voucherCard(voucher) {
   if (voucher.type !== "seckill") return card;
   let left = voucher.remaining ?? voucher.stock;
   const stock = h("span", {}, `${left} left`);
-  const grab = h("button", { type: "button", onclick: async () => {
+  const grab = h("button", { type: "button" }, "Grab");
+  grab.addEventListener("click", act(grab, status, async () => {
     if (needLogin()) return;
-    grab.disabled = true;
-    try {
-      const result = await api("POST", `vouchers/${voucher.id}/seckill`);
-      message(status, `Got it! Order ${result.order_id}. Pay for it in My vouchers.`, true);
-      left = Math.max(0, left - 1);
-      stock.textContent = `${left} left`;
-    } catch (error) {
-      message(status, GRAB_ANSWERS[error.code] || (error.status === 429 ? GRAB_ANSWERS.throttled : explain(error)));
-    } finally {
-      grab.disabled = false;
-    }
-  } }, "Grab");
+    const result = await api("POST", `vouchers/${voucher.id}/seckill`);
+    message(status, `Got it! Order ${result.order_id}. Pay for it in My vouchers.`, true);
+    left = Math.max(0, left - 1);
+    stock.textContent = `${left} left`;
+  }));
   const info = h("p", { class: "muted" }, stock, ` · ends ${when(voucher.end_time)}`);
   card.append(info);
   if (voucher.status === "pending") {
@@ -375,21 +364,18 @@ async function blogPage(id) {
     like.setAttribute("aria-pressed", String(liked));
     like.textContent = liked ? "♥ Liked" : "♡ Like";
     count.textContent = String(state.liked);
-    fillLikers(await get(`blogs/${id}/likes`));
+    get(`blogs/${id}/likes`).then(fillLikers, () => {}); // the like stands even if this fails
   }));
-  const commentList = h("div", {}, comments.results.map((c) =>
-    h("p", { class: "card" }, h("strong", {}, c.user.nick_name), ": ", c.content)));
+  const commentItem = (c) => h("p", { class: "card" }, h("strong", {}, c.user.nick_name), ": ", c.content);
+  const commentList = h("div", {}, comments.results.map(commentItem));
   const text = h("input", { id: "comment", name: "comment", maxlength: "1000" });
   const status = h("p", { class: "message", role: "status" });
-  const form = h("form", { onsubmit: async (event) => {
-    event.preventDefault();
+  const send = h("button", { type: "submit" }, "Send");
+  const form = h("form", { onsubmit: act(send, status, async () => {
     if (needLogin()) return;
-    try {
-      const c = await api("POST", `blogs/${id}/comments`, { content: text.value });
-      commentList.append(h("p", { class: "card" }, h("strong", {}, c.user.nick_name), ": ", c.content));
-      text.value = "";
-    } catch (error) { message(status, explain(error)); }
-  } }, h("label", { for: "comment" }, "Add a comment"), h("div", { class: "row" }, text, h("button", { type: "submit" }, "Send")));
+    commentList.append(commentItem(await api("POST", `blogs/${id}/comments`, { content: text.value })));
+    text.value = "";
+  }) }, h("label", { for: "comment" }, "Add a comment"), h("div", { class: "row" }, text, send));
   show(
     h("h1", {}, blog.title),
     h("p", { class: "muted" }, "by ", h("a", { href: `#/users/${blog.user.id}` }, blog.user.nick_name), ` · ${when(blog.created_at)}`,
@@ -406,16 +392,15 @@ async function writePage() {
   const title = h("input", { id: "title", name: "title", maxlength: "128", required: true });
   const content = h("textarea", { id: "content", name: "content", maxlength: "5000", required: true });
   const status = h("p", { class: "message", role: "status" });
-  show(h("h1", {}, "Write a note"), h("form", { onsubmit: async (event) => {
-    event.preventDefault();
-    try {
-      const blog = await api("POST", "blogs", { title: title.value, content: content.value });
-      location.hash = `#/blogs/${blog.id}`;
-    } catch (error) { message(status, explain(error)); }
-  } },
+  const publish = h("button", { type: "submit" }, "Publish");
+  show(h("h1", {}, "Write a note"), h("form", { onsubmit: act(publish, status, async () => {
+    const blog = await api("POST", "blogs", { title: title.value, content: content.value });
+    location.hash = `#/blogs/${blog.id}`;
+    return true; // published: leaving the page, never twice
+  }) },
   h("label", { for: "title" }, "Title"), title,
   h("label", { for: "content" }, "What was it like?"), content,
-  h("p", {}, h("button", { type: "submit" }, "Publish"))), status);
+  h("p", {}, publish)), status);
 }
 
 async function userPage(id) {
@@ -516,14 +501,19 @@ async function signPage() {
     }
     calendar.replaceChildren(...cells);
   }
-  drawCalendar(current.days);
+  const signedDays = [...current.days];
+  drawCalendar(signedDays);
   const button = h("button", { type: "button", disabled: streak.signed_today }, streak.signed_today ? "Signed today" : "Sign in today");
   button.addEventListener("click", act(button, status, async () => {
     const result = await api("POST", "sign");
     streakEl.textContent = String(result.streak);
     message(status, result.new ? "Signed! Come back tomorrow to keep the streak." : "Already signed today.", true);
     button.textContent = "Signed today";
-    drawCalendar((await get(`sign/month?month=${current.month}`)).days);
+    const day = Number(result.date.slice(8, 10)); // the server's day, "YYYY-MM-DD"
+    if (result.date.startsWith(current.month) && !signedDays.includes(day)) {
+      signedDays.push(day);
+      drawCalendar(signedDays);
+    }
     return true;
   }));
   const title = new Date(year, monthNumber - 1, 1).toLocaleString(undefined, { month: "long", year: "numeric" });
