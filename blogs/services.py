@@ -12,7 +12,7 @@ from dianping.errors import Forbidden, InvalidInput
 
 from . import likes, pages
 from .models import Blog, BlogComment
-from .selectors import blog_exists
+from .selectors import BlogNotFound, blog_exists
 
 WRITABLE = ("title", "content", "images", "shop_id")
 
@@ -69,7 +69,7 @@ def _own(blog_id: int, user_id: int) -> Blog:
     else's."""
     blog = Blog.objects.select_for_update().filter(pk=blog_id).first()
     if blog is None:
-        blog_exists(blog_id=blog_id)  # raises the 404
+        raise BlogNotFound()
     if blog.user_id != user_id:
         raise Forbidden("Only the author may change this blog.", code="not_author")
     return blog

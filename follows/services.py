@@ -65,10 +65,11 @@ def following_sets_rebuild() -> int:
     by_user: dict[int, list[int]] = {}
     for user_id, followed_id in Follow.objects.values_list("user_id", "followed_id").iterator():
         by_user.setdefault(user_id, []).append(followed_id)
+    live = {keys.following(user_id) for user_id in by_user}
     stale = [
         key
         for key in client.scan_iter(match=keys.following_pattern(), count=1000)
-        if keys.following_owner(key) not in by_user
+        if key.decode() not in live
     ]
     if stale:
         client.delete(*stale)

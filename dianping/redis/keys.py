@@ -224,12 +224,6 @@ def following_pattern() -> str:
     return "follow:{u*}:following"
 
 
-def following_owner(key: bytes | str) -> int:
-    """The user id in a `following` key."""
-    text = key.decode() if isinstance(key, bytes) else key
-    return int(text.split("{u", 1)[1].split("}", 1)[0])
-
-
 def feed_inbox(user_id: int) -> str:
     """Sorted set of blog ids pushed to a user, scored by the blog's time (ms); bounded.
     Shares the user's tag with `following`, so a push checks and writes in one script."""

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from blogs import likes
 from blogs.models import Blog, BlogComment
+from dianping.redis import keys
 from tests.conftest import client_for
 from tests.factories import BlogFactory, ShopFactory
 
@@ -72,9 +74,10 @@ def test_bad_input_is_400_and_creates_nothing(user_api, payload) -> None:
     assert not Blog.objects.exists()
 
 
-@pytest.mark.django_db
-def test_only_the_author_may_edit_or_delete(user, other_user, user_api, api) -> None:
+@pytest.mark.django_db(transaction=True)  # the after-commit cleanups run, or must not
+def test_only_the_author_may_edit_or_delete(user, other_user, user_api, api, redis_client) -> None:
     blog = BlogFactory(user=user, title="Mine")
+    likes.blog_like(blog_id=blog.id, user_id=other_user.id)
     stranger = client_for(other_user)
 
     assert api.patch(f"/api/blogs/{blog.id}", {"title": "x"}, format="json").status_code == 401
@@ -84,6 +87,8 @@ def test_only_the_author_may_edit_or_delete(user, other_user, user_api, api) -> 
     assert user_api.patch("/api/blogs/424242", {"title": "x"}, format="json").status_code == 404
     assert user_api.delete("/api/blogs/424242").status_code == 404
     assert Blog.objects.get(pk=blog.pk).title == "Mine"
+    assert redis_client.zcard(keys.blog_likes(blog.id)) == 1  # refused: likes untouched
+    assert not redis_client.exists(keys.user_blog_version(user.id))  # nor pages marked stale
 
     assert (
         user_api.patch(f"/api/blogs/{blog.id}", {"title": "Ours"}, format="json").json()["title"]
@@ -91,6 +96,7 @@ def test_only_the_author_may_edit_or_delete(user, other_user, user_api, api) -> 
     )
     assert user_api.delete(f"/api/blogs/{blog.id}").status_code == 204
     assert not Blog.objects.filter(pk=blog.pk).exists()
+    assert not redis_client.exists(keys.blog_likes(blog.id), keys.blog_likes_version(blog.id))
 
 
 @pytest.mark.django_db

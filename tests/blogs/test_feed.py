@@ -26,6 +26,10 @@ def _publish(author_api, title: str) -> int:  # type: ignore[no-untyped-def]
     return response.json()["id"]
 
 
+def _inbox(redis_client, user) -> list[int]:  # type: ignore[no-untyped-def]
+    return [int(member) for member in redis_client.zrevrange(keys.feed_inbox(user.id), 0, -1)]
+
+
 def _scroll(reader_api, between_pages=lambda: None) -> list[int]:  # type: ignore[no-untyped-def]
     seen: list[int] = []
     params: dict[str, int] = {}
@@ -122,8 +126,7 @@ def test_inboxes_stay_bounded_and_big_audiences_are_pushed_in_batches(
     ids = [_publish(client_for(author), f"post {i}") for i in range(8)]
 
     for fan in fans:  # every batch of the chain ran; each inbox kept the 5 newest
-        inbox = [int(m) for m in redis_client.zrevrange(keys.feed_inbox(fan.id), 0, -1)]
-        assert inbox == list(reversed(ids))[:5]
+        assert _inbox(redis_client, fan) == list(reversed(ids))[:5]
 
 
 @pytest.mark.django_db(transaction=True)  # follows sync Redis after commit
@@ -150,10 +153,6 @@ def test_deleted_blogs_are_skipped(user) -> None:
     Blog.objects.filter(pk=second).delete()
 
     assert [b["id"] for b in client_for(user).get("/api/feed").json()["results"]] == [first]
-
-
-def _inbox(redis_client, user) -> list[int]:  # type: ignore[no-untyped-def]
-    return [int(member) for member in redis_client.zrevrange(keys.feed_inbox(user.id), 0, -1)]
 
 
 @pytest.mark.django_db(transaction=True)  # follows sync Redis after commit

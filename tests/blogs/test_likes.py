@@ -75,3 +75,30 @@ def test_top_likers_take_one_query(api, django_assert_num_queries) -> None:
 
     with django_assert_num_queries(2):  # the blog's existence, then the likers
         assert len(likes.top_likers(blog_id=blog.id)) == 5
+
+
+@pytest.mark.django_db
+def test_a_count_older_than_the_stored_one_is_never_written(redis_client) -> None:
+    """The version guard, deterministically: a like whose script ran before a newer
+    count was stored (a slow or retried write) must not overwrite it."""
+    blog = BlogFactory()
+    likes.blog_like(blog_id=blog.id, user_id=UserFactory().id)  # count 1 at version v
+    Blog.objects.filter(pk=blog.id).update(liked=7, liked_version=10**15)  # a newer write
+
+    likes.blog_like(blog_id=blog.id, user_id=UserFactory().id)
+
+    assert Blog.objects.values_list("liked", flat=True).get(pk=blog.id) == 7
+
+
+@pytest.mark.django_db
+def test_a_like_that_lands_after_its_blog_was_deleted_leaves_no_keys(
+    redis_client, monkeypatch
+) -> None:
+    blog = BlogFactory()
+    blog_id = blog.id
+    blog.delete()
+    monkeypatch.setattr(likes, "blog_exists", lambda **_: None)  # it passed just before
+
+    likes.blog_like(blog_id=blog_id, user_id=UserFactory().id)
+
+    assert not redis_client.exists(keys.blog_likes(blog_id), keys.blog_likes_version(blog_id))
