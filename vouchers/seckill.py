@@ -28,7 +28,6 @@ from .models import Voucher
 _SECKILL = lua(__file__, "seckill.lua", prelude=(FUNNEL_LIB,))
 _OK, _NOT_STARTED, _ENDED, _NOT_LOADED, _DUPLICATE, _SOLD_OUT = 0, -1, -2, -3, -4, -5
 _THROTTLED, _UNKNOWN_TOKEN = -7, -8
-_COUNTER_TTL = 2 * 24 * 60 * 60
 
 # voucher id -> monotonic time until which it is known to be sold out (this process only;
 # the short TTL is what lets a unit given back by a cancellation be sold again)
@@ -143,7 +142,7 @@ def _run(
         script_keys.append(keys.login_token(token))
     args = [
         "" if token else user_id, voucher_id, now, window["begin"], window["end"],
-        shard, shard_bits(), ids.ID_EPOCH, _COUNTER_TTL,
+        shard, shard_bits(), ids.ID_EPOCH, ids.COUNTER_TTL,
         settings.SECKILL_FUNNEL_CAPACITY, repr(settings.SECKILL_FUNNEL_PER_SECOND / 1000), now_ms,
         "1" if charge_funnel else "0", settings.AUTH_TOKEN_TTL,
     ]  # fmt: skip

@@ -20,7 +20,7 @@ from .client import get_redis
 
 ID_EPOCH = 1_735_689_600  # 2025-01-01T00:00:00Z
 COUNTER_BITS = 32
-_COUNTER_TTL = 2 * 24 * 60 * 60  # a day's counter is needed only during that day
+COUNTER_TTL = 2 * 24 * 60 * 60  # a day's counter is needed only during that day
 
 
 def day_of(epoch_seconds: int) -> str:
@@ -53,6 +53,6 @@ def next_id(prefix: str) -> int:
     key = keys.id_counter(prefix, day_of(now))
     pipe = get_redis().pipeline(transaction=False)
     pipe.incr(key)
-    pipe.expire(key, _COUNTER_TTL)
+    pipe.expire(key, COUNTER_TTL)
     counter, _ = pipe.execute()
     return compose(now, int(counter))

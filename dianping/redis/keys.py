@@ -132,7 +132,7 @@ def seckill_stock(shard: int, voucher_id: int) -> str:
 
 
 def seckill_buyers(shard: int, voucher_id: int) -> str:
-    """Set of user ids holding an order for a seckill voucher (one order per user)."""
+    """Hash user id -> order ("<seconds>:<low>") of a seckill voucher's buyers (one each)."""
     return f"seckill:{{s{shard}}}:buyers:{voucher_id}"
 
 

@@ -13,7 +13,7 @@ from tests.conftest import client_for
 from tests.factories import UserFactory, VoucherFactory
 from tests.helpers import run_concurrently
 from tests.vouchers.sales import drain_all, start_sale
-from vouchers import orders, stock
+from vouchers import orders, services, stock
 from vouchers.models import Voucher, VoucherOrder
 
 
@@ -203,6 +203,23 @@ def test_one_user_with_200_concurrent_requests_gets_one_order(on_sale, settings)
     assert VoucherOrder.objects.filter(user=user).count() == 1
 
 
+@pytest.mark.django_db(transaction=True)  # the void's after-commit eviction runs
+def test_voiding_a_live_sale_stops_it_at_once_and_writes_nothing(
+    on_sale, redis_client, fake_clock
+) -> None:
+    first, second = UserFactory(), UserFactory()
+    assert _buy(client_for(first), on_sale.id).status_code == 200  # the window is cached now
+    shard = stock.shard_of(on_sale.id)
+
+    services.voucher_void(voucher_id=on_sale.id)
+    refused = _buy(client_for(second), on_sale.id)
+
+    assert (refused.status_code, refused.json()["code"]) == (409, "ended")
+    assert redis_client.get(stock.stock_key(on_sale.id)) == b"99"
+    assert redis_client.hkeys(stock.buyers_key(on_sale.id)) == [str(first.id).encode()]
+    assert redis_client.xlen(keys.seckill_orders(shard)) == 1
+
+
 @pytest.mark.django_db
 def test_the_funnel_refuses_a_hammering_user(user_api, on_sale, fake_clock) -> None:
     responses = [_buy(user_api, on_sale.id) for _ in range(8)]
@@ -218,15 +235,20 @@ def test_the_funnel_refuses_a_hammering_user(user_api, on_sale, fake_clock) -> N
 
 
 @pytest.mark.django_db
-def test_pay_then_the_timeout_does_not_cancel(user_api, on_sale, fake_clock) -> None:
+def test_pay_then_the_timeout_does_not_cancel(
+    user_api, on_sale, fake_clock, django_capture_on_commit_callbacks
+) -> None:
     order_id = _buy(user_api, on_sale.id).json()["order_id"]
     early = user_api.post(f"/api/voucher-orders/{order_id}/pay")
     assert early.status_code == 409
     assert early.json()["code"] == "order_pending"
     drain_all()
+    assert orders.pay_timeouts().pending() == 1
 
-    paid = user_api.post(f"/api/voucher-orders/{order_id}/pay")
+    with django_capture_on_commit_callbacks(execute=True):
+        paid = user_api.post(f"/api/voucher-orders/{order_id}/pay")
     assert paid.status_code == 200
+    assert orders.pay_timeouts().pending() == 0  # paying withdrew the timeout
     assert paid.json()["status"] == "paid"
     assert user_api.post(f"/api/voucher-orders/{order_id}/pay").status_code == 200  # idempotent
 

@@ -41,11 +41,14 @@ def test_staff_create_a_flash_sale_and_its_stock_reaches_redis(staff_api, redis_
 
 
 @pytest.mark.django_db
-def test_normal_voucher_is_active_and_has_no_redis_stock(staff_api, redis_client) -> None:
+def test_normal_voucher_is_active_and_has_no_redis_stock(
+    staff_api, redis_client, django_capture_on_commit_callbacks
+) -> None:
     shop = ShopFactory()
     body = {"shop_id": shop.id, "title": "10% off", "pay_value": 0, "actual_value": 1000}
 
-    response = staff_api.post("/api/vouchers", body, format="json")
+    with django_capture_on_commit_callbacks(execute=True):  # where the stock load would run
+        response = staff_api.post("/api/vouchers", body, format="json")
 
     assert response.status_code == 201
     assert response.json()["status"] == "active"
@@ -86,6 +89,7 @@ def test_only_staff_write_vouchers(api, user_api) -> None:
         == 403
     )
     assert Voucher.objects.get(pk=voucher.pk).stock == 100
+    assert Voucher.objects.count() == 1  # the refused creations made nothing
 
 
 @pytest.mark.django_db(transaction=True)
