@@ -1,6 +1,5 @@
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
-from django.db import transaction
 
 from . import services
 from .models import User, UserInfo
@@ -24,12 +23,6 @@ class UserAdmin(DjangoUserAdmin):
         *DjangoUserAdmin.fieldsets,
         ("Dianping profile", {"fields": ("phone", "nick_name", "icon")}),
     )
-
-    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
-        super().save_model(request, obj, form, change)
-        if change and not obj.is_active:
-            # A disabled account must stop working now, not when its tokens idle out.
-            transaction.on_commit(lambda: services.user_revoke_sessions(user_id=obj.pk))
 
     @admin.action(description="Log out everywhere (revoke all login tokens)")
     def log_out_everywhere(self, request, queryset):  # type: ignore[no-untyped-def]

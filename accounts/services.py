@@ -167,5 +167,5 @@ def user_update_profile(
             user.icon = icon
         user.save(update_fields=["nick_name", "icon", "updated_at"])
         if token:
-            transaction.on_commit(lambda: tokens.token_refresh_data(token, user))
+            transaction.on_commit(lambda: tokens.token_refresh_data(token, user), robust=True)
     return user

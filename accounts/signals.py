@@ -1,4 +1,6 @@
-"""What must follow a user however they are deleted: admin, `user.delete()`, a shell, a cascade."""
+"""What must follow a user however they are deleted or disabled: admin, `user.delete()`,
+`user.save()` in a shell, a cascade. (A queryset `update()` sends no signal: call
+`services.user_revoke_sessions` after one.)"""
 
 from __future__ import annotations
 
@@ -17,6 +19,18 @@ def user_deleted(sender: type[User], instance: User, using: str, **kwargs: Any) 
     reported as a failed delete.
     """
     user_id = instance.pk  # the collector clears it after the signals
+    transaction.on_commit(
+        lambda: services.user_revoke_sessions(user_id=user_id), using=using, robust=True
+    )
+
+
+def user_saved(
+    sender: type[User], instance: User, created: bool, using: str, **kwargs: Any
+) -> None:
+    """A disabled account stops working once the change commits (robust, as above)."""
+    if created or instance.is_active:
+        return
+    user_id = instance.pk
     transaction.on_commit(
         lambda: services.user_revoke_sessions(user_id=user_id), using=using, robust=True
     )

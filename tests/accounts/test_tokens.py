@@ -120,6 +120,23 @@ def test_deleting_a_user_through_the_orm_revokes_their_tokens(
 
 
 @pytest.mark.django_db
+def test_disabling_a_user_through_the_orm_revokes_their_tokens(
+    user, user_api, other_user, redis_client, django_capture_on_commit_callbacks
+) -> None:
+    token, theirs = _token(user_api), tokens.token_issue(other_user)
+    with django_capture_on_commit_callbacks(execute=True):
+        user.save(update_fields=["updated_at"])  # an active user saved: nothing revoked
+    assert redis_client.exists(keys.login_token(token))
+
+    user.is_active = False
+    with django_capture_on_commit_callbacks(execute=True):
+        user.save()  # a shell, a script, the admin: all save the model
+
+    assert not redis_client.exists(keys.login_token(token))
+    assert redis_client.exists(keys.login_token(theirs))
+
+
+@pytest.mark.django_db
 def test_revoking_all_sessions_logs_the_user_out_everywhere(user, other_user, redis_client) -> None:
     mine = [tokens.token_issue(user) for _ in range(3)]
     theirs = tokens.token_issue(other_user)
