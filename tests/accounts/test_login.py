@@ -252,7 +252,7 @@ def test_concurrent_logins_with_one_code_make_one_session(api, sms_outbox, redis
 
 
 @pytest.mark.django_db
-def test_disabled_account_cannot_log_in(api, sms_outbox, user) -> None:
+def test_disabled_account_cannot_log_in(api, sms_outbox, user, redis_client) -> None:
     User.objects.filter(pk=user.pk).update(is_active=False)
     _send(api, user.phone)
 
@@ -260,6 +260,7 @@ def test_disabled_account_cannot_log_in(api, sms_outbox, user) -> None:
 
     assert response.status_code == 403
     assert response.json()["code"] == "account_disabled"
+    assert not redis_client.exists(keys.user_tokens(user.id))  # no token was issued
 
 
 @pytest.mark.django_db

@@ -25,8 +25,8 @@ class FunnelView(APIView):
         return Response({"ok": True})
 
 
-def _call(user_id: int | None):  # type: ignore[no-untyped-def]
-    request = APIRequestFactory().get("/x")
+def _call(user_id: int | None, ip: str = "127.0.0.1"):  # type: ignore[no-untyped-def]
+    request = APIRequestFactory().get("/x", REMOTE_ADDR=ip)
     if user_id is not None:
         from rest_framework.test import force_authenticate
 
@@ -46,6 +46,7 @@ def test_funnel_throttle_is_per_user_and_sets_retry_after(fake_clock) -> None:
 
 def test_anonymous_callers_share_a_funnel_per_ip(fake_clock) -> None:
     assert [_call(None).status_code for _ in range(3)] == [200, 200, 429]
+    assert _call(None, ip="10.0.0.2").status_code == 200  # another address, its own funnel
 
 
 @pytest.mark.parametrize(
