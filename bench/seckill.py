@@ -50,10 +50,10 @@ def project_facts(env: dict[str, str], voucher_ids: list[int]) -> dict[str, Any]
     code = f"""
 import json
 from dianping.redis import ids, keys
-from vouchers import seckill, stock
+from vouchers import seckill, shard
 s = {BENCH_SHARD}
 print(json.dumps({{
-    "stock_keys": {{str(v): stock.stock_key(v) for v in {voucher_ids!r}}},
+    "stock_keys": {{str(v): shard.stock_key(v) for v in {voucher_ids!r}}},
     "lag_key": keys.seckill_lag(),
     "script": seckill._SECKILL.source,
     "id_epoch": ids.ID_EPOCH,

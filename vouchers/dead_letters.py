@@ -18,9 +18,9 @@ from django.conf import settings
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 
-from .drain import MALFORMED, Accepted, accepted_from, persist, shard_lock
-from .orders import pay_timeouts, pending_field
-from .stock import buyers_key
+from .drain import persist
+from .order_services import pay_timeouts
+from .shard import MALFORMED, Accepted, accepted_from, buyers_key, pending_field, shard_lock
 
 
 @dataclass(frozen=True, slots=True)

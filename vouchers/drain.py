@@ -16,8 +16,6 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import redis
@@ -26,51 +24,24 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import F
 
 from dianping import clock
-from dianping.redis import ids, keys
+from dianping.redis import keys
 from dianping.redis.client import get_redis
-from dianping.redis.lock import RedisLock
 
 from .models import Voucher, VoucherOrder
-from .orders import pay_timeouts, pending_field
+from .order_services import pay_timeouts
+from .shard import (
+    GROUP,
+    MALFORMED,
+    Accepted,
+    accepted_from,
+    consumer_name,
+    ensure_groups,
+    pending_field,
+)
 
 log = logging.getLogger(__name__)
 
-GROUP = "drain"
 Entry = tuple[bytes, dict[bytes, bytes]]  # a stream entry: id, fields
-
-
-@dataclass(frozen=True, slots=True)
-class Accepted:
-    entry_id: bytes
-    order_id: int
-    user_id: int
-    voucher_id: int
-
-    @property
-    def created_at(self) -> datetime:
-        return datetime.fromtimestamp(ids.timestamp_of(self.order_id), tz=UTC)
-
-    def entry_fields(self) -> dict[bytes, str]:
-        """The order as seckill.lua wrote it to the stream (what `accepted_from` reads)."""
-        seconds, low = ids.parts(self.order_id)
-        return {
-            b"voucher": str(self.voucher_id), b"user": str(self.user_id),
-            b"seconds": str(seconds), b"low": str(low),
-        }  # fmt: skip
-
-
-MALFORMED = (KeyError, ValueError, OverflowError)
-
-
-def accepted_from(entry_id: bytes, fields: dict[bytes, bytes]) -> Accepted:
-    """The order in a stream entry's fields; raises one of MALFORMED if they are broken."""
-    seconds, low = int(fields[b"seconds"]), int(fields[b"low"])
-    return Accepted(
-        entry_id=entry_id,
-        order_id=ids.compose(ids.ID_EPOCH + seconds, low),
-        user_id=int(fields[b"user"]),
-        voucher_id=int(fields[b"voucher"]),
-    )
 
 
 class OrderFault(Exception):
@@ -88,28 +59,6 @@ class IdCollision(OrderFault):
 
 class SystemFault(Exception):
     """A whole batch failed order by order: treated like an outage, counted against none."""
-
-
-def ensure_groups() -> None:
-    """Create every shard's consumer group (and stream) if missing; safe to repeat."""
-    client = get_redis()
-    for shard in range(settings.SECKILL_SHARDS):
-        try:
-            client.xgroup_create(keys.seckill_orders(shard), GROUP, id="0", mkstream=True)
-        except redis.ResponseError as exc:
-            if "BUSYGROUP" not in str(exc):
-                raise
-
-
-def shard_lock(shard: int, **kwargs: Any) -> RedisLock:
-    """The lock that admits one drainer per shard (a repair takes it to hold the drain off)."""
-    return RedisLock(f"seckill-drain:{shard}", **kwargs)
-
-
-def consumer_name(shard: int) -> str:
-    # One name per shard: the lock admits one drainer per shard, so whoever drains next
-    # finds the previous drainer's unacked entries under its own name.
-    return f"shard-{shard}"
 
 
 def drain_shard(shard: int, *, batch: int | None = None, recover: bool = False) -> int:

@@ -26,10 +26,8 @@ import redis
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 
-from .drain import shard_lock
 from .models import Voucher, VoucherOrder
-from .orders import pending_field
-from .stock import buyers_key, shard_of, stock_key
+from .shard import buyers_key, pending_field, pending_owner, shard_lock, shard_of, stock_key
 
 
 @dataclass
@@ -53,7 +51,7 @@ def _measure(voucher: Voucher, client: redis.Redis) -> Drift:
     """Read Redis through `client` (a WATCHing pipeline in immediate mode, or the client)."""
     pending: dict[int, str] = {}
     for order, owner in client.hscan_iter(keys.seckill_pending(shard_of(voucher.id)), count=1000):
-        user_id, voucher_id = (int(part) for part in owner.split(b":"))
+        user_id, voucher_id = pending_owner(owner)
         if voucher_id == voucher.id:
             pending[user_id] = order.decode()
     stock_now = Voucher.objects.values_list("stock", flat=True).get(pk=voucher.id)

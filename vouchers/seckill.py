@@ -22,7 +22,7 @@ from dianping.redis import ids, keys
 from dianping.redis.cache import CacheClient
 from dianping.redis.scripts import FUNNEL_LIB, lua
 
-from . import stock
+from . import shard, stock
 from .models import Voucher
 
 _SECKILL = lua(__file__, "seckill.lua", prelude=(FUNNEL_LIB,))
@@ -33,11 +33,6 @@ _THROTTLED, _UNKNOWN_TOKEN = -7, -8
 # the short TTL is what lets a unit given back by a cancellation be sold again)
 _sold_out_until: dict[int, float] = {}
 _sale_windows = CacheClient("seckill-window", ttl=300, near_ttl=5)
-
-
-def shard_bits() -> int:
-    """Low bits of an order id's counter part that carry its shard (ids stay unique)."""
-    return max(1, (settings.SECKILL_SHARDS - 1).bit_length())
 
 
 def sale_window_evict(voucher_id: int) -> None:
@@ -129,20 +124,20 @@ def _run(
     """One EVALSHA of seckill.lua, for a known user or (token mode) a token's user."""
     now_ms = clock.now_ms()
     now = now_ms // 1000
-    shard = stock.shard_of(voucher_id)
+    shard_no = shard.shard_of(voucher_id)
     script_keys = [
-        stock.stock_key(voucher_id),
-        stock.buyers_key(voucher_id),
-        keys.seckill_orders(shard),
-        keys.seckill_pending(shard),
-        keys.seckill_id_counter(shard, ids.day_of(now)),
-        keys.seckill_funnel_prefix(shard) if token else keys.seckill_funnel(shard, user_id),
+        shard.stock_key(voucher_id),
+        shard.buyers_key(voucher_id),
+        keys.seckill_orders(shard_no),
+        keys.seckill_pending(shard_no),
+        keys.seckill_id_counter(shard_no, ids.day_of(now)),
+        keys.seckill_funnel_prefix(shard_no) if token else keys.seckill_funnel(shard_no, user_id),
     ]
     if token:
         script_keys.append(keys.login_token(token))
     args = [
         "" if token else user_id, voucher_id, now, window["begin"], window["end"],
-        shard, shard_bits(), ids.ID_EPOCH, ids.COUNTER_TTL,
+        shard_no, shard.shard_bits(), ids.ID_EPOCH, ids.COUNTER_TTL,
         settings.SECKILL_FUNNEL_CAPACITY, repr(settings.SECKILL_FUNNEL_PER_SECOND / 1000), now_ms,
         "1" if charge_funnel else "0", settings.AUTH_TOKEN_TTL,
     ]  # fmt: skip

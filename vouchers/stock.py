@@ -4,28 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.conf import settings
-
 from dianping import clock
-from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
 
 from .models import Voucher
+from .shard import buyers_key, stock_key
 
 _LOAD = lua(__file__, "stock_load.lua")
-
-
-def shard_of(voucher_id: int) -> int:
-    return voucher_id % settings.SECKILL_SHARDS
-
-
-def stock_key(voucher_id: int) -> str:
-    return keys.seckill_stock(shard_of(voucher_id), voucher_id)
-
-
-def buyers_key(voucher_id: int) -> str:
-    return keys.seckill_buyers(shard_of(voucher_id), voucher_id)
 
 
 def stock_load(vouchers: Iterable[Voucher]) -> dict[int, str]:

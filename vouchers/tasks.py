@@ -10,14 +10,15 @@ from celery.signals import worker_ready
 from django.conf import settings
 from django.db import close_old_connections
 
-from . import drain, orders, services
+from . import drain, order_services, services
+from .shard import ensure_groups, shard_lock
 
 log = logging.getLogger(__name__)
 
 
 @worker_ready.connect
 def _create_consumer_groups(**_: object) -> None:
-    drain.ensure_groups()  # before any drain runs: no NOGROUP, ever
+    ensure_groups()  # before any drain runs: no NOGROUP, ever
 
 
 @shared_task(ignore_result=True)
@@ -44,7 +45,7 @@ def drain_seckill_orders() -> int:
         for shard in range(settings.SECKILL_SHARDS)
         # A short lease (renewed by the watchdog while we run): a killed drainer blocks
         # its shards for at most 10 s, until a later run takes them over.
-        if (lock := drain.shard_lock(shard, ttl=10, watchdog=True)).acquire()
+        if (lock := shard_lock(shard, ttl=10, watchdog=True)).acquire()
     ]
     persisted = 0
     recover = True
@@ -74,4 +75,4 @@ def drain_seckill_orders() -> int:
 
 @shared_task(ignore_result=True)
 def cancel_unpaid_orders() -> int:
-    return orders.cancel_due_orders()
+    return order_services.cancel_due_orders()

@@ -17,8 +17,9 @@ from dianping.api.exceptions import domain_error_json
 from dianping.errors import DomainError, NotAuthenticated
 from dianping.validation import parse_id
 
-from . import orders, seckill, selectors, services
+from . import order_selectors, order_services, seckill, selectors, services
 from .serializers import (
+    MyVoucherSerializer,
     MyVouchersPageSerializer,
     OrderSerializer,
     SeckillResultSerializer,
@@ -112,18 +113,28 @@ class OrderViewSet(viewsets.ViewSet):
                 errors["last_id"] = ["An order id is required."]
         if errors:
             raise ValidationError(errors)
-        return Response(orders.my_vouchers(user_id=request.user.id, tab=tab, last_id=last_id))
+        page, next_last_id = order_selectors.my_vouchers(
+            user_id=request.user.id, tab=tab, last_id=last_id
+        )
+        return Response(
+            {
+                "results": MyVoucherSerializer(page, many=True).data,
+                "last_id": None if next_last_id is None else str(next_last_id),
+            }
+        )
 
     @extend_schema(responses=OrderSerializer)
     def retrieve(self, request: Request, order_id: int) -> Response:
         """The caller's order; `pending` while it is accepted but not yet persisted.
         Other users' orders are 404."""
-        return Response(orders.order_for_user(order_id=order_id, user_id=request.user.id))
+        order = order_selectors.order_get(order_id=order_id, user_id=request.user.id)
+        return Response(OrderSerializer(order).data)
 
     @extend_schema(request=None, responses=OrderSerializer)
     def pay(self, request: Request, order_id: int) -> Response:
         """Simulated payment of the caller's unpaid order (409 while it is still pending)."""
-        return Response(orders.order_pay(order_id=order_id, user_id=request.user.id))
+        order = order_services.order_pay(order_id=order_id, user_id=request.user.id)
+        return Response(OrderSerializer(order).data)
 
 
 _seckill_viewset = SeckillViewSet.as_view({"post": "create"})

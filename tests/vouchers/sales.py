@@ -8,7 +8,7 @@ from django.conf import settings
 
 from dianping import clock
 from tests.factories import VoucherFactory
-from vouchers import drain, stock
+from vouchers import drain, shard, stock
 from vouchers.models import Voucher
 
 
@@ -19,7 +19,7 @@ def start_sale(**fields: object) -> Voucher:
     """
     voucher = VoucherFactory(begin_time=clock.now() - timedelta(minutes=1), **fields)
     stock.stock_load([voucher])
-    drain.ensure_groups()
+    shard.ensure_groups()
     return voucher
 
 

@@ -11,7 +11,7 @@ from dianping import clock
 from dianping.redis import keys
 from tests.factories import VoucherFactory
 from tests.vouchers.sales import drain_all, start_sale
-from vouchers import seckill, stock
+from vouchers import seckill, shard
 from vouchers.models import Voucher, VoucherOrder
 
 
@@ -83,30 +83,30 @@ def test_reconcile_detects_and_fixes_broken_redis_state(sale, redis_client, caps
     for buyer in buyers[:2]:
         _order(buyer, sale)  # persisted
     seckill.voucher_seckill(user_id=buyers[2].id, voucher_id=sale.id)  # accepted, pending
-    shard = stock.shard_of(sale.id)
+    shard_no = shard.shard_of(sale.id)
     # Redis "loses" data, as after a crash inside the AOF fsync window:
-    redis_client.set(stock.stock_key(sale.id), 50)
-    redis_client.hdel(keys.seckill_buyers(shard, sale.id), buyers[0].id)
-    redis_client.hset(keys.seckill_buyers(shard, sale.id), 424242, "1:16")
+    redis_client.set(shard.stock_key(sale.id), 50)
+    redis_client.hdel(keys.seckill_buyers(shard_no, sale.id), buyers[0].id)
+    redis_client.hset(keys.seckill_buyers(shard_no, sale.id), 424242, "1:16")
 
     call_command("reconcile_seckill", "--voucher", str(sale.id))
     report = capsys.readouterr().out
     assert "redis stock 50, expected 47" in report
     assert f"missing buyers [{buyers[0].id}]" in report
     assert "extra buyers [424242]" in report
-    assert redis_client.get(stock.stock_key(sale.id)) == b"50"  # only reported
+    assert redis_client.get(shard.stock_key(sale.id)) == b"50"  # only reported
 
     call_command("reconcile_seckill", "--fix")
 
-    assert redis_client.get(stock.stock_key(sale.id)) == b"47"
-    assert {int(m) for m in redis_client.hkeys(keys.seckill_buyers(shard, sale.id))} == {
+    assert redis_client.get(shard.stock_key(sale.id)) == b"47"
+    assert {int(m) for m in redis_client.hkeys(keys.seckill_buyers(shard_no, sale.id))} == {
         b.id for b in buyers
     }
     call_command("reconcile_seckill")
     assert "0 voucher(s) out of line" in capsys.readouterr().out
     drain_all()
     assert Voucher.objects.get(pk=sale.pk).stock == 47
-    assert redis_client.get(stock.stock_key(sale.id)) == b"47"
+    assert redis_client.get(shard.stock_key(sale.id)) == b"47"
 
 
 @pytest.mark.django_db
@@ -117,7 +117,7 @@ def test_a_repair_measures_again_only_when_its_own_voucher_sells_meanwhile(
     from vouchers import reconcile
 
     neighbour = start_sale(stock=10)
-    while stock.shard_of(neighbour.id) != stock.shard_of(sale.id):
+    while shard.shard_of(neighbour.id) != shard.shard_of(sale.id):
         neighbour = start_sale(stock=10)
     sales_meanwhile = iter([neighbour.id, sale.id])
     measured = []
@@ -138,8 +138,8 @@ def test_a_repair_measures_again_only_when_its_own_voucher_sells_meanwhile(
     reconcile.seckill_repair(sale.id)  # this voucher sold: measured again, then written
     assert measured == [sale.id] * 3
 
-    assert redis_client.get(stock.stock_key(sale.id)) == b"49"
-    assert redis_client.hlen(stock.buyers_key(sale.id)) == 1
+    assert redis_client.get(shard.stock_key(sale.id)) == b"49"
+    assert redis_client.hlen(shard.buyers_key(sale.id)) == 1
     monkeypatch.undo()
     assert all(drift.clean for drift in reconcile.seckill_drift())
 

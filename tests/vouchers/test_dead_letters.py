@@ -10,9 +10,10 @@ from django.core.management import call_command
 from dianping.redis import keys
 from tests.factories import UserFactory
 from tests.vouchers.sales import drain_all, start_sale
-from vouchers import dead_letters, reconcile, seckill, stock
+from vouchers import dead_letters, reconcile, seckill, shard
 from vouchers.models import Voucher, VoucherOrder
-from vouchers.orders import pay_timeouts, pending_field
+from vouchers.order_services import pay_timeouts
+from vouchers.shard import pending_field
 
 
 @pytest.fixture
@@ -26,7 +27,7 @@ def broken_sale(db, fake_clock, redis_client):  # type: ignore[no-untyped-def]
     Voucher.objects.filter(pk=sale.pk).update(stock=0)
     for _ in range(settings.SECKILL_MAX_DELIVERIES):
         drain_all()
-    assert redis_client.xlen(keys.seckill_dead_letters(stock.shard_of(sale.id))) == 3
+    assert redis_client.xlen(keys.seckill_dead_letters(shard.shard_of(sale.id))) == 3
     assert not VoucherOrder.objects.exists()
     return sale, accepted
 
@@ -57,7 +58,7 @@ def test_a_replay_before_the_cause_is_fixed_keeps_every_letter(broken_sale, redi
     assert outcome.replayed == []
     assert len(outcome.kept) == 3
     assert all(why.startswith("still failing: StockMismatch") for _, why in outcome.kept)
-    assert redis_client.xlen(keys.seckill_dead_letters(stock.shard_of(sale.id))) == 3
+    assert redis_client.xlen(keys.seckill_dead_letters(shard.shard_of(sale.id))) == 3
     assert not VoucherOrder.objects.exists()
 
 
@@ -67,7 +68,7 @@ def test_a_replay_after_the_fix_persists_each_order_once(broken_sale, redis_clie
     # An older drainer that died between dead-lettering and its cleanup left one behind.
     left = dead_letters.dead_letters()[0].order()
     redis_client.hset(
-        keys.seckill_pending(stock.shard_of(sale.id)),
+        keys.seckill_pending(shard.shard_of(sale.id)),
         pending_field(left.order_id),
         f"{left.user_id}:{sale.id}",
     )
@@ -77,7 +78,7 @@ def test_a_replay_after_the_fix_persists_each_order_once(broken_sale, redis_clie
     assert "3 replayed, 0 kept" in capsys.readouterr().out
     assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(accepted)
     assert Voucher.objects.get(pk=sale.pk).stock == 97
-    assert redis_client.get(stock.stock_key(sale.id)) == b"97"
+    assert redis_client.get(shard.stock_key(sale.id)) == b"97"
     assert reconcile.seckill_drift(voucher_id=sale.id)[0].clean  # nothing counted twice
     assert _due(redis_client) >= set(accepted)  # unpaid orders still time out
     assert dead_letters.dead_letters() == []
@@ -91,7 +92,7 @@ def test_a_letter_whose_unit_was_released_is_not_replayed(broken_sale, redis_cli
     # The operator chose to give the units back instead: reconcile makes Redis match the
     # database, which has no order for these buyers.
     reconcile.seckill_repair(sale.id)
-    assert redis_client.get(stock.stock_key(sale.id)) == b"100"
+    assert redis_client.get(shard.stock_key(sale.id)) == b"100"
 
     outcome = dead_letters.replay()
 
@@ -106,12 +107,12 @@ def test_an_unreadable_letter_is_kept_and_does_not_stop_the_others(
     broken_sale, redis_client
 ) -> None:
     sale, accepted = broken_sale
-    shard = stock.shard_of(sale.id)
-    redis_client.xadd(keys.seckill_dead_letters(shard), {"user": "x", "reason": "malformed"})
+    shard_no = shard.shard_of(sale.id)
+    redis_client.xadd(keys.seckill_dead_letters(shard_no), {"user": "x", "reason": "malformed"})
     Voucher.objects.filter(pk=sale.pk).update(stock=100)
 
-    outcome = dead_letters.replay(shard=shard)
+    outcome = dead_letters.replay(shard=shard_no)
 
     assert sorted(outcome.replayed) == sorted(accepted)
     assert [why for _, why in outcome.kept] == ["unreadable: no order, user or voucher"]
-    assert redis_client.xlen(keys.seckill_dead_letters(shard)) == 1
+    assert redis_client.xlen(keys.seckill_dead_letters(shard_no)) == 1

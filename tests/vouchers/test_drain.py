@@ -16,7 +16,7 @@ from tests.factories import UserFactory
 from tests.helpers import wait_until
 from tests.vouchers.sales import drain_all, start_sale
 from tests.workers import current_database_url, kill, start_worker, unreachable_database_url
-from vouchers import drain, seckill, stock
+from vouchers import drain, seckill, shard
 from vouchers.models import Voucher, VoucherOrder
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -33,39 +33,39 @@ def _accept(voucher: Voucher, count: int) -> list[int]:
 
 
 def _stream_state(voucher: Voucher, redis_client) -> dict:  # type: ignore[no-untyped-def]
-    stream = keys.seckill_orders(stock.shard_of(voucher.id))
+    stream = keys.seckill_orders(shard.shard_of(voucher.id))
     return {
-        "pending": redis_client.xpending(stream, drain.GROUP)["pending"],
-        "dead": redis_client.xlen(keys.seckill_dead_letters(stock.shard_of(voucher.id))),
+        "pending": redis_client.xpending(stream, shard.GROUP)["pending"],
+        "dead": redis_client.xlen(keys.seckill_dead_letters(shard.shard_of(voucher.id))),
     }
 
 
 @pytest.mark.django_db
 def test_a_malformed_entry_is_dead_lettered_and_does_not_block_others(sale, redis_client) -> None:
     accepted = _accept(sale, 3)
-    stream = keys.seckill_orders(stock.shard_of(sale.id))
+    stream = keys.seckill_orders(shard.shard_of(sale.id))
     redis_client.xadd(stream, {"voucher": str(sale.id), "user": "not-a-number"})
 
     drain_all()
 
     assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(accepted)
     assert _stream_state(sale, redis_client) == {"pending": 0, "dead": 1}
-    ((_, dead),) = redis_client.xrange(keys.seckill_dead_letters(stock.shard_of(sale.id)))
+    ((_, dead),) = redis_client.xrange(keys.seckill_dead_letters(shard.shard_of(sale.id)))
     assert b"malformed" in dead[b"reason"]
 
 
 @pytest.mark.django_db(transaction=True)  # real commits: SQLite checks foreign keys there
 def test_an_order_that_keeps_failing_goes_to_the_dead_letters(sale, redis_client) -> None:
     accepted = _accept(sale, 3)
-    shard = stock.shard_of(sale.id)
+    shard_no = shard.shard_of(sale.id)
     # Well formed, but for a user that does not exist: the insert fails every time. Added
     # as the seckill script adds an order: to the stream and to the pending hash.
     redis_client.xadd(
-        keys.seckill_orders(shard),
+        keys.seckill_orders(shard_no),
         {"voucher": str(sale.id), "user": "987654321", "seconds": "100", "low": "4"},
     )
-    redis_client.hset(keys.seckill_pending(shard), "100:4", f"987654321:{sale.id}")
-    assert redis_client.hexists(keys.seckill_pending(shard), "100:4")
+    redis_client.hset(keys.seckill_pending(shard_no), "100:4", f"987654321:{sale.id}")
+    assert redis_client.hexists(keys.seckill_pending(shard_no), "100:4")
 
     for _ in range(10):
         drain_all()
@@ -73,8 +73,8 @@ def test_an_order_that_keeps_failing_goes_to_the_dead_letters(sale, redis_client
     assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(accepted)
     assert _stream_state(sale, redis_client) == {"pending": 0, "dead": 1}
     assert Voucher.objects.get(pk=sale.pk).stock == 5000 - 3
-    assert not redis_client.hexists(keys.seckill_pending(shard), "100:4")  # no longer "pending"
-    assert redis_client.hgetall(keys.seckill_failures(shard)) == {}
+    assert not redis_client.hexists(keys.seckill_pending(shard_no), "100:4")  # no longer "pending"
+    assert redis_client.hgetall(keys.seckill_failures(shard_no)) == {}
 
 
 @pytest.mark.django_db(transaction=True)
@@ -91,9 +91,9 @@ def test_an_unreachable_database_is_never_held_against_the_orders(
     monkeypatch.setattr(drain, "persist", database_gone)
     for _ in range(10):  # twice the dead-letter limit; after a failure the drain recovers
         with pytest.raises(OperationalError):
-            drain.drain_shard(stock.shard_of(sale.id), recover=True)
+            drain.drain_shard(shard.shard_of(sale.id), recover=True)
 
-    assert not redis_client.exists(keys.seckill_failures(stock.shard_of(sale.id)))
+    assert not redis_client.exists(keys.seckill_failures(shard.shard_of(sale.id)))
     assert _stream_state(sale, redis_client) == {"pending": 5, "dead": 0}
     monkeypatch.undo()
     drain_all()
@@ -114,9 +114,9 @@ def test_a_batch_failing_order_by_order_is_the_systems_fault_not_theirs(
     monkeypatch.setattr(drain, "persist", table_missing)
     for _ in range(10):
         with pytest.raises(drain.SystemFault):
-            drain.drain_shard(stock.shard_of(sale.id), recover=True)
+            drain.drain_shard(shard.shard_of(sale.id), recover=True)
 
-    assert not redis_client.exists(keys.seckill_failures(stock.shard_of(sale.id)))
+    assert not redis_client.exists(keys.seckill_failures(shard.shard_of(sale.id)))
     assert _stream_state(sale, redis_client) == {"pending": 5, "dead": 0}
     monkeypatch.undo()
     drain_all()
@@ -127,11 +127,11 @@ def test_a_batch_failing_order_by_order_is_the_systems_fault_not_theirs(
 def test_a_voucher_whose_database_stock_ran_out_is_dead_lettered_not_stalling_the_shard(
     sale, redis_client
 ) -> None:
-    shard = stock.shard_of(sale.id)
+    shard_no = shard.shard_of(sale.id)
     _accept(sale, 3)
     Voucher.objects.filter(pk=sale.pk).update(stock=0)  # broken: Redis sold what the DB lacks
     other = start_sale(stock=10)
-    while stock.shard_of(other.id) != shard:
+    while shard.shard_of(other.id) != shard_no:
         other = start_sale(stock=10)
     later = [seckill.voucher_seckill(user_id=UserFactory().id, voucher_id=other.id)]
 
@@ -140,22 +140,22 @@ def test_a_voucher_whose_database_stock_ran_out_is_dead_lettered_not_stalling_th
 
     # The broken sale's orders are parked (kept, logged, counted), the other sale flows.
     assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == later
-    assert redis_client.xlen(keys.seckill_dead_letters(shard)) == 3
-    assert redis_client.xpending(keys.seckill_orders(shard), drain.GROUP)["pending"] == 0
+    assert redis_client.xlen(keys.seckill_dead_letters(shard_no)) == 3
+    assert redis_client.xpending(keys.seckill_orders(shard_no), shard.GROUP)["pending"] == 0
 
 
 @pytest.mark.django_db
 def test_acked_entries_are_trimmed_and_unacked_ones_kept(sale, redis_client, settings) -> None:
-    shard = stock.shard_of(sale.id)
-    stream = keys.seckill_orders(shard)
+    shard_no = shard.shard_of(sale.id)
+    stream = keys.seckill_orders(shard_no)
     _accept(sale, 30)
     drain_all()
     assert redis_client.xlen(stream) <= 1  # at most the last delivered entry stays
 
     for _ in range(2):  # two more, read by a drainer that then dies before persisting them
         seckill.voucher_seckill(user_id=UserFactory().id, voucher_id=sale.id)
-    ((_, read),) = redis_client.xreadgroup(drain.GROUP, "crashed", {stream: ">"}, count=2)
-    drain.trim_acked(shard)
+    ((_, read),) = redis_client.xreadgroup(shard.GROUP, "crashed", {stream: ">"}, count=2)
+    drain.trim_acked(shard_no)
 
     unacked = [entry_id for entry_id, _ in read]
     assert [entry_id for entry_id, _ in redis_client.xrange(stream)] == unacked
@@ -168,19 +168,19 @@ def test_acked_entries_are_trimmed_and_unacked_ones_kept(sale, redis_client, set
 def test_a_poll_reads_only_new_entries_and_a_recovering_one_the_unacked_too(
     sale, redis_client
 ) -> None:
-    shard = stock.shard_of(sale.id)
+    shard_no = shard.shard_of(sale.id)
     _accept(sale, 3)
     # This shard's drainer read them, then died before persisting: they wait, unacked.
     redis_client.xreadgroup(
-        drain.GROUP, drain.consumer_name(shard), {keys.seckill_orders(shard): ">"}, count=3
+        shard.GROUP, shard.consumer_name(shard_no), {keys.seckill_orders(shard_no): ">"}, count=3
     )
     seckill.voucher_seckill(user_id=UserFactory().id, voucher_id=sale.id)
 
-    assert drain.drain_shard(shard) == 1  # the new order only
-    assert drain.drain_shard(shard) == 0
+    assert drain.drain_shard(shard_no) == 1  # the new order only
+    assert drain.drain_shard(shard_no) == 0
     assert _stream_state(sale, redis_client)["pending"] == 3
 
-    assert drain.drain_shard(shard, recover=True) == 3
+    assert drain.drain_shard(shard_no, recover=True) == 3
     assert VoucherOrder.objects.count() == 4
     assert _stream_state(sale, redis_client) == {"pending": 0, "dead": 0}
 
@@ -193,11 +193,11 @@ def test_a_drain_run_recovers_first_and_again_after_a_failure(
 
     from vouchers.tasks import drain_seckill_orders
 
-    shard = stock.shard_of(sale.id)
+    shard_no = shard.shard_of(sale.id)
     accepted = _accept(sale, 3)
     # An earlier drainer read these and died: only a recovering read finds them again.
     redis_client.xreadgroup(
-        drain.GROUP, drain.consumer_name(shard), {keys.seckill_orders(shard): ">"}, count=3
+        shard.GROUP, shard.consumer_name(shard_no), {keys.seckill_orders(shard_no): ">"}, count=3
     )
     accepted.append(seckill.voucher_seckill(user_id=UserFactory().id, voucher_id=sale.id))
     batches: list[int] = []
@@ -225,7 +225,7 @@ def test_a_drain_run_recovers_first_and_again_after_a_failure(
 @pytest.mark.django_db
 def test_redelivery_never_creates_a_second_order(sale, redis_client) -> None:
     accepted = _accept(sale, 5)
-    stream = keys.seckill_orders(stock.shard_of(sale.id))
+    stream = keys.seckill_orders(shard.shard_of(sale.id))
     entries = redis_client.xrange(stream)
     drain_all()
     # As if the drainer died after its commit but before its XACK: the entries come back.
@@ -283,17 +283,17 @@ def test_while_the_database_is_down_nothing_is_acked_and_all_lands_later(
     sale, redis_client
 ) -> None:
     accepted = _accept(sale, 200)
-    stream = keys.seckill_orders(stock.shard_of(sale.id))
+    stream = keys.seckill_orders(shard.shard_of(sale.id))
     worker = start_worker(unreachable_database_url())
     try:
         _start_drain()
         # The worker has read the entries (they are pending in its group) but cannot persist.
-        wait_until(lambda: redis_client.xpending(stream, drain.GROUP)["pending"] > 0, timeout=60)
-        assert redis_client.xpending(stream, drain.GROUP)["pending"] <= 200
+        wait_until(lambda: redis_client.xpending(stream, shard.GROUP)["pending"] > 0, timeout=60)
+        assert redis_client.xpending(stream, shard.GROUP)["pending"] <= 200
     finally:
         kill(worker, signal.SIGKILL)  # the drain task loops on; no need to wait for it
     assert VoucherOrder.objects.count() == 0
-    assert redis_client.xlen(keys.seckill_dead_letters(stock.shard_of(sale.id))) == 0
+    assert redis_client.xlen(keys.seckill_dead_letters(shard.shard_of(sale.id))) == 0
 
     drain_all()  # the database is back
 
@@ -315,7 +315,7 @@ def test_redis_restart_mid_sale_loses_no_accepted_order_and_oversells_nothing(
     subprocess.run([str(ROOT / "scripts" / "redis.sh"), "start"], check=True, timeout=60)
     wait_until(lambda: _ping(redis_client), timeout=30)
 
-    assert redis_client.get(stock.stock_key(sale.id)) == b"4950"
+    assert redis_client.get(shard.stock_key(sale.id)) == b"4950"
     with pytest.raises(Exception, match="already have an order"):
         seckill.voucher_seckill(user_id=users[0].id, voucher_id=sale.id)
     after = [seckill.voucher_seckill(user_id=u.id, voucher_id=sale.id) for u in users[50:]]
@@ -323,7 +323,7 @@ def test_redis_restart_mid_sale_loses_no_accepted_order_and_oversells_nothing(
 
     assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(before + after)
     assert Voucher.objects.get(pk=sale.pk).stock == 5000 - 100
-    assert redis_client.get(stock.stock_key(sale.id)) == b"4900"
+    assert redis_client.get(shard.stock_key(sale.id)) == b"4900"
 
 
 def _ping(client) -> bool:  # type: ignore[no-untyped-def]

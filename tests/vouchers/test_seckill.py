@@ -13,7 +13,7 @@ from tests.conftest import client_for
 from tests.factories import UserFactory, VoucherFactory
 from tests.helpers import run_concurrently
 from tests.vouchers.sales import drain_all, start_sale
-from vouchers import orders, services, stock
+from vouchers import order_services, services, shard
 from vouchers.models import Voucher, VoucherOrder
 
 
@@ -33,7 +33,7 @@ def test_a_buyer_gets_an_order_id_and_then_the_order(user, user_api, on_sale, re
 
     assert response.status_code == 200
     order_id = int(response.json()["order_id"])
-    assert redis_client.get(stock.stock_key(on_sale.id)) == b"99"
+    assert redis_client.get(shard.stock_key(on_sale.id)) == b"99"
     pending = user_api.get(f"/api/voucher-orders/{order_id}").json()
     assert pending["status"] == "pending"
     assert pending["id"] == str(order_id)
@@ -54,9 +54,9 @@ def test_second_attempt_is_a_duplicate(user_api, on_sale, redis_client) -> None:
     assert again.status_code == 409
     assert again.json()["code"] == "duplicate_order"
     # The refused attempt took no unit, queued no order and recorded no second buyer.
-    assert redis_client.get(stock.stock_key(on_sale.id)) == b"99"
-    assert redis_client.xlen(keys.seckill_orders(stock.shard_of(on_sale.id))) == 1
-    assert redis_client.hlen(stock.buyers_key(on_sale.id)) == 1
+    assert redis_client.get(shard.stock_key(on_sale.id)) == b"99"
+    assert redis_client.xlen(keys.seckill_orders(shard.shard_of(on_sale.id))) == 1
+    assert redis_client.hlen(shard.buyers_key(on_sale.id)) == 1
 
 
 @pytest.mark.django_db
@@ -87,14 +87,14 @@ def test_outside_the_window_nothing_is_written(
         end_time=now + timedelta(hours=window["end_time"]),
         status=window.get("status", "pending"),
     )
-    redis_client.set(stock.stock_key(voucher.id), 100)
+    redis_client.set(shard.stock_key(voucher.id), 100)
 
     response = _buy(user_api, voucher.id)
 
     assert response.status_code == 409
     assert response.json()["code"] == code
-    assert redis_client.get(stock.stock_key(voucher.id)) == b"100"
-    assert not redis_client.exists(keys.seckill_buyers(stock.shard_of(voucher.id), voucher.id))
+    assert redis_client.get(shard.stock_key(voucher.id)) == b"100"
+    assert not redis_client.exists(keys.seckill_buyers(shard.shard_of(voucher.id), voucher.id))
 
 
 @pytest.mark.django_db
@@ -109,8 +109,8 @@ def test_unknown_voucher_normal_voucher_and_anonymous_caller(
     assert _buy(api, on_sale.id, "Bearer " + "x" * 43).status_code == 401
 
     # Nothing was sold, queued or counted against anyone.
-    assert redis_client.get(stock.stock_key(on_sale.id)) == b"100"
-    assert not redis_client.exists(stock.buyers_key(on_sale.id))
+    assert redis_client.get(shard.stock_key(on_sale.id)) == b"100"
+    assert not redis_client.exists(shard.buyers_key(on_sale.id))
     shards = range(settings.SECKILL_SHARDS)
     assert all(redis_client.xlen(keys.seckill_orders(s)) == 0 for s in shards)
 
@@ -132,17 +132,17 @@ def test_every_answer_refreshes_the_token_and_a_bad_token_is_401_first(
     # A token that is not live is 401 whatever the voucher would have answered.
     assert _buy(api, 424242, bogus).status_code == 401
     assert _buy(api, on_sale.id, bogus).status_code == 401
-    assert redis_client.get(stock.stock_key(on_sale.id)) == b"99"
+    assert redis_client.get(shard.stock_key(on_sale.id)) == b"99"
 
 
 @pytest.mark.django_db
 def test_a_sale_whose_stock_was_never_preheated_loads_it_on_demand(
     user_api, redis_client, on_sale
 ) -> None:
-    redis_client.delete(stock.stock_key(on_sale.id))
+    redis_client.delete(shard.stock_key(on_sale.id))
 
     assert _buy(user_api, on_sale.id).status_code == 200
-    assert redis_client.get(stock.stock_key(on_sale.id)) == b"99"
+    assert redis_client.get(shard.stock_key(on_sale.id)) == b"99"
 
 
 @pytest.mark.django_db(transaction=True)
@@ -179,7 +179,7 @@ def test_two_thousand_users_three_tries_each_buy_exactly_the_stock(on_sale, redi
     assert orders_in_db.values("user").distinct().count() == 100
     assert sorted(str(i) for i in orders_in_db.values_list("id", flat=True)) == sorted(accepted)
     assert Voucher.objects.get(pk=on_sale.pk).stock == 0
-    assert redis_client.get(stock.stock_key(on_sale.id)) == b"0"
+    assert redis_client.get(shard.stock_key(on_sale.id)) == b"0"
 
 
 @pytest.mark.django_db(transaction=True)
@@ -209,15 +209,15 @@ def test_voiding_a_live_sale_stops_it_at_once_and_writes_nothing(
 ) -> None:
     first, second = UserFactory(), UserFactory()
     assert _buy(client_for(first), on_sale.id).status_code == 200  # the window is cached now
-    shard = stock.shard_of(on_sale.id)
+    shard_no = shard.shard_of(on_sale.id)
 
     services.voucher_void(voucher_id=on_sale.id)
     refused = _buy(client_for(second), on_sale.id)
 
     assert (refused.status_code, refused.json()["code"]) == (409, "ended")
-    assert redis_client.get(stock.stock_key(on_sale.id)) == b"99"
-    assert redis_client.hkeys(stock.buyers_key(on_sale.id)) == [str(first.id).encode()]
-    assert redis_client.xlen(keys.seckill_orders(shard)) == 1
+    assert redis_client.get(shard.stock_key(on_sale.id)) == b"99"
+    assert redis_client.hkeys(shard.buyers_key(on_sale.id)) == [str(first.id).encode()]
+    assert redis_client.xlen(keys.seckill_orders(shard_no)) == 1
 
 
 @pytest.mark.django_db
@@ -243,17 +243,17 @@ def test_pay_then_the_timeout_does_not_cancel(
     assert early.status_code == 409
     assert early.json()["code"] == "order_pending"
     drain_all()
-    assert orders.pay_timeouts().pending() == 1
+    assert order_services.pay_timeouts().pending() == 1
 
     with django_capture_on_commit_callbacks(execute=True):
         paid = user_api.post(f"/api/voucher-orders/{order_id}/pay")
     assert paid.status_code == 200
-    assert orders.pay_timeouts().pending() == 0  # paying withdrew the timeout
+    assert order_services.pay_timeouts().pending() == 0  # paying withdrew the timeout
     assert paid.json()["status"] == "paid"
     assert user_api.post(f"/api/voucher-orders/{order_id}/pay").status_code == 200  # idempotent
 
     fake_clock.advance(16 * 60)
-    assert orders.cancel_due_orders() == 0
+    assert order_services.cancel_due_orders() == 0
     assert VoucherOrder.objects.get(pk=order_id).status == "paid"
 
 
@@ -266,15 +266,15 @@ def test_unpaid_orders_are_cancelled_once_and_the_unit_comes_back(
     for client in clients:
         assert _buy(client, on_sale.id).status_code == 200
     drain_all()
-    assert redis_client.get(stock.stock_key(on_sale.id)) == b"97"
+    assert redis_client.get(shard.stock_key(on_sale.id)) == b"97"
 
     fake_clock.advance(15 * 60 + 1)
-    cancelled = run_concurrently(lambda _: orders.cancel_due_orders(), workers=4)
+    cancelled = run_concurrently(lambda _: order_services.cancel_due_orders(), workers=4)
 
     assert sum(cancelled) == 3  # each order cancelled exactly once across workers
     assert VoucherOrder.objects.filter(status="cancelled").count() == 3
     assert Voucher.objects.get(pk=on_sale.pk).stock == 100
-    assert redis_client.get(stock.stock_key(on_sale.id)) == b"100"
+    assert redis_client.get(shard.stock_key(on_sale.id)) == b"100"
     assert _buy(clients[0], on_sale.id).status_code == 200  # may buy again
     drain_all()
     assert VoucherOrder.objects.filter(user=buyers[0]).count() == 2
@@ -289,14 +289,14 @@ def test_a_repeated_release_never_frees_the_buyers_next_order(
     assert _buy(client, on_sale.id).status_code == 200
     drain_all()
     fake_clock.advance(15 * 60 + 1)
-    assert orders.cancel_due_orders() == 1
+    assert order_services.cancel_due_orders() == 1
     first = VoucherOrder.objects.get(user=buyer)
     assert _buy(client, on_sale.id).status_code == 200  # buys again
     drain_all()
 
-    assert not orders.order_release(first)  # a late retry of the first release
+    assert not order_services.order_release(first)  # a late retry of the first release
 
-    assert redis_client.get(stock.stock_key(on_sale.id)) == b"99"
+    assert redis_client.get(shard.stock_key(on_sale.id)) == b"99"
     assert _buy(client, on_sale.id).json()["code"] == "duplicate_order"
 
 
@@ -308,19 +308,19 @@ def test_a_failed_release_is_retried_until_redis_agrees(
     assert _buy(client, on_sale.id).status_code == 200
     drain_all()
     fake_clock.advance(15 * 60 + 1)
-    real_release = orders.order_release
+    real_release = order_services.order_release
 
     def redis_blip(order):  # type: ignore[no-untyped-def]
         raise ConnectionError("redis went away")
 
-    monkeypatch.setattr(orders, "order_release", redis_blip)
-    orders.cancel_due_orders()
-    assert redis_client.get(stock.stock_key(on_sale.id)) == b"99"  # not yet given back
+    monkeypatch.setattr(order_services, "order_release", redis_blip)
+    order_services.cancel_due_orders()
+    assert redis_client.get(shard.stock_key(on_sale.id)) == b"99"  # not yet given back
 
-    monkeypatch.setattr(orders, "order_release", real_release)
+    monkeypatch.setattr(order_services, "order_release", real_release)
     fake_clock.advance(61)  # the unacked job's lease runs out
-    orders.cancel_due_orders()
+    order_services.cancel_due_orders()
 
-    assert redis_client.get(stock.stock_key(on_sale.id)) == b"100"
+    assert redis_client.get(shard.stock_key(on_sale.id)) == b"100"
     assert Voucher.objects.get(pk=on_sale.pk).stock == 100
-    assert orders.pay_timeouts().pending() == 0
+    assert order_services.pay_timeouts().pending() == 0

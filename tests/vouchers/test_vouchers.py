@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from dianping import clock
 from tests.factories import ShopFactory, VoucherFactory
-from vouchers import services, stock
+from vouchers import services, shard, stock
 from vouchers.models import Voucher
 
 
@@ -37,7 +37,7 @@ def test_staff_create_a_flash_sale_and_its_stock_reaches_redis(staff_api, redis_
     assert response.status_code == 201
     body = response.json()
     assert (body["status"], body["stock"], body["shop_id"]) == ("pending", 100, shop.id)
-    assert redis_client.get(stock.stock_key(body["id"])) == b"100"
+    assert redis_client.get(shard.stock_key(body["id"])) == b"100"
 
 
 @pytest.mark.django_db
@@ -52,7 +52,7 @@ def test_normal_voucher_is_active_and_has_no_redis_stock(
 
     assert response.status_code == 201
     assert response.json()["status"] == "active"
-    assert redis_client.get(stock.stock_key(response.json()["id"])) is None
+    assert redis_client.get(shard.stock_key(response.json()["id"])) is None
 
 
 @pytest.mark.django_db
@@ -99,19 +99,19 @@ def test_stock_can_change_until_the_sale_starts(staff_api, redis_client, fake_cl
 
     before = staff_api.patch(f"/api/vouchers/{voucher.id}", {"stock": 150}, format="json")
     assert before.status_code == 200
-    assert redis_client.get(stock.stock_key(voucher.id)) == b"150"
+    assert redis_client.get(shard.stock_key(voucher.id)) == b"150"
 
     fake_clock.advance(2 * 3600)  # the sale is on
-    redis_client.set(stock.stock_key(voucher.id), 120)  # 30 units sold
+    redis_client.set(shard.stock_key(voucher.id), 120)  # 30 units sold
     after = staff_api.patch(f"/api/vouchers/{voucher.id}", {"stock": 500}, format="json")
 
     assert after.status_code == 409
     assert after.json()["code"] == "sale_started"
     assert Voucher.objects.get(pk=voucher.pk).stock == 150
-    assert redis_client.get(stock.stock_key(voucher.id)) == b"120"
+    assert redis_client.get(shard.stock_key(voucher.id)) == b"120"
     renamed = staff_api.patch(f"/api/vouchers/{voucher.id}", {"title": "Renamed"}, format="json")
     assert renamed.status_code == 200
-    assert redis_client.get(stock.stock_key(voucher.id)) == b"120"  # never resurrected
+    assert redis_client.get(shard.stock_key(voucher.id)) == b"120"  # never resurrected
 
 
 @pytest.mark.django_db
@@ -130,15 +130,15 @@ def test_stock_load_overwrites_pending_and_never_resurrects_active(
         begin_time=clock.now() - timedelta(days=2),
         end_time=clock.now() - timedelta(days=1),
     )
-    redis_client.set(stock.stock_key(pending.id), 3)
-    redis_client.set(stock.stock_key(active.id), 3)
+    redis_client.set(shard.stock_key(pending.id), 3)
+    redis_client.set(shard.stock_key(active.id), 3)
 
     outcome = stock.stock_load([pending, active, ended])
 
     assert outcome == {pending.id: "overwritten", active.id: "kept", ended.id: "skipped"}
-    assert redis_client.get(stock.stock_key(pending.id)) == b"10"
-    assert redis_client.get(stock.stock_key(active.id)) == b"3"
-    assert redis_client.get(stock.stock_key(ended.id)) is None
+    assert redis_client.get(shard.stock_key(pending.id)) == b"10"
+    assert redis_client.get(shard.stock_key(active.id)) == b"3"
+    assert redis_client.get(shard.stock_key(ended.id)) is None
 
 
 @pytest.mark.django_db
@@ -162,7 +162,7 @@ def test_shop_vouchers_show_live_stock_and_real_time_status(api, redis_client, f
     sale = VoucherFactory(shop=shop)
     plain = VoucherFactory(shop=shop, type="normal", stock=0, begin_time=None, end_time=None)
     VoucherFactory(shop=shop, status=Voucher.Status.VOID)
-    redis_client.set(stock.stock_key(sale.id), 42)
+    redis_client.set(shard.stock_key(sale.id), 42)
     fake_clock.advance(3600 + 1)  # the sale started; no job has run yet
 
     body = api.get(f"/api/shops/{shop.id}/vouchers").json()
@@ -193,7 +193,7 @@ def test_activities_work_before_any_preheat_and_split_by_tab(api, fake_clock) ->
 def test_preheated_activities_report_real_time_status(api, redis_client, fake_clock) -> None:
     voucher = VoucherFactory()
     assert services.activities_preheat() == 1
-    assert redis_client.get(stock.stock_key(voucher.id)) == b"100"
+    assert redis_client.get(shard.stock_key(voucher.id)) == b"100"
 
     fake_clock.advance(3600 + 1)  # the cached list still says "pending"
 
@@ -218,7 +218,7 @@ def test_preload_stock_command(redis_client, capsys) -> None:
 
     call_command("preload_stock")
 
-    assert redis_client.get(stock.stock_key(voucher.id)) == b"7"
+    assert redis_client.get(shard.stock_key(voucher.id)) == b"7"
     assert "overwritten: 1" in capsys.readouterr().out
 
 
@@ -229,7 +229,7 @@ def test_admin_lists_redis_stock_and_freezes_stock_after_start(
     started = VoucherFactory(begin_time=clock.now() - timedelta(minutes=1))
     unloaded = VoucherFactory()  # pending, never preheated
     VoucherFactory(type="normal", stock=0, begin_time=None, end_time=None)
-    redis_client.set(stock.stock_key(started.id), 37)
+    redis_client.set(shard.stock_key(started.id), 37)
     fetched = []
     real_live_stock = stock.live_stock
     monkeypatch.setattr(
@@ -252,11 +252,11 @@ def test_reloading_a_pending_looking_sale_never_overwrites_sold_units(
     redis_client, fake_clock
 ) -> None:
     voucher = VoucherFactory(stock=10)
-    redis_client.set(stock.stock_key(voucher.id), 7)
-    redis_client.hset(stock.buyers_key(voucher.id), 1, "1:16")  # someone already bought
+    redis_client.set(shard.stock_key(voucher.id), 7)
+    redis_client.hset(shard.buyers_key(voucher.id), 1, "1:16")  # someone already bought
 
     assert stock.stock_load([voucher]) == {voucher.id: "sold"}
-    assert redis_client.get(stock.stock_key(voucher.id)) == b"7"
+    assert redis_client.get(shard.stock_key(voucher.id)) == b"7"
 
 
 @pytest.mark.django_db

@@ -1,23 +1,22 @@
-"""Order reads and the life of an order after the sale."""
+"""Order writes after the sale: payment, and the pay timeout that cancels an unpaid order
+and gives its unit back."""
 
 from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from typing import Any
 
 from django.db import transaction
 from django.db.models import F
 
 from dianping import clock
-from dianping.errors import Conflict, NotFound
-from dianping.redis import ids, keys
-from dianping.redis.client import get_redis
+from dianping.errors import Conflict
 from dianping.redis.delayqueue import DelayQueue
 from dianping.redis.scripts import lua
 
 from .models import Voucher, VoucherOrder
-from .serializers import MyVoucherSerializer, OrderSerializer
+from .order_selectors import order_get
+from .shard import buyers_key, pending_field, stock_key
 
 _RELEASE = lua(__file__, "release.lua")
 log = logging.getLogger(__name__)
@@ -28,44 +27,14 @@ def pay_timeouts() -> DelayQueue:
     return DelayQueue("order-pay-timeout", lease=60)
 
 
-def pending_field(order_id: int) -> str:
-    """The order's field in its shard's pending hash (see seckill.lua)."""
-    return "{}:{}".format(*ids.parts(order_id))
-
-
-def shard_of_order(order_id: int, shard_bits: int) -> int:
-    return order_id & ((1 << shard_bits) - 1)
-
-
-def order_for_user(*, order_id: int, user_id: int) -> dict[str, Any]:
-    """The caller's order from the database, or `pending` while it waits in the stream."""
-    from .seckill import shard_bits
-
-    order = VoucherOrder.objects.filter(pk=order_id, user_id=user_id).first()
-    if order is not None:
-        return OrderSerializer(order).data
-    owner = get_redis().hget(
-        keys.seckill_pending(shard_of_order(order_id, shard_bits())), pending_field(order_id)
-    )
-    if owner is not None:
-        owner_id, voucher_id = (int(part) for part in owner.split(b":"))
-        if owner_id == user_id:
-            return {
-                "id": str(order_id), "voucher_id": voucher_id, "status": "pending",
-                "created_at": None, "paid_at": None, "expires_at": None, "used_at": None,
-                "cancelled_at": None,
-            }  # fmt: skip
-    raise NotFound("No such order.", code="order_not_found")
-
-
-def order_pay(*, order_id: int, user_id: int) -> dict[str, Any]:
+def order_pay(*, order_id: int, user_id: int) -> VoucherOrder:
     """Simulated payment: unpaid -> paid. Paying a paid order again answers the same."""
     with transaction.atomic():
         order = (
             VoucherOrder.objects.select_for_update().filter(pk=order_id, user_id=user_id).first()
         )
         if order is None:
-            order_for_user(order_id=order_id, user_id=user_id)  # 404, or pending:
+            order_get(order_id=order_id, user_id=user_id)  # 404, or pending:
             raise Conflict(
                 "The order is still being placed; try again in a moment.", code="order_pending"
             )
@@ -80,7 +49,7 @@ def order_pay(*, order_id: int, user_id: int) -> dict[str, Any]:
             transaction.on_commit(lambda: pay_timeouts().cancel(str(order_id)), robust=True)
         elif order.status != VoucherOrder.Status.PAID:
             raise Conflict(f"The order is {order.status}.", code=f"order_{order.status}")
-    return OrderSerializer(order).data
+    return order
 
 
 def order_cancel_if_unpaid(*, order_id: int) -> bool:
@@ -100,8 +69,6 @@ def order_cancel_if_unpaid(*, order_id: int) -> bool:
 def order_release(order: VoucherOrder) -> bool:
     """Give a cancelled order's unit back to the Redis sale and free its buyer. Safe to
     repeat: only a buyer entry that still names this order is released."""
-    from .stock import buyers_key, stock_key
-
     released = _RELEASE(
         [stock_key(order.voucher_id), buyers_key(order.voucher_id)],
         [order.user_id, pending_field(order.id)],
@@ -133,29 +100,3 @@ def cancel_due_orders(*, limit: int = 500) -> int:
             continue
         queue.ack(claim)
     return cancelled
-
-
-MY_VOUCHERS_PAGE = 10
-
-
-def my_vouchers(*, user_id: int, tab: str, last_id: int | None) -> dict[str, Any]:
-    """The caller's vouchers, newest first, 10 at a time, scrolled by `last_id`:
-    unused = paid, not used, still valid; used; expired = paid, unused, past validity;
-    unpaid = grabbed, awaiting payment (cancelled after ORDER_PAY_TIMEOUT)."""
-    now = clock.now()
-    mine = VoucherOrder.objects.filter(user_id=user_id).select_related("voucher")
-    if tab == "unpaid":
-        mine = mine.filter(status=VoucherOrder.Status.UNPAID)
-    elif tab == "unused":
-        mine = mine.filter(status=VoucherOrder.Status.PAID, expires_at__gt=now)
-    elif tab == "used":
-        mine = mine.filter(status=VoucherOrder.Status.USED)
-    else:
-        mine = mine.filter(status=VoucherOrder.Status.PAID, expires_at__lte=now)
-    if last_id is not None:
-        mine = mine.filter(id__lt=last_id)
-    page = list(mine.order_by("-id")[:MY_VOUCHERS_PAGE])
-    return {
-        "results": MyVoucherSerializer(page, many=True).data,
-        "last_id": str(page[-1].id) if len(page) == MY_VOUCHERS_PAGE else None,
-    }

@@ -1,0 +1,135 @@
+"""The flash-sale shard: what the seckill script, the drain, reconcile, the dead letters
+and the order services all agree on, in one place.
+
+A voucher's sale lives in shard `voucher_id % SECKILL_SHARDS`. Every key of a shard
+carries its hash tag, so one script can touch them all (one Cluster slot). An order id
+carries its shard in the low bits of its counter part, so ids made by different shards
+never collide and an id alone names the shard whose pending hash may hold it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import redis
+from django.conf import settings
+
+from dianping import clock
+from dianping.redis import ids, keys
+from dianping.redis.client import get_redis
+from dianping.redis.lock import RedisLock
+
+GROUP = "drain"  # the one consumer group of every order stream
+
+
+def shard_of(voucher_id: int) -> int:
+    return voucher_id % settings.SECKILL_SHARDS
+
+
+def shard_bits() -> int:
+    """Low bits of an order id's counter part that carry its shard (ids stay unique)."""
+    return max(1, (settings.SECKILL_SHARDS - 1).bit_length())
+
+
+def shard_of_order(order_id: int) -> int:
+    return order_id & ((1 << shard_bits()) - 1)
+
+
+def stock_key(voucher_id: int) -> str:
+    return keys.seckill_stock(shard_of(voucher_id), voucher_id)
+
+
+def buyers_key(voucher_id: int) -> str:
+    return keys.seckill_buyers(shard_of(voucher_id), voucher_id)
+
+
+def next_order_id(voucher_id: int) -> int:
+    """An order id made outside the seckill script (a claimed normal voucher): from the
+    same per-shard daily counter and layout, so it can never equal a sale's order id."""
+    now = int(clock.now_seconds())
+    shard = shard_of(voucher_id)
+    key = keys.seckill_id_counter(shard, ids.day_of(now))
+    pipe = get_redis().pipeline(transaction=False)
+    pipe.incr(key)
+    pipe.expire(key, ids.COUNTER_TTL)
+    counter, _ = pipe.execute()
+    return ids.compose(now, int(counter) << shard_bits() | shard)
+
+
+# --- accepted orders: the pending hash and the stream entries -----------------------
+
+
+def pending_field(order_id: int) -> str:
+    """The order's field in its shard's pending hash, and its value in the buyers hash:
+    "<seconds>:<low>" (see seckill.lua)."""
+    return "{}:{}".format(*ids.parts(order_id))
+
+
+def pending_owner(value: bytes) -> tuple[int, int]:
+    """(user id, voucher id) from a pending hash value ("<user>:<voucher>")."""
+    user_id, voucher_id = (int(part) for part in value.split(b":"))
+    return user_id, voucher_id
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """An order the sale accepted, as its stream entry carries it."""
+
+    entry_id: bytes
+    order_id: int
+    user_id: int
+    voucher_id: int
+
+    @property
+    def created_at(self) -> datetime:
+        return datetime.fromtimestamp(ids.timestamp_of(self.order_id), tz=UTC)
+
+    def entry_fields(self) -> dict[bytes, str]:
+        """The order as seckill.lua wrote it to the stream (what `accepted_from` reads)."""
+        seconds, low = ids.parts(self.order_id)
+        return {
+            b"voucher": str(self.voucher_id), b"user": str(self.user_id),
+            b"seconds": str(seconds), b"low": str(low),
+        }  # fmt: skip
+
+
+MALFORMED = (KeyError, ValueError, OverflowError)
+
+
+def accepted_from(entry_id: bytes, fields: dict[bytes, bytes]) -> Accepted:
+    """The order in a stream entry's fields; raises one of MALFORMED if they are broken."""
+    seconds, low = int(fields[b"seconds"]), int(fields[b"low"])
+    return Accepted(
+        entry_id=entry_id,
+        order_id=ids.compose(ids.ID_EPOCH + seconds, low),
+        user_id=int(fields[b"user"]),
+        voucher_id=int(fields[b"voucher"]),
+    )
+
+
+# --- the drain's coordination: consumer group and shard lock -------------------------
+
+
+def ensure_groups() -> None:
+    """Create every shard's consumer group (and stream) if missing; safe to repeat."""
+    client = get_redis()
+    for shard in range(settings.SECKILL_SHARDS):
+        try:
+            client.xgroup_create(keys.seckill_orders(shard), GROUP, id="0", mkstream=True)
+        except redis.ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+
+
+def consumer_name(shard: int) -> str:
+    # One name per shard: the lock admits one drainer per shard, so whoever drains next
+    # finds the previous drainer's unacked entries under its own name.
+    return f"shard-{shard}"
+
+
+def shard_lock(shard: int, **kwargs: Any) -> RedisLock:
+    """The lock that admits one drainer per shard; a repair or a replay takes it to hold
+    the drain off."""
+    return RedisLock(f"seckill-drain:{shard}", **kwargs)
