@@ -38,6 +38,24 @@ def seed_staff() -> User:
     return staff
 
 
+CLERK_PHONE = "13800000099"  # logs in by SMS like everyone; works at the first demo shop
+
+
+@transaction.atomic
+def seed_clerk() -> User:
+    clerk, _ = User.objects.update_or_create(
+        phone=CLERK_PHONE,
+        defaults={"nick_name": "店员小王"},
+        create_defaults={
+            "username": CLERK_PHONE,
+            "nick_name": "店员小王",
+            "password": make_password(None),
+        },
+    )
+    UserInfo.objects.get_or_create(user=clerk)
+    return clerk
+
+
 @transaction.atomic
 def seed_users() -> list[User]:
     users = []

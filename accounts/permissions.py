@@ -4,7 +4,7 @@ from typing import Any
 
 from rest_framework.permissions import BasePermission
 
-from .models import User
+from .selectors import is_site_staff
 
 
 class IsStaff(BasePermission):
@@ -14,4 +14,4 @@ class IsStaff(BasePermission):
         user = request.user
         if not getattr(user, "is_authenticated", False):
             return False
-        return User.objects.filter(pk=user.id, is_staff=True, is_active=True).exists()
+        return is_site_staff(user_id=user.id)

@@ -26,3 +26,8 @@ def user_info_get(*, user_id: int) -> UserInfo:
     """The profile, or an unsaved all-defaults one for accounts made outside the login flow."""
     user = user_get(user_id=user_id)
     return UserInfo.objects.filter(user=user).first() or UserInfo(user=user)
+
+
+def is_site_staff(*, user_id: int) -> bool:
+    """Staff of the whole site (operators), read from the database so revoking is immediate."""
+    return User.objects.filter(pk=user_id, is_staff=True, is_active=True).exists()

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
+
+from django.utils import timezone
 
 _source: Callable[[], float] = time.time
 
@@ -26,6 +28,16 @@ def now_ms() -> int:
 def now() -> datetime:
     """The current time as an aware UTC datetime."""
     return datetime.fromtimestamp(_source(), tz=UTC)
+
+
+def today() -> date:
+    """The local date (TIME_ZONE) now: the day sign-ins, statistics and reports count in."""
+    return timezone.localdate(now())
+
+
+def start_of(day: date) -> datetime:
+    """Midnight at the start of a local date, as an aware datetime."""
+    return timezone.make_aware(datetime.combine(day, datetime.min.time()))
 
 
 def set_source(source: Callable[[], float] | None) -> None:

@@ -3,7 +3,7 @@
 from django.contrib import admin
 
 from . import services
-from .models import Shop, ShopType
+from .models import Shop, ShopStaff, ShopType
 
 
 @admin.register(ShopType)
@@ -22,6 +22,12 @@ class ShopTypeAdmin(admin.ModelAdmin):
             services.shop_type_delete(shop_type=shop_type)
 
 
+class ShopStaffInline(admin.TabularInline):
+    model = ShopStaff
+    raw_id_fields = ["user"]
+    extra = 0
+
+
 @admin.register(Shop)
 class ShopAdmin(admin.ModelAdmin):
     list_display = ["id", "name", "type", "area", "avg_price", "score", "sold", "updated_at"]
@@ -30,6 +36,7 @@ class ShopAdmin(admin.ModelAdmin):
     list_select_related = ["type"]
     ordering = ["-id"]
     readonly_fields = ["sold", "comments", "score"]  # kept by business events, not edits
+    inlines = [ShopStaffInline]
 
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
         # Only what the operator changed, so concurrent updates of other fields survive.
@@ -41,3 +48,13 @@ class ShopAdmin(admin.ModelAdmin):
     def delete_queryset(self, request, queryset):  # type: ignore[no-untyped-def]
         for shop_id in queryset.values_list("pk", flat=True):
             services.shop_delete(shop_id=shop_id)
+
+
+@admin.register(ShopStaff)
+class ShopStaffAdmin(admin.ModelAdmin):
+    """Who works where: shop staff redeem that shop's coupons and read its write-offs."""
+
+    list_display = ["id", "user", "shop", "created_at"]
+    search_fields = ["user__phone", "user__nick_name", "shop__name"]
+    raw_id_fields = ["user", "shop"]
+    list_select_related = ["user", "shop"]

@@ -7,7 +7,7 @@ import random
 from django.db import transaction
 
 from . import services
-from .models import Shop, ShopType
+from .models import Shop, ShopStaff, ShopType
 
 CITY_CENTRE = (121.4737, 31.2304)  # People's Square, Shanghai (longitude, latitude)
 
@@ -88,3 +88,8 @@ def seed_shops() -> tuple[int, int]:
         services.shop_indexes_rebuild()
     services.shop_types_changed()
     return ShopType.objects.count(), Shop.objects.count()
+
+
+def seed_staff(*, user_id: int, shop: Shop) -> None:
+    """Put a demo user on a shop's staff (idempotent)."""
+    ShopStaff.objects.get_or_create(user_id=user_id, shop=shop)

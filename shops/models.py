@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
@@ -52,3 +53,26 @@ class Shop(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class ShopStaff(models.Model):
+    """A user who works at a shop: may redeem its coupons and read its write-offs.
+    Operators manage memberships in admin."""
+
+    shop = models.ForeignKey(Shop, on_delete=models.CASCADE, related_name="staff")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="shop_memberships"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "shop staff member"
+        verbose_name_plural = "shop staff"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "shop"], name="one_membership_per_user_and_shop"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} at {self.shop}"

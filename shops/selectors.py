@@ -14,7 +14,7 @@ from dianping.redis.client import get_redis
 
 from .caches import SHOP_TYPES_IDENT, shop_cache, shop_type_cache
 from .errors import ShopNotFound
-from .models import Shop, ShopType
+from .models import Shop, ShopStaff, ShopType
 from .serializers import ShopSerializer, ShopTypeSerializer
 
 
@@ -41,6 +41,15 @@ def shop_detail(*, shop_id: int, token: str | None = None) -> ShopView:
 def shop_exists(*, shop_id: int) -> None:
     if not Shop.objects.filter(pk=shop_id).exists():
         raise ShopNotFound()
+
+
+def works_at(*, user_id: int, shop_id: int | None = None) -> bool:
+    """Whether the user is on the staff of the shop (of any shop when `shop_id` is None):
+    shop staff redeem its coupons and read its write-offs."""
+    memberships = ShopStaff.objects.filter(user_id=user_id)
+    if shop_id is not None:
+        memberships = memberships.filter(shop_id=shop_id)
+    return memberships.exists()
 
 
 def shop_types_json() -> bytes:

@@ -68,6 +68,15 @@ class VoucherFactory(factory.django.DjangoModelFactory):
     end_time = factory.LazyAttribute(lambda v: v.begin_time + timedelta(hours=2))
 
 
+class NormalVoucherFactory(VoucherFactory):
+    """An everyday voucher: claimed, not sold in a flash sale; unlimited unless given stock."""
+
+    type = "normal"
+    stock = None
+    begin_time = None
+    end_time = None
+
+
 def _now():  # type: ignore[no-untyped-def]
     from dianping import clock
 

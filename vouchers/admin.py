@@ -1,29 +1,30 @@
-"""Operators manage vouchers and flash sales here; every save goes through the services."""
+"""Operators manage vouchers and flash sales here; every write goes through the services.
+Orders, shop orders and write-offs are records: read-only, filtered and exported."""
 
 from __future__ import annotations
 
+import csv
+from collections.abc import Iterator
+
 from django.contrib import admin, messages
+from django.http import StreamingHttpResponse
 
 from dianping import clock
+from dianping.errors import DomainError
 
-from . import services, stock
-from .models import Voucher, VoucherOrder
+from . import selectors, services, stock
+from .models import ShopOrder, Voucher, VoucherOrder, WriteOff
+
+COUNTED = ("claimed", "paid", "used", "refunded")
 
 
 @admin.register(Voucher)
 class VoucherAdmin(admin.ModelAdmin):
     list_display = [
-        "id",
-        "title",
-        "shop",
-        "type",
-        "live_status",
-        "stock",
-        "redis_stock",
-        "begin_time",
-        "end_time",
-    ]
-    list_filter = ["type", "status"]
+        "id", "title", "shop", "type", "discount", "live_status", "stock", "redis_stock",
+        *(f"{name}_count" for name in COUNTED), "begin_time", "end_time",
+    ]  # fmt: skip
+    list_filter = ["type", "discount_type", "status"]
     search_fields = ["title", "shop__name"]
     list_select_related = ["shop"]
     raw_id_fields = ["shop"]
@@ -32,25 +33,38 @@ class VoucherAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request, obj=None):  # type: ignore[no-untyped-def]
         fields = list(super().get_readonly_fields(request, obj))
-        if (
-            obj is not None
-            and obj.is_seckill
-            and obj.status_at(clock.now()) != Voucher.Status.PENDING
-        ):
+        if obj is None:
+            return fields
+        if obj.is_seckill and obj.status_at(clock.now()) != Voucher.Status.PENDING:
             fields += ["stock", "begin_time", "end_time", "type"]  # frozen once started
+        if obj.orders.exists():
+            fields += [f for f in services.FROZEN_WITH_ORDERS if f not in fields]
         return fields
 
     @admin.display(description="status")
     def live_status(self, voucher: Voucher) -> str:
         return voucher.status_at(clock.now())
 
+    @admin.display(description="discount")
+    def discount(self, voucher: Voucher) -> str:
+        rule = voucher.discount_rule
+        if rule.type == Voucher.DiscountType.FULL_REDUCTION:
+            return f"{rule.discount_amount} off from {rule.amount_condition}"
+        if rule.type == Voucher.DiscountType.PERCENTAGE:
+            cap = f", at most {rule.max_discount}" if rule.max_discount else ""
+            return f"pay {rule.discount_rate}% from {rule.amount_condition}{cap}"
+        return f"{rule.value} off"
+
     def get_changelist_instance(self, request):  # type: ignore[no-untyped-def]
-        """Read the page's Redis stock in one round trip, not one GET per row."""
+        """The page's Redis stock in one round trip and its order counts in one query,
+        not a lookup per row."""
         changelist = super().get_changelist_instance(request)
         rows = list(changelist.result_list)  # the page's queryset, evaluated and cached
-        remaining = stock.live_stock([v.id for v in rows if v.is_seckill])
+        live = stock.live_stock([v.id for v in rows if v.is_seckill])
+        counts = selectors.order_counts([v.id for v in rows])
         for voucher in rows:
-            voucher._live_stock = remaining.get(voucher.id)
+            voucher._live_stock = live.get(voucher.id)
+            voucher._counts = counts[voucher.id]
         return changelist
 
     @admin.display(description="Redis stock")
@@ -63,6 +77,28 @@ class VoucherAdmin(admin.ModelAdmin):
             remaining = stock.live_stock([voucher.id])[voucher.id]
         return "not loaded" if remaining is None else str(remaining)
 
+    def _count(self, voucher: Voucher, name: str) -> int:
+        counts = (
+            getattr(voucher, "_counts", None) or selectors.order_counts([voucher.id])[voucher.id]
+        )
+        return counts[name]
+
+    @admin.display(description="claimed")
+    def claimed_count(self, voucher: Voucher) -> int:
+        return self._count(voucher, "claimed")
+
+    @admin.display(description="paid")
+    def paid_count(self, voucher: Voucher) -> int:
+        return self._count(voucher, "paid")
+
+    @admin.display(description="used")
+    def used_count(self, voucher: Voucher) -> int:
+        return self._count(voucher, "used")
+
+    @admin.display(description="refunded")
+    def refunded_count(self, voucher: Voucher) -> int:
+        return self._count(voucher, "refunded")
+
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
         data = {name: form.cleaned_data[name] for name in form.changed_data}
         if change:
@@ -72,6 +108,32 @@ class VoucherAdmin(admin.ModelAdmin):
                 data={f: form.cleaned_data[f] for f in form.cleaned_data}
             )
             obj.pk = saved.pk
+
+    def get_deleted_objects(self, objs, request):  # type: ignore[no-untyped-def]
+        """Admin's confirmation page lists what blocks a delete: our rules join the
+        protected rows, so a voucher in use is refused there, before anything runs."""
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        refusals = [
+            f"{voucher}: {refusal.detail}"
+            for voucher in objs
+            if (refusal := services.voucher_delete_refusal(voucher)) is not None
+        ]
+        if refusals:  # the reason, rather than "no permission to delete voucher orders"
+            return deleted, counts, set(), [*refusals, *protected]
+        return deleted, counts, perms_needed, protected
+
+    def delete_model(self, request, obj):  # type: ignore[no-untyped-def]
+        self._delete(request, [obj.pk])
+
+    def delete_queryset(self, request, queryset):  # type: ignore[no-untyped-def]
+        self._delete(request, list(queryset.values_list("pk", flat=True)))
+
+    def _delete(self, request, voucher_ids: list[int]) -> None:  # type: ignore[no-untyped-def]
+        for voucher_id in voucher_ids:
+            try:
+                services.voucher_delete(voucher_id=voucher_id)
+            except DomainError as exc:  # a sale or an order landed after the confirmation
+                self.message_user(request, f"Voucher {voucher_id}: {exc.detail}", messages.ERROR)
 
     @admin.action(description="Preheat now (activity list and stock)")
     def preheat_now(self, request, queryset):  # type: ignore[no-untyped-def]
@@ -83,22 +145,100 @@ class VoucherAdmin(admin.ModelAdmin):
         outcome = stock.stock_load(queryset.filter(type=Voucher.Kind.SECKILL))
         self.message_user(request, f"Stock reload: {outcome}", messages.SUCCESS)
 
-    @admin.action(description="Void (cancel the sale)")
+    @admin.action(description="Void (withdraw: no more sales or claims)")
     def void(self, request, queryset):  # type: ignore[no-untyped-def]
         for voucher_id in queryset.values_list("pk", flat=True):
             services.voucher_void(voucher_id=voucher_id)
         self.message_user(request, "Voided.", messages.SUCCESS)
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Records that change only through their services: viewed, filtered, never edited
+    here (editing an order's status could give a unit back twice)."""
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
 @admin.register(VoucherOrder)
-class VoucherOrderAdmin(admin.ModelAdmin):
-    list_display = ["id", "user", "voucher", "status", "created_at", "paid_at"]
-    list_filter = ["status"]
+class VoucherOrderAdmin(ReadOnlyAdmin):
+    list_display = ["id", "user", "voucher", "status", "created_at", "paid_at", "expires_at"]
+    list_filter = ["status", ("voucher", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["id", "user__phone"]
-    raw_id_fields = ["user", "voucher"]
-    # Orders change only through their services (pay, the pay timeout): editing status or
-    # `live` here could give a user two live orders or return a unit twice.
-    readonly_fields = [
-        "id", "user", "voucher", "status", "live", "created_at", "paid_at", "expires_at",
-        "used_at", "cancelled_at",
+    list_select_related = ["user", "voucher"]
+    # Not the redeem code: only the coupon's owner sees it.
+    fields = [
+        "id", "user", "voucher", "status", "live_slot", "created_at", "paid_at", "expires_at",
+        "used_at", "cancelled_at", "refunded_at",
     ]  # fmt: skip
+
+
+@admin.register(ShopOrder)
+class ShopOrderAdmin(ReadOnlyAdmin):
+    list_display = ["id", "user", "shop", "amount", "discount", "payable", "status", "created_at"]
+    list_filter = ["status"]
+    search_fields = ["id", "user__phone", "shop__name"]
+    list_select_related = ["user", "shop"]
+    exclude = ["idempotency_key"]
+
+
+class ShopWithWriteOffsFilter(admin.SimpleListFilter):
+    """Shops that have write-offs (a list of every shop would run to hundreds)."""
+
+    title = "shop"
+    parameter_name = "shop"
+
+    def lookups(self, request, model_admin):  # type: ignore[no-untyped-def]
+        shops = WriteOff.objects.values_list("shop_id", "shop__name").distinct().order_by("shop_id")
+        return [(str(shop_id), name) for shop_id, name in shops]
+
+    def queryset(self, request, queryset):  # type: ignore[no-untyped-def]
+        return queryset.filter(shop_id=self.value()) if self.value() else queryset
+
+
+CSV_COLUMNS = [
+    "id", "kind", "shop_id", "voucher_id", "order_id", "shop_order_id", "discount",
+    "redeemed_at", "redeemed_by_id", "reversed_at",
+]  # fmt: skip
+
+
+class Echo:
+    """A file-like object whose write returns the line: csv.writer for a streamed body."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+@admin.register(WriteOff)
+class WriteOffAdmin(ReadOnlyAdmin):
+    list_display = [
+        "id", "kind", "shop", "voucher", "order", "discount", "redeemed_at", "redeemed_by",
+        "reversed_at",
+    ]  # fmt: skip
+    list_filter = ["kind", ShopWithWriteOffsFilter, "redeemed_at"]
+    date_hierarchy = "redeemed_at"
+    search_fields = ["order__id", "shop__name"]
+    list_select_related = ["shop", "voucher", "order", "redeemed_by"]
+    actions = ["export_csv"]
+
+    @admin.action(description="Export as CSV")
+    def export_csv(self, request, queryset):  # type: ignore[no-untyped-def]
+        """Streamed row by row, so a month of write-offs never sits in memory at once."""
+        writer = csv.writer(Echo())
+
+        def rows() -> Iterator[str]:
+            yield writer.writerow(CSV_COLUMNS)
+            for values in queryset.order_by("redeemed_at", "id").values_list(*CSV_COLUMNS):
+                yield writer.writerow(
+                    [v.isoformat() if hasattr(v, "isoformat") else v for v in values]
+                )
+
+        response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = 'attachment; filename="write-offs.csv"'
+        return response

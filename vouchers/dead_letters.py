@@ -19,7 +19,7 @@ from dianping.redis import keys
 from dianping.redis.client import get_redis
 
 from .drain import persist
-from .order_services import pay_timeouts
+from .order_services import order_jobs
 from .shard import MALFORMED, Accepted, accepted_from, buyers_key, pending_field, shard_lock
 
 
@@ -93,7 +93,7 @@ def _replay_one(letter: DeadLetter, order: Accepted) -> str | None:
     holder = client.hget(buyers_key(order.voucher_id), order.user_id)
     if holder != pending_field(order.order_id).encode():
         return "its unit was released since (reconcile --fix or a cancellation): not replayed"
-    pay_timeouts().schedule(str(order.order_id), delay=settings.ORDER_PAY_TIMEOUT)
+    order_jobs().schedule(str(order.order_id), delay=settings.ORDER_PAY_TIMEOUT)
     try:
         persist([order])
     except Exception as exc:  # the cause is not fixed yet: keep the letter, say why

@@ -1,4 +1,5 @@
-"""Demo vouchers for `seed_demo`: everyday vouchers, a flash sale on now, one starting soon."""
+"""Demo vouchers for `seed_demo`: everyday cash vouchers, one of each discount type at the
+first demo shop, a flash sale on now and one starting soon."""
 
 from __future__ import annotations
 
@@ -11,20 +12,46 @@ from . import services
 from .models import Voucher
 
 SALE_TITLE = "限时秒杀 ¥100 代金券"
+CASH_TITLE = "¥50 代金券"
+
+
+# The first demo shop's coupons, one per discount type: (title, fields).
+DISCOUNT_VOUCHERS = [
+    ("满100减20", {
+        "sub_title": "满100元可用", "rules": "单笔消费满100元立减20元\n每人限领2张",
+        "pay_value": 0, "actual_value": 2000, "discount_type": Voucher.DiscountType.FULL_REDUCTION,
+        "amount_condition": 10000, "discount_amount": 2000, "per_user_limit": 2, "stock": 500,
+    }),
+    ("全场8.8折", {
+        "sub_title": "最高减50元", "rules": "全场菜品8.8折\n最高优惠50元",
+        "pay_value": 0, "actual_value": 5000, "discount_type": Voucher.DiscountType.PERCENTAGE,
+        "discount_rate": 88, "max_discount": 5000,
+    }),
+]  # fmt: skip
+
+
+def demo_shops() -> list[Shop]:
+    """The food shops the demo vouchers belong to; the first one has a clerk too."""
+    return list(Shop.objects.filter(type__name="美食").order_by("id")[:5])
 
 
 def seed_vouchers() -> dict[str, int]:
-    """Idempotent: everyday vouchers once per shop; flash sales only when none is on
-    or starting within the hour (so every `make run` has something to grab)."""
-    shops = list(Shop.objects.filter(type__name="美食").order_by("id")[:5])
+    """Idempotent: everyday vouchers once per shop, the discount-type vouchers once; flash
+    sales only when none is on or starting within the hour (so every `make run` has
+    something to grab)."""
+    shops = demo_shops()
     if not shops:
         return {"vouchers": 0}
+    for title, fields in DISCOUNT_VOUCHERS:
+        if not Voucher.objects.filter(shop=shops[0], title=title).exists():
+            data = {"shop": shops[0], "title": title, "type": Voucher.Kind.NORMAL, **fields}
+            services.voucher_create(data=data)
     for shop in shops:
-        if not Voucher.objects.filter(shop=shop, type=Voucher.Kind.NORMAL).exists():
+        if not Voucher.objects.filter(shop=shop, title=CASH_TITLE).exists():
             services.voucher_create(
                 data={
                     "shop": shop,
-                    "title": "¥50 代金券",
+                    "title": CASH_TITLE,
                     "sub_title": "周一至周日可用",
                     "rules": "全场通用\n无需预约\n可叠加使用",
                     "pay_value": 4750,

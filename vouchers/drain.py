@@ -28,7 +28,7 @@ from dianping.redis import keys
 from dianping.redis.client import get_redis
 
 from .models import Voucher, VoucherOrder
-from .order_services import pay_timeouts
+from .order_services import expiry_of, order_jobs
 from .shard import (
     GROUP,
     MALFORMED,
@@ -51,6 +51,11 @@ class OrderFault(Exception):
 
 class StockMismatch(OrderFault):
     """The database has fewer units than Redis sold: reconcile before persisting."""
+
+
+class VoucherGone(OrderFault):
+    """The order's voucher was deleted (a delete refuses a voucher with buyers, so only a
+    raw database edit gets here)."""
 
 
 class IdCollision(OrderFault):
@@ -194,20 +199,28 @@ def persist(orders: list[Accepted]) -> None:
             # Same id, different order: never ack it as a "redelivery" (that would lose it).
             raise IdCollision(f"order id {order.order_id} already belongs to another order")
     fresh = [o for o in orders if o.order_id not in known]  # redelivered ones are done already
+    sold = Counter(o.voucher_id for o in fresh)
+    valid_days = dict(Voucher.objects.filter(pk__in=sold).values_list("id", "valid_days"))
+    if gone := set(sold) - set(valid_days):
+        raise VoucherGone(f"vouchers {sorted(gone)} no longer exist")
     VoucherOrder.objects.bulk_create(
         [
             VoucherOrder(
-                id=o.order_id, user_id=o.user_id, voucher_id=o.voucher_id, created_at=o.created_at
+                id=o.order_id,
+                user_id=o.user_id,
+                voucher_id=o.voucher_id,
+                created_at=o.created_at,
+                expires_at=expiry_of(o.created_at, valid_days[o.voucher_id]),
             )
             for o in fresh
         ]
     )
-    for voucher_id, sold in Counter(o.voucher_id for o in fresh).items():
-        updated = Voucher.objects.filter(pk=voucher_id, stock__gte=sold).update(
-            stock=F("stock") - sold
+    for voucher_id, units in sold.items():
+        updated = Voucher.objects.filter(pk=voucher_id, stock__gte=units).update(
+            stock=F("stock") - units
         )
         if not updated:
-            raise StockMismatch(f"voucher {voucher_id}: database stock below {sold}")
+            raise StockMismatch(f"voucher {voucher_id}: database stock below {units}")
 
 
 def _finish(shard: int, done: list[Accepted]) -> None:
@@ -221,7 +234,7 @@ def _finish(shard: int, done: list[Accepted]) -> None:
         return
     stream = keys.seckill_orders(shard)
     pipe = get_redis().pipeline(transaction=True)
-    pay_timeouts().queue_schedule_many(
+    order_jobs().queue_schedule_many(
         pipe, [str(o.order_id) for o in done], delay=settings.ORDER_PAY_TIMEOUT
     )
     for bucket, count in _lag_histogram(done).items():

@@ -1,15 +1,21 @@
-"""Order reads: one order for its owner, and "my vouchers" by tab."""
+"""Order reads: one order for its owner, "my vouchers" by tab, the coupons that apply to a
+bill, the caller's shop orders, and a shop's write-offs of a day."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+from django.db.models import QuerySet
 
 from dianping import clock
 from dianping.errors import NotFound
 from dianping.redis import ids, keys
 from dianping.redis.client import get_redis
 
-from .models import VoucherOrder
+from . import discounts
+from .errors import Code
+from .models import ShopOrder, VoucherOrder, WriteOff
 from .shard import pending_field, pending_owner, shard_of_order
 
 MY_VOUCHERS_PAGE = 10
@@ -33,7 +39,7 @@ def order_get(*, order_id: int, user_id: int) -> VoucherOrder:
                 id=order_id, user_id=user_id, voucher_id=voucher_id, status=PENDING,
                 created_at=created_at,
             )  # fmt: skip
-    raise NotFound("No such order.", code="order_not_found")
+    raise NotFound("No such order.", code=Code.ORDER_NOT_FOUND)
 
 
 def my_vouchers(
@@ -56,3 +62,53 @@ def my_vouchers(
         mine = mine.filter(id__lt=last_id)
     page = list(mine.order_by("-id")[:MY_VOUCHERS_PAGE])
     return page, (page[-1].id if len(page) == MY_VOUCHERS_PAGE else None)
+
+
+@dataclass(frozen=True, slots=True)
+class CouponOption:
+    """One of the caller's coupons for a bill: what it takes off, or why it cannot."""
+
+    coupon: VoucherOrder
+    discount: int
+    reason: str | None = None  # why it is unusable (Code.BELOW_THRESHOLD)
+
+
+def coupons_usable(
+    *, user_id: int, shop_id: int, amount: int
+) -> tuple[list[CouponOption], list[CouponOption]]:
+    """The caller's paid, unused, unexpired coupons for a shop, split by whether they
+    apply to `amount`: usable ones best first (largest discount, then the soonest to
+    expire, so a tie spends the coupon that would lapse first), the rest with a reason."""
+    coupons = VoucherOrder.objects.filter(
+        user_id=user_id,
+        status=VoucherOrder.Status.PAID,
+        expires_at__gt=clock.now(),
+        voucher__shop_id=shop_id,
+    ).select_related("voucher")
+    usable, unusable = [], []
+    for coupon in coupons:
+        off = discounts.discount_for(coupon.voucher.discount_rule, amount)
+        if off is None:
+            unusable.append(CouponOption(coupon, 0, Code.BELOW_THRESHOLD))
+        else:
+            usable.append(CouponOption(coupon, off))
+    usable.sort(key=lambda o: (-o.discount, o.coupon.expires_at, o.coupon.id))
+    unusable.sort(key=lambda o: (o.coupon.voucher.amount_condition, o.coupon.id))
+    return usable, unusable
+
+
+def shop_orders_mine(*, user_id: int, last_id: int | None) -> tuple[list[ShopOrder], int | None]:
+    """The caller's shop orders, newest first, scrolled like "my vouchers"."""
+    mine = ShopOrder.objects.filter(user_id=user_id)
+    if last_id is not None:
+        mine = mine.filter(id__lt=last_id)
+    page = list(mine.order_by("-id")[:MY_VOUCHERS_PAGE])
+    return page, (page[-1].id if len(page) == MY_VOUCHERS_PAGE else None)
+
+
+def shop_write_offs(*, shop_id: int, day: date) -> QuerySet[WriteOff]:
+    """A shop's write-offs of one local day (TIME_ZONE), newest first, reversed included."""
+    start = clock.start_of(day)
+    return WriteOff.objects.filter(
+        shop_id=shop_id, redeemed_at__gte=start, redeemed_at__lt=start + timedelta(days=1)
+    ).order_by("-redeemed_at", "-id")

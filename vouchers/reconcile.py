@@ -55,7 +55,9 @@ def _measure(voucher: Voucher, client: redis.Redis) -> Drift:
         if voucher_id == voucher.id:
             pending[user_id] = order.decode()
     stock_now = Voucher.objects.values_list("stock", flat=True).get(pk=voucher.id)
-    live = VoucherOrder.objects.filter(voucher=voucher, live=True).values_list("user_id", "id")
+    live = VoucherOrder.objects.filter(voucher=voucher, live_slot__isnull=False).values_list(
+        "user_id", "id"
+    )
     expected = {user_id: pending_field(order_id) for user_id, order_id in live} | pending
     in_redis = {
         int(user): order.decode() for user, order in client.hgetall(buyers_key(voucher.id)).items()

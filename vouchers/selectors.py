@@ -1,4 +1,5 @@
-"""Voucher reads: a shop's vouchers and the flash-sale activity list, with live stock."""
+"""Voucher reads: a shop's vouchers, the flash-sale activity list, the operators' list
+and per-voucher order counts, with live stock."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Count, Q, QuerySet
 from django.utils.dateparse import parse_datetime
 
 from dianping import clock
@@ -14,15 +16,64 @@ from dianping.errors import NotFound
 
 from . import stock
 from .caches import ACTIVITIES_IDENT, activities_cache
-from .models import Voucher, sale_status
+from .errors import Code
+from .models import Voucher, VoucherOrder, sale_status
 from .serializers import VoucherSerializer
 
 
 def voucher_get(*, voucher_id: int) -> Voucher:
     voucher = Voucher.objects.filter(pk=voucher_id).first()
     if voucher is None:
-        raise NotFound("No such voucher.", code="voucher_not_found")
+        raise NotFound("No such voucher.", code=Code.VOUCHER_NOT_FOUND)
     return voucher
+
+
+def voucher_list(*, shop_id: int | None = None, status: str | None = None) -> QuerySet[Voucher]:
+    """Operators' list, newest first; `status` is the real-time one (as `status_at` says),
+    so a list filtered between two runs of the status job is never stale."""
+    vouchers = Voucher.objects.order_by("-id")
+    if shop_id is not None:
+        vouchers = vouchers.filter(shop_id=shop_id)
+    if status is not None:
+        vouchers = vouchers.filter(_status_is(status, clock.now()))
+    return vouchers
+
+
+def _status_is(status: str, now: datetime) -> Q:
+    if status == Voucher.Status.VOID:
+        return Q(status=Voucher.Status.VOID)
+    live = ~Q(status=Voucher.Status.VOID)
+    seckill = Q(type=Voucher.Kind.SECKILL)
+    if status == Voucher.Status.PENDING:
+        return live & seckill & Q(begin_time__gt=now)
+    if status == Voucher.Status.ENDED:
+        return live & seckill & Q(end_time__lte=now)
+    return live & (~seckill | Q(begin_time__lte=now, end_time__gt=now))
+
+
+COUNTED = ("unpaid", "paid", "used", "refunded", "cancelled")
+
+
+def order_counts(voucher_ids: list[int]) -> dict[int, dict[str, int]]:
+    """Orders per voucher by status, plus `claimed` (all of them), in one grouped query."""
+    counts = {vid: dict.fromkeys(("claimed", *COUNTED), 0) for vid in voucher_ids}
+    rows = (
+        VoucherOrder.objects.filter(voucher_id__in=voucher_ids)
+        .values_list("voucher_id", "status")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    for voucher_id, status, n in rows:
+        counts[voucher_id][status] = n
+        counts[voucher_id]["claimed"] += n
+    return counts
+
+
+def remaining(vouchers: list[Voucher]) -> dict[int, int | None]:
+    """Units left per voucher: live Redis stock for flash sales, the database's for
+    normal vouchers (None: unlimited, or a sale's stock not loaded)."""
+    live = stock.live_stock([v.id for v in vouchers if v.is_seckill])
+    return {v.id: live.get(v.id) if v.is_seckill else v.stock for v in vouchers}
 
 
 def shop_vouchers(*, shop_id: int) -> list[dict[str, Any]]:
@@ -64,7 +115,7 @@ def _with_live_state(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Real-time status from the times, and remaining stock from Redis for seckill ones."""
     now = clock.now()
     seckill_ids = [item["id"] for item in items if item["type"] == Voucher.Kind.SECKILL]
-    remaining = stock.live_stock(seckill_ids)
+    live = stock.live_stock(seckill_ids)
     for item in items:
         item["status"] = sale_status(
             kind=item["type"],
@@ -73,7 +124,7 @@ def _with_live_state(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
             end=_parse(item["end_time"]),
             now=now,
         )
-        item["remaining"] = remaining.get(item["id"])
+        item["remaining"] = live.get(item["id"]) if item["id"] in live else item["stock"]
     return items
 
 

@@ -1,15 +1,23 @@
-"""Voucher shapes. Writable fields are declared explicitly: never `status` or the id."""
+"""Voucher, order and checkout shapes. Writable fields are declared explicitly: never
+`status`, an id, `stock` sold so far or anything a user could grant themselves.
+Order ids are strings: they exceed 2^53."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rest_framework import serializers
 
 from dianping import clock
+from dianping.validation import parse_id
 from shops.models import Shop
 
-from .models import Voucher
+from . import discounts
+from .models import ShopOrder, Voucher, VoucherOrder, WriteOff
+
+MAX_MONEY = 100_000_000  # fen: ¥1,000,000, far above any bill or voucher here
+DISCOUNT_FIELDS = ["discount_type", "amount_condition", "discount_amount", "discount_rate"]
 
 
 class VoucherSerializer(serializers.ModelSerializer):
@@ -20,7 +28,8 @@ class VoucherSerializer(serializers.ModelSerializer):
         model = Voucher
         fields = [
             "id", "shop_id", "title", "sub_title", "rules", "pay_value", "actual_value", "type",
-            "valid_days", "stock", "begin_time", "end_time", "status",
+            *DISCOUNT_FIELDS, "max_discount", "per_user_limit", "valid_days", "stock",
+            "begin_time", "end_time", "status",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -29,7 +38,8 @@ class VoucherSerializer(serializers.ModelSerializer):
 
 
 class VoucherListItemSerializer(VoucherSerializer):
-    """Documentation shape of list items: adds `remaining`, the live Redis stock."""
+    """Documentation shape of list items: adds `remaining`, the units left (a flash sale's
+    live Redis stock; null: unlimited, or a sale not loaded yet)."""
 
     remaining = serializers.IntegerField(allow_null=True, read_only=True)
 
@@ -38,66 +48,203 @@ class VoucherListItemSerializer(VoucherSerializer):
         read_only_fields = fields
 
 
+class OrderCountsSerializer(serializers.Serializer):
+    claimed = serializers.IntegerField(help_text="Every order ever taken.")
+    unpaid = serializers.IntegerField()
+    paid = serializers.IntegerField(help_text="Paid and not used (expired included).")
+    used = serializers.IntegerField()
+    refunded = serializers.IntegerField()
+    cancelled = serializers.IntegerField()
+
+
+class VoucherStaffSerializer(VoucherListItemSerializer):
+    """What operators see: the voucher, units left, and its orders counted by status."""
+
+    counts = OrderCountsSerializer(read_only=True)
+
+    class Meta(VoucherListItemSerializer.Meta):
+        fields = [*VoucherListItemSerializer.Meta.fields, "counts"]
+        read_only_fields = fields
+
+
 class VoucherWriteSerializer(serializers.ModelSerializer):
     shop_id = serializers.PrimaryKeyRelatedField(source="shop", queryset=Shop.objects.all())
-    pay_value = serializers.IntegerField(min_value=0, max_value=100_000_000)
-    actual_value = serializers.IntegerField(min_value=0, max_value=100_000_000)
-    stock = serializers.IntegerField(min_value=0, max_value=10_000_000, required=False)
+    pay_value = serializers.IntegerField(min_value=0, max_value=MAX_MONEY)
+    actual_value = serializers.IntegerField(min_value=0, max_value=MAX_MONEY)
+    stock = serializers.IntegerField(
+        min_value=0, max_value=10_000_000, required=False, allow_null=True
+    )
     valid_days = serializers.IntegerField(min_value=1, max_value=3650, required=False)
+    amount_condition = serializers.IntegerField(min_value=0, max_value=MAX_MONEY, required=False)
+    discount_amount = serializers.IntegerField(
+        min_value=1, max_value=MAX_MONEY, required=False, allow_null=True
+    )
+    discount_rate = serializers.IntegerField(
+        min_value=1, max_value=99, required=False, allow_null=True
+    )
+    max_discount = serializers.IntegerField(
+        min_value=1, max_value=MAX_MONEY, required=False, allow_null=True
+    )
+    per_user_limit = serializers.IntegerField(min_value=1, max_value=100, required=False)
 
     class Meta:
         model = Voucher
         fields = [
             "shop_id", "title", "sub_title", "rules", "pay_value", "actual_value", "type",
-            "stock", "begin_time", "end_time", "valid_days",
+            *DISCOUNT_FIELDS, "max_discount", "per_user_limit", "stock", "begin_time",
+            "end_time", "valid_days",
         ]  # fmt: skip
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        merged = {**self._current(), **attrs}
+        merged = {**self._current(), **attrs}  # a PATCH is judged with what it leaves alone
+        errors: dict[str, Any] = discounts.rule_errors(
+            discount_type=merged.get("discount_type", discounts.CASH),
+            amount_condition=merged.get("amount_condition", 0),
+            discount_amount=merged.get("discount_amount"),
+            discount_rate=merged.get("discount_rate"),
+            max_discount=merged.get("max_discount"),
+        )
         if merged.get("type") == Voucher.Kind.SECKILL:
             begin, end = merged.get("begin_time"), merged.get("end_time")
             if begin is None or end is None:
-                raise serializers.ValidationError(
-                    {"begin_time": ["A flash sale needs begin_time and end_time."]}
-                )
-            if begin >= end:
-                raise serializers.ValidationError(
-                    {"end_time": ["end_time must follow begin_time."]}
-                )
+                errors["begin_time"] = "A flash sale needs begin_time and end_time."
+            elif begin >= end:
+                errors["end_time"] = "end_time must follow begin_time."
+            if merged.get("stock") is None:
+                errors["stock"] = "A flash sale needs stock."
+            if merged.get("per_user_limit", 1) != 1:
+                errors["per_user_limit"] = "A flash sale sells one unit per user."
+        if errors:
+            raise serializers.ValidationError({f: [m] for f, m in errors.items()})
         return attrs
 
     def _current(self) -> dict[str, Any]:
         voucher = self.instance
         if voucher is None:
             return {}
-        return {
-            "type": voucher.type,
-            "begin_time": voucher.begin_time,
-            "end_time": voucher.end_time,
-        }
+        names = ["type", "begin_time", "end_time", "stock", "per_user_limit", *DISCOUNT_FIELDS]
+        return {name: getattr(voucher, name) for name in [*names, "max_discount"]}
 
 
-class SeckillResultSerializer(serializers.Serializer):
+class OrderIdSerializer(serializers.Serializer):
     order_id = serializers.CharField(help_text="64-bit id, as a string.")
 
 
 class OrderSerializer(serializers.Serializer):
-    """An order as its owner sees it; ids are strings (they exceed 2^53)."""
+    """An order as its owner sees it. `status` is `expired` for a paid coupon past its
+    validity, and `pending` while a flash-sale order waits to be persisted."""
 
     id = serializers.CharField()  # str() of the int id
     voucher_id = serializers.IntegerField()
-    status = serializers.CharField(help_text="pending (not yet persisted) or the DB status.")
+    status = serializers.SerializerMethodField()
     created_at = serializers.DateTimeField(allow_null=True)
     paid_at = serializers.DateTimeField(allow_null=True)
     expires_at = serializers.DateTimeField(allow_null=True)
     used_at = serializers.DateTimeField(allow_null=True)
     cancelled_at = serializers.DateTimeField(allow_null=True)
+    refunded_at = serializers.DateTimeField(allow_null=True)
+
+    def get_status(self, order: VoucherOrder) -> str:
+        if order.status == VoucherOrder.Status.PAID and order.is_expired(clock.now()):
+            return "expired"
+        return order.status
 
 
 class MyVoucherSerializer(OrderSerializer):
     voucher = VoucherSerializer(read_only=True)
 
 
+class OrderDetailSerializer(MyVoucherSerializer):
+    """One order for its owner: with the code shop staff redeem it by, while it counts."""
+
+    redeem_code = serializers.SerializerMethodField(
+        help_text="12 digits, for a paid or used coupon; null otherwise."
+    )
+
+    def get_redeem_code(self, order: VoucherOrder) -> str | None:
+        live = order.status in (VoucherOrder.Status.PAID, VoucherOrder.Status.USED)
+        return order.redeem_code if live else None
+
+
 class MyVouchersPageSerializer(serializers.Serializer):
     results = MyVoucherSerializer(many=True)
     last_id = serializers.CharField(allow_null=True, help_text="Pass back to get the next page.")
+
+
+class CouponOptionSerializer(MyVoucherSerializer):
+    discount = serializers.IntegerField(help_text="Fen off the amount asked about.")
+    reason = serializers.CharField(allow_null=True, help_text="Why it is unusable.")
+
+    def to_representation(self, option: Any) -> dict[str, Any]:
+        """`option` is an order_selectors.CouponOption: the coupon, plus its verdict."""
+        data = dict(MyVoucherSerializer(option.coupon).data)
+        data["discount"], data["reason"] = option.discount, option.reason
+        return data
+
+
+class UsableCouponsSerializer(serializers.Serializer):
+    usable = CouponOptionSerializer(many=True, help_text="Best first.")
+    unusable = CouponOptionSerializer(many=True)
+
+
+class ShopOrderCreateSerializer(serializers.Serializer):
+    shop_id = serializers.PrimaryKeyRelatedField(queryset=Shop.objects.all())
+    amount = serializers.IntegerField(min_value=1, max_value=MAX_MONEY, help_text="Fen.")
+    coupon_id = serializers.CharField(
+        required=False, allow_null=True, help_text="A voucher order id (a string)."
+    )
+
+    def validate_coupon_id(self, value: str | None) -> int | None:
+        if value is None:
+            return None
+        try:
+            return parse_id(value)
+        except ValueError:
+            raise serializers.ValidationError("An order id is required.") from None
+
+
+class ShopOrderSerializer(serializers.ModelSerializer):
+    id = serializers.CharField()
+    shop_id = serializers.IntegerField()
+    coupon_id = serializers.CharField(allow_null=True)
+
+    class Meta:
+        model = ShopOrder
+        fields = [
+            "id", "shop_id", "amount", "discount", "payable", "coupon_id", "status",
+            "created_at", "refunded_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class ShopOrdersPageSerializer(serializers.Serializer):
+    results = ShopOrderSerializer(many=True)
+    last_id = serializers.CharField(allow_null=True, help_text="Pass back to get the next page.")
+
+
+REDEEM_CODE = re.compile(r"^[0-9]{12}\Z", re.ASCII)
+
+
+class RedemptionCreateSerializer(serializers.Serializer):
+    code = serializers.RegexField(REDEEM_CODE, help_text="The coupon's 12-digit code.")
+    amount = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_MONEY,
+        required=False,
+        help_text="The bill in fen: needed by coupons with a threshold or a percentage.",
+    )
+
+
+class WriteOffSerializer(serializers.ModelSerializer):
+    order_id = serializers.CharField()
+    voucher_id = serializers.IntegerField()
+    shop_id = serializers.IntegerField()
+    redeemed_by = serializers.IntegerField(source="redeemed_by_id")
+
+    class Meta:
+        model = WriteOff
+        fields = [
+            "id", "order_id", "voucher_id", "shop_id", "discount", "redeemed_at", "redeemed_by",
+            "kind", "reversed_at",
+        ]  # fmt: skip
+        read_only_fields = fields

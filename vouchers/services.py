@@ -11,12 +11,23 @@ from django.db.models import Q
 
 from dianping import clock
 from dianping.errors import Conflict, NotFound
+from dianping.redis.client import get_redis
+from dianping.redis.scripts import lua
 
 from . import stock
 from .caches import ACTIVITIES_IDENT, activities_cache
-from .models import Voucher
+from .errors import Code
+from .models import Voucher, VoucherOrder
 from .seckill import sale_window_evict
 from .selectors import activities_document, preheat_candidates
+from .shard import buyers_key, stock_key
+
+_RETIRE = lua(__file__, "retire.lua")
+# What a coupon holder was promised: fixed once the first coupon exists.
+FROZEN_WITH_ORDERS = (
+    "shop", "type", "actual_value", "discount_type", "amount_condition", "discount_amount",
+    "discount_rate", "max_discount",
+)  # fmt: skip
 
 
 def voucher_create(*, data: dict[str, Any]) -> Voucher:
@@ -29,19 +40,29 @@ def voucher_create(*, data: dict[str, Any]) -> Voucher:
 
 
 def voucher_update(*, voucher_id: int, data: dict[str, Any]) -> Voucher:
-    """Change a voucher. Its stock is frozen once its sale has started: units may
-    already be sold from Redis, and only the sale itself may change them then."""
+    """Change a voucher. A flash sale's stock and window are frozen once it has started
+    (units may already be sold from Redis, and only the sale may change them then), and
+    a voucher's shop and discount rule once it has coupons (their holders were promised
+    that rule)."""
     with transaction.atomic():
         voucher = Voucher.objects.select_for_update().filter(pk=voucher_id).first()
         if voucher is None:
-            raise NotFound("No such voucher.", code="voucher_not_found")
+            raise NotFound("No such voucher.", code=Code.VOUCHER_NOT_FOUND)
+        changed = {name for name, value in data.items() if getattr(voucher, name) != value}
         started = voucher.status_at(clock.now()) != Voucher.Status.PENDING
-        if voucher.is_seckill and started:
-            for name in ("stock", "begin_time", "end_time", "type"):
-                if name in data and data[name] != getattr(voucher, name):
-                    raise Conflict(
-                        f"{name} cannot change once the sale has started.", code="sale_started"
-                    )
+        sale = changed & {"stock", "begin_time", "end_time", "type"}
+        if voucher.is_seckill and started and sale:
+            raise Conflict(
+                f"{', '.join(sorted(sale))} cannot change once the sale has started.",
+                code=Code.SALE_STARTED,
+            )
+        frozen = changed & set(FROZEN_WITH_ORDERS)
+        if frozen and VoucherOrder.objects.filter(voucher_id=voucher_id).exists():
+            raise Conflict(
+                f"{', '.join(sorted(frozen))} cannot change once coupons were issued; "
+                "void the voucher and create another.",
+                code=Code.RULE_FROZEN,
+            )
         for field, value in data.items():
             setattr(voucher, field, value)
         if voucher.status != Voucher.Status.VOID:
@@ -52,14 +73,55 @@ def voucher_update(*, voucher_id: int, data: dict[str, Any]) -> Voucher:
 
 
 def voucher_void(*, voucher_id: int) -> Voucher:
-    """Cancel a sale (operators); it stays void whatever its times say."""
+    """Withdraw a voucher (operators): no more sales or claims, whatever its times say.
+    Coupons already held stay usable: their holders paid for them."""
     with transaction.atomic():
         updated = Voucher.objects.filter(pk=voucher_id).update(status=Voucher.Status.VOID)
         if not updated:
-            raise NotFound("No such voucher.", code="voucher_not_found")
+            raise NotFound("No such voucher.", code=Code.VOUCHER_NOT_FOUND)
         voucher = Voucher.objects.get(pk=voucher_id)
         _after_commit(voucher)
     return voucher
+
+
+def voucher_delete_refusal(voucher: Voucher) -> Conflict | None:
+    """Why the voucher cannot be deleted now, or None: its sale is on (void it first), or
+    it has orders, persisted or still in the stream (void it instead: deleting it would
+    strand accepted orders in the dead letters)."""
+    if voucher.is_seckill and voucher.status_at(clock.now()) == Voucher.Status.ACTIVE:
+        return Conflict("The sale is on: void it first.", code=Code.SALE_ACTIVE)
+    has_buyers = voucher.is_seckill and get_redis().exists(buyers_key(voucher.id))
+    if has_buyers or VoucherOrder.objects.filter(voucher_id=voucher.id).exists():
+        return _has_orders()
+    return None
+
+
+def _has_orders() -> Conflict:
+    return Conflict("The voucher has orders: void it instead.", code=Code.VOUCHER_HAS_ORDERS)
+
+
+def voucher_delete(*, voucher_id: int) -> None:
+    """Delete a voucher nobody holds, and its Redis state (see `voucher_delete_refusal`)."""
+    with transaction.atomic():
+        voucher = Voucher.objects.select_for_update().filter(pk=voucher_id).first()
+        if voucher is None:
+            raise NotFound("No such voucher.", code=Code.VOUCHER_NOT_FOUND)
+        if (refusal := voucher_delete_refusal(voucher)) is not None:
+            raise refusal
+        # A sale accepted since the check above holds a buyer: the script looks again and
+        # removes the stock in the same step, so no sale can slip in after it.
+        if voucher.is_seckill and not _RETIRE([stock_key(voucher_id), buyers_key(voucher_id)]):
+            raise _has_orders()
+        voucher.delete()
+        transaction.on_commit(lambda: _forget(voucher_id), robust=True)
+
+
+def _forget(voucher_id: int) -> None:
+    """A deleted voucher's Redis state: stock (a preheat may have reloaded it meanwhile),
+    buyers, the cached sale window and the activity list that named it."""
+    get_redis().delete(stock_key(voucher_id), buyers_key(voucher_id))
+    sale_window_evict(voucher_id)
+    activities_cache().evict(ACTIVITIES_IDENT)
 
 
 def _after_commit(voucher: Voucher) -> None:

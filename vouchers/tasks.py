@@ -74,5 +74,6 @@ def drain_seckill_orders() -> int:
 
 
 @shared_task(ignore_result=True)
-def cancel_unpaid_orders() -> int:
-    return order_services.cancel_due_orders()
+def settle_due_orders() -> int:
+    """Pay timeouts that came, and unit releases to retry."""
+    return order_services.settle_due_orders()

@@ -1,9 +1,21 @@
 from django.urls import path
 
-from .views import OrderViewSet, ShopVoucherViewSet, VoucherViewSet, seckill_view
+from .views import (
+    CouponViewSet,
+    OrderViewSet,
+    RedemptionViewSet,
+    ShopOrderViewSet,
+    ShopVoucherViewSet,
+    VoucherViewSet,
+    seckill_view,
+)
 
 urlpatterns = [
-    path("vouchers", VoucherViewSet.as_view({"post": "create"}), name="vouchers"),
+    path(
+        "vouchers",
+        VoucherViewSet.as_view({"get": "list", "post": "create"}),
+        name="vouchers",
+    ),
     path(
         "vouchers/activities",
         VoucherViewSet.as_view({"get": "activities"}),
@@ -11,20 +23,51 @@ urlpatterns = [
     ),
     path(
         "vouchers/<id:voucher_id>",
-        VoucherViewSet.as_view({"patch": "partial_update"}),
+        VoucherViewSet.as_view({"get": "retrieve", "patch": "partial_update", "delete": "destroy"}),
         name="voucher-detail",
     ),
+    path("vouchers/<id:voucher_id>/seckill", seckill_view, name="voucher-seckill"),
     path(
-        "vouchers/<id:voucher_id>/seckill",
-        seckill_view,
-        name="voucher-seckill",
+        "vouchers/<id:voucher_id>/claim",
+        VoucherViewSet.as_view({"post": "claim"}),
+        name="voucher-claim",
+    ),
+    path(
+        "vouchers/<id:voucher_id>/void",
+        VoucherViewSet.as_view({"post": "void"}),
+        name="voucher-void",
     ),
     path("voucher-orders", OrderViewSet.as_view({"get": "list"}), name="orders"),
     path("voucher-orders/<id:order_id>", OrderViewSet.as_view({"get": "retrieve"}), name="order"),
     path(
-        "voucher-orders/<id:order_id>/pay",
-        OrderViewSet.as_view({"post": "pay"}),
-        name="order-pay",
+        "voucher-orders/<id:order_id>/pay", OrderViewSet.as_view({"post": "pay"}), name="order-pay"
     ),
+    path(
+        "voucher-orders/<id:order_id>/cancel",
+        OrderViewSet.as_view({"post": "cancel"}),
+        name="order-cancel",
+    ),
+    path(
+        "voucher-orders/<id:order_id>/refund",
+        OrderViewSet.as_view({"post": "refund"}),
+        name="order-refund",
+    ),
+    path("coupons/usable", CouponViewSet.as_view({"get": "usable"}), name="coupons-usable"),
+    path(
+        "shop-orders",
+        ShopOrderViewSet.as_view({"get": "list", "post": "create"}),
+        name="shop-orders",
+    ),
+    path(
+        "shop-orders/<id:shop_order_id>/refund",
+        ShopOrderViewSet.as_view({"post": "refund"}),
+        name="shop-order-refund",
+    ),
+    path("redemptions", RedemptionViewSet.as_view({"post": "create"}), name="redemptions"),
     path("shops/<id:shop_id>/vouchers", ShopVoucherViewSet.as_view({"get": "list"})),
+    path(
+        "shops/<id:shop_id>/redemptions",
+        RedemptionViewSet.as_view({"get": "shop_day"}),
+        name="shop-redemptions",
+    ),
 ]

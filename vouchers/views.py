@@ -1,6 +1,9 @@
-"""Thin viewsets for vouchers: staff writes, shop voucher lists, the activity list."""
+"""Thin viewsets for vouchers: staff management, shop voucher lists, the activity list,
+the flash sale's fast path, claims, orders, coupons at checkout, and redemptions."""
 
 from __future__ import annotations
+
+import re
 
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -13,62 +16,173 @@ from rest_framework.response import Response
 
 from accounts import tokens
 from accounts.permissions import IsStaff
+from accounts.selectors import is_site_staff
+from dianping import clock
 from dianping.api.exceptions import domain_error_json
-from dianping.errors import DomainError, NotAuthenticated
-from dianping.validation import parse_id
+from dianping.api.pagination import PageNumberPagination
+from dianping.api.throttles import UserSlidingWindowThrottle
+from dianping.errors import DomainError, Forbidden, NotAuthenticated
+from dianping.validation import parse_id, parse_iso_date, parse_whole_number
+from shops.selectors import shop_exists, works_at
 
-from . import order_selectors, order_services, seckill, selectors, services
+from . import (
+    checkout,
+    order_selectors,
+    order_services,
+    redemptions,
+    seckill,
+    selectors,
+    services,
+)
 from .serializers import (
     MyVoucherSerializer,
     MyVouchersPageSerializer,
-    OrderSerializer,
-    SeckillResultSerializer,
+    OrderDetailSerializer,
+    OrderIdSerializer,
+    RedemptionCreateSerializer,
+    ShopOrderCreateSerializer,
+    ShopOrderSerializer,
+    ShopOrdersPageSerializer,
+    UsableCouponsSerializer,
     VoucherListItemSerializer,
     VoucherSerializer,
+    VoucherStaffSerializer,
     VoucherWriteSerializer,
+    WriteOffSerializer,
 )
 
 TABS = ("seizing", "upcoming")
 MY_TABS = ("unused", "used", "expired", "unpaid")
+STATUSES = ("pending", "active", "ended", "void")
+IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,64}", re.ASCII)  # visible ASCII
+
+
+class ClaimThrottle(UserSlidingWindowThrottle):
+    scope = "claim_user"
+
+
+class CheckoutThrottle(UserSlidingWindowThrottle):
+    scope = "checkout_user"
+
+
+def _query_id(request: Request, name: str, errors: dict[str, list[str]]) -> int | None:
+    """An optional id from the query string; a malformed one is noted in `errors`."""
+    raw = request.query_params.get(name)
+    if not raw:
+        return None
+    try:
+        return parse_id(raw)
+    except ValueError:
+        errors[name] = ["A positive whole number (an id) is required."]
+        return None
+
+
+def _staff_views(vouchers: list) -> list[dict]:  # type: ignore[type-arg]
+    """Vouchers as operators see them: units left and order counts, two queries for all."""
+    left = selectors.remaining(vouchers)
+    counts = selectors.order_counts([v.id for v in vouchers])
+    for voucher in vouchers:
+        voucher.remaining, voucher.counts = left[voucher.id], counts[voucher.id]
+    return VoucherStaffSerializer(vouchers, many=True).data
 
 
 class VoucherViewSet(viewsets.ViewSet):
+    STAFF_ACTIONS = ("create", "list", "retrieve", "partial_update", "destroy", "void")
+
     def get_permissions(self):  # type: ignore[no-untyped-def]
-        return [IsStaff()] if self.action in ("create", "partial_update") else []
+        if self.action in self.STAFF_ACTIONS:
+            return [IsStaff()]
+        if self.action == "claim":
+            return [IsAuthenticated()]
+        return []
+
+    def get_throttles(self):  # type: ignore[no-untyped-def]
+        return [ClaimThrottle()] if self.action == "claim" else []
 
     @extend_schema(request=VoucherWriteSerializer, responses={201: VoucherSerializer})
     def create(self, request: Request) -> Response:
-        """Staff only: add a voucher (money in fen; flash sales need stock and a window)."""
+        """Staff only: add a voucher (money in fen; flash sales need stock and a window;
+        the discount rule's fields must fit its `discount_type`)."""
         serializer = VoucherWriteSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         voucher = services.voucher_create(data=serializer.validated_data)
         return Response(VoucherSerializer(voucher).data, status=status.HTTP_201_CREATED)
 
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("shop_id", int, required=False),
+            OpenApiParameter("status", enum=STATUSES, required=False),
+        ],
+        responses=VoucherStaffSerializer(many=True),
+    )
+    def list(self, request: Request) -> Response:
+        """Staff only: vouchers, newest first, by shop and real-time status, with units
+        left and order counts."""
+        errors: dict[str, list[str]] = {}
+        shop_id = _query_id(request, "shop_id", errors)
+        wanted = request.query_params.get("status") or None
+        if wanted is not None and wanted not in STATUSES:
+            errors["status"] = [f"Choose one of: {', '.join(STATUSES)}."]
+        if errors:
+            raise ValidationError(errors)
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(
+            selectors.voucher_list(shop_id=shop_id, status=wanted), request, self
+        )
+        return paginator.get_paginated_response(_staff_views(page))
+
+    @extend_schema(responses=VoucherStaffSerializer)
+    def retrieve(self, request: Request, voucher_id: int) -> Response:
+        """Staff only: one voucher with units left and its orders counted by status."""
+        return Response(_staff_views([selectors.voucher_get(voucher_id=voucher_id)])[0])
+
     @extend_schema(request=VoucherWriteSerializer, responses=VoucherSerializer)
     def partial_update(self, request: Request, voucher_id: int) -> Response:
-        """Staff only: change a voucher; stock is frozen once its sale has started (409)."""
+        """Staff only: change a voucher. 409 `sale_started` for a started sale's stock or
+        window, `rule_frozen` for the shop or discount rule once coupons exist."""
         voucher = selectors.voucher_get(voucher_id=voucher_id)
         serializer = VoucherWriteSerializer(voucher, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         voucher = services.voucher_update(voucher_id=voucher_id, data=serializer.validated_data)
         return Response(VoucherSerializer(voucher).data)
 
+    @extend_schema(responses={204: None})
+    def destroy(self, request: Request, voucher_id: int) -> Response:
+        """Staff only: delete a voucher nobody holds (409 `voucher_has_orders`: void it
+        instead; `sale_active` while its sale runs)."""
+        services.voucher_delete(voucher_id=voucher_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(request=None, responses=VoucherSerializer)
+    def void(self, request: Request, voucher_id: int) -> Response:
+        """Staff only: withdraw a voucher; its sale stops at once. Coupons held stay valid."""
+        return Response(VoucherSerializer(services.voucher_void(voucher_id=voucher_id)).data)
+
     @extend_schema(
-        parameters=[OpenApiParameter("tab", enum=TABS, required=True)],
+        parameters=[OpenApiParameter("tab", enum=TABS, required=False, default="seizing")],
         responses=VoucherListItemSerializer(many=True),
     )
     def activities(self, request: Request) -> Response:
-        """Flash sales on now (`seizing`) or starting within 30 days (`upcoming`)."""
-        tab = request.query_params.get("tab")
+        """Flash sales on now (`seizing`, the default) or starting within 30 days
+        (`upcoming`)."""
+        tab = request.query_params.get("tab") or "seizing"
         if tab not in TABS:
             raise ValidationError({"tab": [f"Choose one of: {', '.join(TABS)}."]})
         return Response(selectors.activities(tab=tab))
+
+    @extend_schema(request=None, responses={201: OrderIdSerializer})
+    def claim(self, request: Request, voucher_id: int) -> Response:
+        """Take a coupon of a normal voucher: `paid` at once when free, else `unpaid` until
+        paid (or cancelled by the pay timeout). 409 `limit_reached` at the voucher's
+        per-user limit, `sold_out`, `ended` when withdrawn; 404 for a flash sale."""
+        order = order_services.voucher_claim(user_id=request.user.id, voucher_id=voucher_id)
+        return Response({"order_id": str(order.id)}, status=status.HTTP_201_CREATED)
 
 
 class ShopVoucherViewSet(viewsets.ViewSet):
     @extend_schema(responses=VoucherListItemSerializer(many=True))
     def list(self, request: Request, shop_id: int) -> Response:
-        """A shop's vouchers, with live remaining stock for flash-sale ones."""
+        """A shop's vouchers, with the units left (live Redis stock for flash sales)."""
         return Response(selectors.shop_vouchers(shop_id=shop_id))
 
 
@@ -77,7 +191,7 @@ class SeckillViewSet(viewsets.ViewSet):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses={200: SeckillResultSerializer})
+    @extend_schema(request=None, responses={200: OrderIdSerializer})
     def create(self, request: Request, voucher_id: int) -> Response:
         """Grab one unit of a flash sale: 200 with the order id, or 409 not_started /
         ended / sold_out / duplicate_order; 429 (Retry-After) when the per-user funnel
@@ -86,55 +200,212 @@ class SeckillViewSet(viewsets.ViewSet):
         return Response({"order_id": str(order_id)})
 
 
+def _scroll_from(request: Request) -> int | None:
+    errors: dict[str, list[str]] = {}
+    last_id = _query_id(request, "last_id", errors)
+    if errors:
+        raise ValidationError(errors)
+    return last_id
+
+
+def _scroll_page(items: list, next_last_id: int | None) -> dict:  # type: ignore[type-arg]
+    return {"results": items, "last_id": None if next_last_id is None else str(next_last_id)}
+
+
 class OrderViewSet(viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("status", enum=MY_TABS, required=True),
+            OpenApiParameter("status", enum=MY_TABS, required=False, default="unused"),
             OpenApiParameter("last_id", str, required=False),
         ],
         responses=MyVouchersPageSerializer,
     )
     def list(self, request: Request) -> Response:
-        """My vouchers: `unused`, `used`, `expired`, or `unpaid` (grabbed, awaiting
+        """My vouchers: `unused` (the default), `used`, `expired`, or `unpaid` (awaiting
         payment), 10 a page, newest first, scrolled by passing the previous page's
         `last_id`."""
-        tab = request.query_params.get("status")
-        errors = {}
+        tab = request.query_params.get("status") or "unused"
         if tab not in MY_TABS:
-            errors["status"] = [f"Choose one of: {', '.join(MY_TABS)}."]
-        raw_last = request.query_params.get("last_id")
-        last_id = None
-        if raw_last:
-            try:
-                last_id = parse_id(raw_last)
-            except ValueError:
-                errors["last_id"] = ["An order id is required."]
+            raise ValidationError({"status": [f"Choose one of: {', '.join(MY_TABS)}."]})
+        page, next_last_id = order_selectors.my_vouchers(
+            user_id=request.user.id, tab=tab, last_id=_scroll_from(request)
+        )
+        return Response(_scroll_page(MyVoucherSerializer(page, many=True).data, next_last_id))
+
+    @extend_schema(responses=OrderDetailSerializer)
+    def retrieve(self, request: Request, order_id: int) -> Response:
+        """The caller's order, with its redeem code once paid; `pending` while it is
+        accepted but not yet persisted. Other users' orders are 404."""
+        order = order_selectors.order_get(order_id=order_id, user_id=request.user.id)
+        return Response(OrderDetailSerializer(order).data)
+
+    @extend_schema(request=None, responses=OrderDetailSerializer)
+    def pay(self, request: Request, order_id: int) -> Response:
+        """Simulated payment of the caller's unpaid order (409 `order_pending` while it is
+        still being placed, `coupon_expired` past its validity)."""
+        order = order_services.order_pay(order_id=order_id, user_id=request.user.id)
+        return Response(OrderDetailSerializer(order).data)
+
+    @extend_schema(request=None, responses=OrderDetailSerializer)
+    def cancel(self, request: Request, order_id: int) -> Response:
+        """Cancel the caller's unpaid order: its unit goes back and the voucher can be
+        taken again. Idempotent; 409 `order_paid` for a paid order (refund it)."""
+        order = order_services.order_cancel(order_id=order_id, user_id=request.user.id)
+        return Response(OrderDetailSerializer(order).data)
+
+    @extend_schema(request=None, responses=OrderDetailSerializer)
+    def refund(self, request: Request, order_id: int) -> Response:
+        """Refund the caller's paid, unused, unexpired coupon. Idempotent; 409
+        `coupon_used`, `coupon_expired`, `order_unpaid` (cancel it instead)."""
+        order = order_services.order_refund(order_id=order_id, user_id=request.user.id)
+        return Response(OrderDetailSerializer(order).data)
+
+
+class CouponViewSet(viewsets.ViewSet):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("shop_id", int, required=True),
+            OpenApiParameter("amount", int, required=True, description="The bill, in fen."),
+        ],
+        responses=UsableCouponsSerializer,
+    )
+    def usable(self, request: Request) -> Response:
+        """The caller's coupons for a bill at a shop: usable ones with their discount, best
+        first; the others with a `reason` (`below_threshold`)."""
+        errors: dict[str, list[str]] = {}
+        shop_id = _query_id(request, "shop_id", errors)
+        if shop_id is None and "shop_id" not in errors:
+            errors["shop_id"] = ["This field is required."]
+        try:
+            amount = parse_whole_number(request.query_params.get("amount"), default=None)
+        except ValueError as exc:
+            errors["amount"] = [str(exc)]
+        else:
+            if not amount:
+                errors["amount"] = ["A positive amount in fen is required."]
         if errors:
             raise ValidationError(errors)
-        page, next_last_id = order_selectors.my_vouchers(
-            user_id=request.user.id, tab=tab, last_id=last_id
+        shop_exists(shop_id=shop_id)
+        usable, unusable = order_selectors.coupons_usable(
+            user_id=request.user.id, shop_id=shop_id, amount=amount
         )
+        return Response(UsableCouponsSerializer({"usable": usable, "unusable": unusable}).data)
+
+
+def _idempotency_key(request: Request) -> str | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not IDEMPOTENCY_KEY.fullmatch(key):
+        raise ValidationError({"Idempotency-Key": ["1 to 64 visible ASCII characters."]})
+    return key
+
+
+class ShopOrderViewSet(viewsets.ViewSet):
+    permission_classes = [IsAuthenticated]
+
+    def get_throttles(self):  # type: ignore[no-untyped-def]
+        return [CheckoutThrottle()] if self.action == "create" else []
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                str,
+                OpenApiParameter.HEADER,
+                required=False,
+                description="Retries with the same key return the first checkout's order.",
+            )
+        ],
+        request=ShopOrderCreateSerializer,
+        responses={201: ShopOrderSerializer},
+    )
+    def create(self, request: Request) -> Response:
+        """Pay a bill at a shop, optionally with a coupon (`coupon_id`, a voucher order
+        id): it moves to `used` with a write-off record. 409 `coupon_used`,
+        `coupon_expired`, `coupon_unpaid`, `coupon_refunded`, `below_threshold`,
+        `wrong_shop`; someone else's coupon is a 404."""
+        key = _idempotency_key(request)
+        serializer = ShopOrderCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        order, created = checkout.shop_order_create(
+            user_id=request.user.id,
+            shop_id=data["shop_id"].id,
+            amount=data["amount"],
+            coupon_id=data.get("coupon_id"),
+            idempotency_key=key,
+        )
+        headers = {} if created else {"Idempotent-Replayed": "true"}
         return Response(
-            {
-                "results": MyVoucherSerializer(page, many=True).data,
-                "last_id": None if next_last_id is None else str(next_last_id),
-            }
+            ShopOrderSerializer(order).data, status=status.HTTP_201_CREATED, headers=headers
         )
 
-    @extend_schema(responses=OrderSerializer)
-    def retrieve(self, request: Request, order_id: int) -> Response:
-        """The caller's order; `pending` while it is accepted but not yet persisted.
-        Other users' orders are 404."""
-        order = order_selectors.order_get(order_id=order_id, user_id=request.user.id)
-        return Response(OrderSerializer(order).data)
+    @extend_schema(
+        parameters=[OpenApiParameter("last_id", str, required=False)],
+        responses=ShopOrdersPageSerializer,
+    )
+    def list(self, request: Request) -> Response:
+        """The caller's shop orders, 10 a page, newest first, scrolled by `last_id`."""
+        page, next_last_id = order_selectors.shop_orders_mine(
+            user_id=request.user.id, last_id=_scroll_from(request)
+        )
+        return Response(_scroll_page(ShopOrderSerializer(page, many=True).data, next_last_id))
 
-    @extend_schema(request=None, responses=OrderSerializer)
-    def pay(self, request: Request, order_id: int) -> Response:
-        """Simulated payment of the caller's unpaid order (409 while it is still pending)."""
-        order = order_services.order_pay(order_id=order_id, user_id=request.user.id)
-        return Response(OrderSerializer(order).data)
+    @extend_schema(request=None, responses=ShopOrderSerializer)
+    def refund(self, request: Request, shop_order_id: int) -> Response:
+        """Refund the caller's shop order (idempotent): its coupon is unused again while it
+        is still valid, and its write-off is marked reversed."""
+        order = checkout.shop_order_refund(shop_order_id=shop_order_id, user_id=request.user.id)
+        return Response(ShopOrderSerializer(order).data)
+
+
+class RedemptionViewSet(viewsets.ViewSet):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=RedemptionCreateSerializer, responses={201: WriteOffSerializer})
+    def create(self, request: Request) -> Response:
+        """Shop staff (or site staff) redeem a coupon by its code. 404 for a code that is
+        unknown or of another shop's voucher; 409 `coupon_used`, `coupon_expired`,
+        `coupon_refunded`; 429 after too many codes that match nothing."""
+        site_staff = is_site_staff(user_id=request.user.id)
+        if not (site_staff or works_at(user_id=request.user.id)):
+            raise Forbidden("Only shop staff redeem coupons.")
+        serializer = RedemptionCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        write_off = redemptions.coupon_redeem(
+            code=serializer.validated_data["code"],
+            amount=serializer.validated_data.get("amount"),
+            by_user_id=request.user.id,
+            by_site_staff=site_staff,
+        )
+        return Response(WriteOffSerializer(write_off).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("date", str, required=False, description="YYYY-MM-DD")],
+        responses=WriteOffSerializer(many=True),
+    )
+    def shop_day(self, request: Request, shop_id: int) -> Response:
+        """A shop's write-offs (redemptions and checkouts) of a local day, today by
+        default, newest first; for its staff and site staff."""
+        raw = request.query_params.get("date")
+        try:
+            day = parse_iso_date(raw) if raw else clock.today()
+        except ValueError as exc:
+            raise ValidationError({"date": [str(exc)]}) from None
+        shop_exists(shop_id=shop_id)
+        user_id = request.user.id
+        if not (works_at(user_id=user_id, shop_id=shop_id) or is_site_staff(user_id=user_id)):
+            raise Forbidden("Only this shop's staff see its write-offs.")
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(
+            order_selectors.shop_write_offs(shop_id=shop_id, day=day), request, self
+        )
+        return paginator.get_paginated_response(WriteOffSerializer(page, many=True).data)
 
 
 _seckill_viewset = SeckillViewSet.as_view({"post": "create"})

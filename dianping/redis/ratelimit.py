@@ -6,6 +6,7 @@ time; a few ms of skew between app servers only blurs a window's edge.
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,6 +40,11 @@ class SlidingWindowLimiter:
             raise ValueError("each window needs limit >= 1 and a positive length")
         self.scope = scope
         self.windows = [(int(limit), int(window * 1000)) for limit, window in windows]
+
+    @classmethod
+    def for_rate(cls, scope: str, rate: str) -> SlidingWindowLimiter:
+        """One window from a DRF-style rate, e.g. "20/hour" or "10/10minutes"."""
+        return cls(scope, [parse_rate(rate)])
 
     def hit(self, ident: str, *, now_ms: int | None = None) -> Decision:
         now = clock.now_ms() if now_ms is None else now_ms
@@ -79,3 +85,18 @@ class FunnelLimiter:
             [keys.funnel(self.scope, ident)], [self.capacity, repr(self.leak_per_ms), quota, now]
         )
         return Decision(bool(allowed), int(wait_ms) / 1000)
+
+
+_PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_PERIOD = re.compile(r"(?P<units>\d*)\s*(?P<unit>[smhdSMHD][a-zA-Z]*)")
+
+
+def parse_rate(rate: str) -> tuple[int, int]:
+    """'20/hour' -> (20, 3600), '10/10minutes' -> (10, 600): the unit is read from its first
+    letter, as DRF does, after an optional number of units."""
+    count, period = rate.split("/")
+    match = _PERIOD.fullmatch(period.strip())
+    if match is None:
+        raise ValueError(f"not a rate: {rate!r}")
+    units = int(match["units"] or 1)
+    return int(count), units * _PERIODS[match["unit"][0].lower()]

@@ -154,6 +154,11 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "sms_ip": env.str("THROTTLE_SMS_IP", default="20/hour"),
         "login_ip": env.str("THROTTLE_LOGIN_IP", default="30/minute"),
+        # Per user: writes one can repeat cheaply (SPEC §0).
+        "claim_user": env.str("THROTTLE_CLAIM_USER", default="20/minute"),
+        "checkout_user": env.str("THROTTLE_CHECKOUT_USER", default="20/minute"),
+        # Codes that match nothing a redeemer may redeem: guessing, or a typo.
+        "redeem_miss_user": env.str("THROTTLE_REDEEM_MISS_USER", default="10/10minutes"),
     },
     # Number of trusted reverse proxies in front of the app (for the client IP).
     "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
@@ -241,6 +246,9 @@ SECKILL_FUNNEL_CAPACITY = 5
 SECKILL_FUNNEL_PER_SECOND = 2.0
 SECKILL_SOLD_OUT_FLAG_TTL = 1.0  # seconds a process remembers "sold out" before asking Redis
 ORDER_PAY_TIMEOUT = env.int("ORDER_PAY_TIMEOUT", default=15 * 60)  # seconds to pay
+# A refunded flash-sale unit goes back to Redis right after commit; if that fails, the
+# order's job tries again this many seconds later (and until Redis agrees).
+ORDER_RELEASE_RETRY = 60
 SECKILL_DRAIN_BATCH = env.int("SECKILL_DRAIN_BATCH", default=500)  # orders per transaction
 SECKILL_MAX_DELIVERIES = 5  # own failures after which an order goes to the dead-letter stream
 SECKILL_CLAIM_IDLE_MS = 30_000  # other consumers' unacked entries are reclaimed after this
@@ -255,7 +263,7 @@ CELERY_BEAT_SCHEDULE.update(
             "task": "vouchers.tasks.drain_seckill_orders",
             "schedule": SECKILL_DRAIN_INTERVAL,
         },
-        "cancel-unpaid-orders": {"task": "vouchers.tasks.cancel_unpaid_orders", "schedule": 10.0},
+        "settle-due-orders": {"task": "vouchers.tasks.settle_due_orders", "schedule": 10.0},
     }
 )
 

@@ -69,7 +69,7 @@ def test_seed_demo_is_idempotent_and_its_admin_can_log_in(capsys) -> None:
     counts = User.objects.count()
     call_command("seed_demo", "--force")
 
-    assert User.objects.count() == counts == len(demo.DEMO_USERS) + 1
+    assert User.objects.count() == counts == len(demo.DEMO_USERS) + 2  # + admin, shop clerk
     assert f"password={demo.ADMIN_PASSWORD}" in capsys.readouterr().out
     assert Client().login(username=demo.ADMIN_USERNAME, password=demo.ADMIN_PASSWORD)
 

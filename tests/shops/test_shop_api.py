@@ -36,6 +36,8 @@ def _admin_form(shop: Shop, **overrides) -> dict:
         "name": shop.name, "type": shop.type_id, "images": "[]", "area": shop.area,
         "address": shop.address, "x": shop.x, "y": shop.y, "avg_price": shop.avg_price,
         "open_hours": shop.open_hours,
+        # the shop staff inline, empty
+        "staff-TOTAL_FORMS": 0, "staff-INITIAL_FORMS": 0,
     }  # fmt: skip
     return {**form, **overrides}
 

@@ -61,4 +61,18 @@ def test_sliding_window_throttle_reads_its_rate_from_settings(settings) -> None:
     class Limited(SlidingWindowThrottle):
         scope = "sms_ip"
 
-    assert Limited().limiter.windows == [(1000, 3_600_000)]
+    assert Limited().limiter.windows == [(1000, 60_000)]  # the test settings' 1000/minute
+
+
+@pytest.mark.parametrize(
+    ("rate", "parsed"),
+    [("20/hour", (20, 3600)), ("10/10minutes", (10, 600)), ("5/s", (5, 1)), ("3/2d", (3, 172800))],
+)
+def test_rates_may_count_several_units(rate: str, parsed: tuple[int, int]) -> None:
+    assert parse_rate(rate) == parsed
+
+
+@pytest.mark.parametrize("rate", ["10/fortnight", "10/", "ten/minute", "10/10"])
+def test_a_malformed_rate_is_refused(rate: str) -> None:
+    with pytest.raises((ValueError, KeyError)):
+        parse_rate(rate)

@@ -7,8 +7,10 @@ from datetime import timedelta
 import pytest
 from django.core.management import call_command
 
+from accounts.models import User
 from dianping import clock
 from dianping.redis import keys
+from shops.models import ShopStaff
 from tests.factories import VoucherFactory
 from tests.vouchers.sales import drain_all, start_sale
 from vouchers import seckill, shard
@@ -64,10 +66,20 @@ def test_my_vouchers_by_tab_newest_first_and_scrolled(
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
-    "query", ["", "?status=all", "?status=unused&last_id=abc", "?status=used&last_id=-1"]
+    "query", ["?status=all", "?status=unused&last_id=abc", "?status=used&last_id=-1"]
 )
 def test_my_vouchers_reject_bad_queries(user_api, query) -> None:
     assert user_api.get(f"/api/voucher-orders{query}").status_code == 400
+
+
+@pytest.mark.django_db
+def test_my_vouchers_default_to_the_unused_tab(user, user_api, sale) -> None:
+    order_id = _order(user, sale)
+    user_api.post(f"/api/voucher-orders/{order_id}/pay")
+
+    assert [o["id"] for o in user_api.get("/api/voucher-orders").json()["results"]] == [
+        str(order_id)
+    ]
 
 
 @pytest.mark.django_db
@@ -154,4 +166,12 @@ def test_seed_demo_has_a_sale_on_now_and_one_soon(api, redis_client) -> None:
     assert len(seizing) == 1
     assert seizing[0]["remaining"] == 100
     assert len(upcoming) == 1
-    assert Voucher.objects.filter(type="normal").count() == 5
+    normal = Voucher.objects.filter(type="normal")
+    assert normal.count() == 7  # a cash voucher at 5 shops, a 满减 and a 折扣 at the first
+    assert set(normal.values_list("discount_type", flat=True)) == {
+        "cash",
+        "full_reduction",
+        "percentage",
+    }
+    clerk = User.objects.get(phone="13800000099")
+    assert ShopStaff.objects.filter(user=clerk, shop=normal.first().shop).exists()

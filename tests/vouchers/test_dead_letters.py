@@ -12,7 +12,7 @@ from tests.factories import UserFactory
 from tests.vouchers.sales import drain_all, start_sale
 from vouchers import dead_letters, reconcile, seckill, shard
 from vouchers.models import Voucher, VoucherOrder
-from vouchers.order_services import pay_timeouts
+from vouchers.order_services import order_jobs
 from vouchers.shard import pending_field
 
 
@@ -33,7 +33,7 @@ def broken_sale(db, fake_clock, redis_client):  # type: ignore[no-untyped-def]
 
 
 def _due(redis_client) -> set[int]:  # type: ignore[no-untyped-def]
-    return {int(member) for member in redis_client.zrange(pay_timeouts().due_key, 0, -1)}
+    return {int(member) for member in redis_client.zrange(order_jobs().due_key, 0, -1)}
 
 
 def test_letters_list_their_orders_and_reasons(broken_sale, capsys) -> None:

@@ -243,17 +243,17 @@ def test_pay_then_the_timeout_does_not_cancel(
     assert early.status_code == 409
     assert early.json()["code"] == "order_pending"
     drain_all()
-    assert order_services.pay_timeouts().pending() == 1
+    assert order_services.order_jobs().pending() == 1
 
     with django_capture_on_commit_callbacks(execute=True):
         paid = user_api.post(f"/api/voucher-orders/{order_id}/pay")
     assert paid.status_code == 200
-    assert order_services.pay_timeouts().pending() == 0  # paying withdrew the timeout
+    assert order_services.order_jobs().pending() == 0  # paying withdrew the timeout
     assert paid.json()["status"] == "paid"
     assert user_api.post(f"/api/voucher-orders/{order_id}/pay").status_code == 200  # idempotent
 
     fake_clock.advance(16 * 60)
-    assert order_services.cancel_due_orders() == 0
+    assert order_services.settle_due_orders() == 0
     assert VoucherOrder.objects.get(pk=order_id).status == "paid"
 
 
@@ -269,7 +269,7 @@ def test_unpaid_orders_are_cancelled_once_and_the_unit_comes_back(
     assert redis_client.get(shard.stock_key(on_sale.id)) == b"97"
 
     fake_clock.advance(15 * 60 + 1)
-    cancelled = run_concurrently(lambda _: order_services.cancel_due_orders(), workers=4)
+    cancelled = run_concurrently(lambda _: order_services.settle_due_orders(), workers=4)
 
     assert sum(cancelled) == 3  # each order cancelled exactly once across workers
     assert VoucherOrder.objects.filter(status="cancelled").count() == 3
@@ -289,7 +289,7 @@ def test_a_repeated_release_never_frees_the_buyers_next_order(
     assert _buy(client, on_sale.id).status_code == 200
     drain_all()
     fake_clock.advance(15 * 60 + 1)
-    assert order_services.cancel_due_orders() == 1
+    assert order_services.settle_due_orders() == 1
     first = VoucherOrder.objects.get(user=buyer)
     assert _buy(client, on_sale.id).status_code == 200  # buys again
     drain_all()
@@ -314,13 +314,13 @@ def test_a_failed_release_is_retried_until_redis_agrees(
         raise ConnectionError("redis went away")
 
     monkeypatch.setattr(order_services, "order_release", redis_blip)
-    order_services.cancel_due_orders()
+    order_services.settle_due_orders()
     assert redis_client.get(shard.stock_key(on_sale.id)) == b"99"  # not yet given back
 
     monkeypatch.setattr(order_services, "order_release", real_release)
     fake_clock.advance(61)  # the unacked job's lease runs out
-    order_services.cancel_due_orders()
+    order_services.settle_due_orders()
 
     assert redis_client.get(shard.stock_key(on_sale.id)) == b"100"
     assert Voucher.objects.get(pk=on_sale.pk).stock == 100
-    assert order_services.pay_timeouts().pending() == 0
+    assert order_services.order_jobs().pending() == 0

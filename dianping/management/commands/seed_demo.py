@@ -32,6 +32,9 @@ class Command(BaseCommand):
         users = accounts_demo.seed_users()
         types, shops = shops_demo.seed_shops()
         vouchers = vouchers_demo.seed_vouchers()["vouchers"]
+        clerk = accounts_demo.seed_clerk()
+        clerk_shop = vouchers_demo.demo_shops()[0]
+        shops_demo.seed_staff(user_id=clerk.id, shop=clerk_shop)
         social = blogs_demo.seed_blogs(users)
         signins = signin_demo.seed_signins(users)
         ok = self.style.SUCCESS
@@ -39,7 +42,13 @@ class Command(BaseCommand):
         self.stdout.write(
             ok(f"shop types: {types}, shops: {shops} (around People's Square, Shanghai)")
         )
-        self.stdout.write(ok(f"vouchers: {vouchers} (a flash sale on now, another in 10 minutes)"))
+        self.stdout.write(
+            ok(
+                f"vouchers: {vouchers} (a flash sale on now, another in 10 minutes; "
+                f"cash, 满减 and 折扣 coupons at shop {clerk_shop.id})"
+            )
+        )
+        self.stdout.write(ok(f"shop staff: {clerk.phone} works at shop {clerk_shop.id}"))
         self.stdout.write(
             ok(
                 f"blogs: {social['blogs']}, likes: {social['likes']}, "

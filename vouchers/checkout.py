@@ -1,0 +1,105 @@
+"""Checkout at a shop (买单): pay a bill, optionally with one of the payer's coupons, and
+refund it. An Idempotency-Key makes a retried checkout return the first one's order."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+
+from dianping import clock
+from dianping.errors import Conflict, NotFound
+from dianping.redis import ids
+
+from .coupons import coupon_discount, coupon_give_back, coupon_refusal, coupon_use
+from .errors import Code
+from .models import ShopOrder, VoucherOrder, WriteOff
+
+
+def shop_order_create(
+    *,
+    user_id: int,
+    shop_id: int,
+    amount: int,
+    coupon_id: int | None = None,
+    idempotency_key: str | None = None,
+) -> tuple[ShopOrder, bool]:
+    """A paid shop order; returns it and whether it is new. With a coupon, the coupon moves
+    paid -> used and its write-off is written in the same transaction. A key already used
+    by the caller returns that order, writing nothing (409 if the request differs)."""
+    if idempotency_key and (earlier := _keyed(user_id, idempotency_key)) is not None:
+        return _replayed(earlier, shop_id=shop_id, amount=amount, coupon_id=coupon_id), False
+    try:
+        with transaction.atomic():
+            return _create(user_id, shop_id, amount, coupon_id, idempotency_key), True
+    except IntegrityError:
+        # The same key, sent twice at once: the other request's order committed first.
+        earlier = _keyed(user_id, idempotency_key) if idempotency_key else None
+        if earlier is None:
+            raise
+        return _replayed(earlier, shop_id=shop_id, amount=amount, coupon_id=coupon_id), False
+
+
+def _create(
+    user_id: int, shop_id: int, amount: int, coupon_id: int | None, key: str | None
+) -> ShopOrder:
+    order = ShopOrder(
+        id=ids.next_id("shop-order"),
+        user_id=user_id,
+        shop_id=shop_id,
+        amount=amount,
+        payable=amount,
+        created_at=clock.now(),
+        idempotency_key=key or None,
+    )
+    coupon = None
+    if coupon_id is not None:
+        coupon = (
+            VoucherOrder.objects.select_related("voucher")
+            .filter(pk=coupon_id, user_id=user_id)
+            .first()
+        )
+        if coupon is None:
+            raise NotFound("No such coupon.", code=Code.COUPON_NOT_FOUND)
+        if (refusal := coupon_refusal(coupon, order.created_at)) is not None:
+            raise refusal
+        order.discount = coupon_discount(coupon, shop_id=shop_id, amount=amount)
+        order.payable = amount - order.discount
+    order.coupon = coupon
+    order.save(force_insert=True)
+    if coupon is not None:
+        coupon_use(
+            coupon=coupon,
+            discount=order.discount,
+            kind=WriteOff.Kind.CHECKOUT,
+            by_user_id=user_id,
+            shop_order=order,
+        )
+    return order
+
+
+def _keyed(user_id: int, key: str) -> ShopOrder | None:
+    return ShopOrder.objects.filter(user_id=user_id, idempotency_key=key).first()
+
+
+def _replayed(order: ShopOrder, *, shop_id: int, amount: int, coupon_id: int | None) -> ShopOrder:
+    if (order.shop_id, order.amount, order.coupon_id) != (shop_id, amount, coupon_id):
+        raise Conflict(
+            "This Idempotency-Key was used for a different checkout.",
+            code=Code.IDEMPOTENCY_KEY_REUSED,
+        )
+    return order
+
+
+def shop_order_refund(*, shop_order_id: int, user_id: int) -> ShopOrder:
+    """paid -> refunded, once (a conditional UPDATE); its coupon comes back as
+    `coupon_give_back` says. Refunding a refunded order answers it unchanged."""
+    now = clock.now()
+    with transaction.atomic():
+        refunded = ShopOrder.objects.filter(
+            pk=shop_order_id, user_id=user_id, status=ShopOrder.Status.PAID
+        ).update(status=ShopOrder.Status.REFUNDED, refunded_at=now)
+        order = ShopOrder.objects.filter(pk=shop_order_id, user_id=user_id).first()
+        if order is None:
+            raise NotFound("No such shop order.", code=Code.SHOP_ORDER_NOT_FOUND)
+        if refunded and order.coupon_id is not None:
+            coupon_give_back(shop_order=order, now=now)
+    return order

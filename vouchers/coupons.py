@@ -1,0 +1,94 @@
+"""Using a coupon (paid -> used, with its write-off record) and giving it back (used ->
+paid, the write-off reversed): the one step checkouts and redemptions share. Both run
+inside the caller's transaction, so the coupon's move and its record commit together."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from dianping import clock
+from dianping.errors import Conflict, InvalidInput
+
+from . import discounts
+from .errors import Code
+from .models import ShopOrder, VoucherOrder, WriteOff
+
+Status = VoucherOrder.Status
+
+
+def coupon_refusal(coupon: VoucherOrder, now: datetime) -> Conflict | None:
+    """Why the coupon cannot be used now, judged from its state; None if it can."""
+    if coupon.status == Status.PAID and coupon.is_expired(now):
+        return Conflict("The coupon has expired.", code=Code.COUPON_EXPIRED)
+    return {
+        Status.UNPAID: Conflict("The coupon is not paid yet.", code=Code.COUPON_UNPAID),
+        Status.CANCELLED: Conflict("The coupon was cancelled.", code=Code.COUPON_CANCELLED),
+        Status.USED: Conflict("The coupon has been used.", code=Code.COUPON_USED),
+        Status.REFUNDED: Conflict("The coupon was refunded.", code=Code.COUPON_REFUNDED),
+    }.get(coupon.status)
+
+
+def coupon_discount(coupon: VoucherOrder, *, shop_id: int, amount: int | None) -> int:
+    """What the coupon takes off `amount` at `shop_id` (a cash coupon's face value when
+    no amount is given); raises the refusals that do not depend on racing writers: wrong
+    shop, below the threshold, no amount for a coupon whose discount needs one."""
+    voucher = coupon.voucher
+    if voucher.shop_id != shop_id:
+        raise Conflict("The coupon belongs to another shop.", code=Code.WRONG_SHOP)
+    if amount is None:
+        if voucher.discount_type != discounts.CASH:
+            raise InvalidInput(
+                "This coupon's discount depends on the bill: send its amount.",
+                code=Code.AMOUNT_REQUIRED,
+            )
+        return voucher.actual_value
+    off = discounts.discount_for(voucher.discount_rule, amount)
+    if off is None:
+        raise Conflict(
+            f"The coupon needs an amount of at least {voucher.amount_condition} fen.",
+            code=Code.BELOW_THRESHOLD,
+        )
+    return off
+
+
+def coupon_use(
+    *,
+    coupon: VoucherOrder,
+    discount: int,
+    kind: str,
+    by_user_id: int,
+    shop_order: ShopOrder | None = None,
+) -> WriteOff:
+    """paid -> used and its write-off, in the caller's transaction. The move is one
+    conditional UPDATE: of racing uses (two checkouts, a redemption and a refund) exactly
+    one wins; the others get the coupon's new state as a 409."""
+    now = clock.now()
+    used = VoucherOrder.objects.filter(pk=coupon.pk, status=Status.PAID, expires_at__gt=now).update(
+        status=Status.USED, used_at=now
+    )
+    if not used:
+        coupon.refresh_from_db(fields=["status", "expires_at"])
+        raise coupon_refusal(coupon, now) or Conflict(
+            "The coupon cannot be used.", code=Code.COUPON_USED
+        )
+    return WriteOff.objects.create(
+        order=coupon,
+        voucher_id=coupon.voucher_id,
+        shop_id=coupon.voucher.shop_id,
+        shop_order=shop_order,
+        kind=kind,
+        discount=discount,
+        redeemed_at=now,
+        redeemed_by_id=by_user_id,
+    )
+
+
+def coupon_give_back(*, shop_order: ShopOrder, now: datetime) -> None:
+    """A refunded checkout's coupon: its write-off is reversed, and the coupon is unused
+    again if it is still valid (an expired one stays used: it was spent on that bill)."""
+    WriteOff.objects.filter(shop_order=shop_order, standing=True).update(
+        standing=None, reversed_at=now
+    )
+    VoucherOrder.objects.filter(
+        pk=shop_order.coupon_id, status=Status.USED, expires_at__gt=now
+    ).update(status=Status.PAID, used_at=None)
