@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: run test screenshots lint format setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill clean
+.PHONY: run test screenshots lint format setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -60,6 +60,9 @@ bench-shops: bench-setup  ## GET /api/shops/{id} vs a bare Django view under gra
 
 bench-seckill: bench-setup  ## the flash sale under wrk, drain rate into MariaDB, Redis ceiling
 	cd bench && DATABASE_URL=$${DATABASE_URL:-$$(../scripts/mariadb.sh start)} ../$(PY) seckill.py $(BENCH_ARGS)
+
+bench-claims: bench-setup  ## claims of normal vouchers: unlimited vs guarded stock, into MariaDB
+	cd bench && DATABASE_URL=$${DATABASE_URL:-$$(../scripts/mariadb.sh start)} ../$(PY) claims.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache

@@ -2,7 +2,7 @@
 # Install the Debian packages the project needs when they are missing: what
 # `python -m venv` and the mysqlclient build need, and redis-server unless the
 # target's Redis lives elsewhere (REDIS_URL for `run` and `bench`, TEST_REDIS_URL for
-# `test`), chromium for the browser tests, and wrk for the benchmarks.
+# `test`), chromium and zbar-tools for the browser tests, and wrk for the benchmarks.
 # Needs root and apt; says so clearly otherwise.
 #   scripts/bootstrap-system.sh [run|test|bench]
 set -euo pipefail
@@ -20,6 +20,8 @@ fi
 if [ "${1:-run}" = test ]; then
   # The browser tests (tests/web) drive Debian's Chromium; Playwright cannot download one here.
   command -v "${CHROMIUM:-chromium}" >/dev/null 2>&1 || missing+=(chromium)
+  # They read the redeem code's QR back with zbarimg, to prove it encodes the code.
+  command -v zbarimg >/dev/null 2>&1 || missing+=(zbar-tools)
 fi
 if [ "${1:-run}" = bench ]; then
   command -v wrk >/dev/null 2>&1 || missing+=(wrk)

@@ -43,6 +43,8 @@ GRANT ALL PRIVILEGES ON *.* TO 'dianping'@'%';
 CREATE DATABASE IF NOT EXISTS dianping CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
 FLUSH PRIVILEGES;
 SQL
+      # Django's date lookups in TIME_ZONE (admin's date hierarchy) need the zone tables.
+      mariadb-tzinfo-to-sql /usr/share/zoneinfo 2>/dev/null | mariadb --socket="$sock" -uroot mysql
     fi
     echo "$url"
     ;;

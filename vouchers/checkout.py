@@ -9,7 +9,13 @@ from dianping import clock
 from dianping.errors import Conflict, NotFound
 from dianping.redis import ids
 
-from .coupons import coupon_discount, coupon_give_back, coupon_refusal, coupon_use
+from .coupons import (
+    coupon_discount,
+    coupon_give_back,
+    coupon_refusal,
+    coupon_take,
+    write_off,
+)
 from .errors import Code
 from .models import ShopOrder, VoucherOrder, WriteOff
 
@@ -50,30 +56,35 @@ def _create(
         created_at=clock.now(),
         idempotency_key=key or None,
     )
-    coupon = None
-    if coupon_id is not None:
-        coupon = (
-            VoucherOrder.objects.select_related("voucher")
-            .filter(pk=coupon_id, user_id=user_id)
-            .first()
-        )
-        if coupon is None:
-            raise NotFound("No such coupon.", code=Code.COUPON_NOT_FOUND)
-        if (refusal := coupon_refusal(coupon, order.created_at)) is not None:
-            raise refusal
+    coupon = _coupon(user_id, coupon_id, order) if coupon_id is not None else None
+    if coupon is not None:
         order.discount = coupon_discount(coupon, shop_id=shop_id, amount=amount)
         order.payable = amount - order.discount
+        order.created_at = coupon_take(coupon)  # before the order row points at it
     order.coupon = coupon
     order.save(force_insert=True)
     if coupon is not None:
-        coupon_use(
+        write_off(
             coupon=coupon,
+            at=order.created_at,
             discount=order.discount,
             kind=WriteOff.Kind.CHECKOUT,
             by_user_id=user_id,
             shop_order=order,
         )
     return order
+
+
+def _coupon(user_id: int, coupon_id: int, order: ShopOrder) -> VoucherOrder:
+    """The caller's coupon, if its state lets it be used now (404 for anybody else's)."""
+    coupon = (
+        VoucherOrder.objects.select_related("voucher").filter(pk=coupon_id, user_id=user_id).first()
+    )
+    if coupon is None:
+        raise NotFound("No such coupon.", code=Code.COUPON_NOT_FOUND)
+    if (refusal := coupon_refusal(coupon, order.created_at)) is not None:
+        raise refusal
+    return coupon
 
 
 def _keyed(user_id: int, key: str) -> ShopOrder | None:

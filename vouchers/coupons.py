@@ -1,5 +1,5 @@
 """Using a coupon (paid -> used, with its write-off record) and giving it back (used ->
-paid, the write-off reversed): the one step checkouts and redemptions share. Both run
+paid, the write-off reversed): the steps checkouts and redemptions share. They run
 inside the caller's transaction, so the coupon's move and its record commit together."""
 
 from __future__ import annotations
@@ -51,17 +51,12 @@ def coupon_discount(coupon: VoucherOrder, *, shop_id: int, amount: int | None) -
     return off
 
 
-def coupon_use(
-    *,
-    coupon: VoucherOrder,
-    discount: int,
-    kind: str,
-    by_user_id: int,
-    shop_order: ShopOrder | None = None,
-) -> WriteOff:
-    """paid -> used and its write-off, in the caller's transaction. The move is one
-    conditional UPDATE: of racing uses (two checkouts, a redemption and a refund) exactly
-    one wins; the others get the coupon's new state as a 409."""
+def coupon_take(coupon: VoucherOrder) -> datetime:
+    """paid -> used, in the caller's transaction; returns when. One conditional UPDATE:
+    of racing uses (two checkouts, a redemption and a refund) exactly one wins, and the
+    others get the coupon's new state as a 409. Callers take the coupon before writing
+    rows that point at it: on MariaDB a row pointing at it share-locks it, and two such
+    locks both waiting to become this UPDATE's exclusive one would deadlock."""
     now = clock.now()
     used = VoucherOrder.objects.filter(pk=coupon.pk, status=Status.PAID, expires_at__gt=now).update(
         status=Status.USED, used_at=now
@@ -71,6 +66,19 @@ def coupon_use(
         raise coupon_refusal(coupon, now) or Conflict(
             "The coupon cannot be used.", code=Code.COUPON_USED
         )
+    return now
+
+
+def write_off(
+    *,
+    coupon: VoucherOrder,
+    at: datetime,
+    discount: int,
+    kind: str,
+    by_user_id: int,
+    shop_order: ShopOrder | None = None,
+) -> WriteOff:
+    """The record of a coupon taken at `at` (核销记录)."""
     return WriteOff.objects.create(
         order=coupon,
         voucher_id=coupon.voucher_id,
@@ -78,7 +86,7 @@ def coupon_use(
         shop_order=shop_order,
         kind=kind,
         discount=discount,
-        redeemed_at=now,
+        redeemed_at=at,
         redeemed_by_id=by_user_id,
     )
 

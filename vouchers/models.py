@@ -183,10 +183,10 @@ class VoucherOrder(models.Model):
                 name="live_orders_per_user_and_voucher_within_limit",
             ),
         ]
-        indexes = [
-            models.Index(fields=["user", "status", "id"]),
-            models.Index(fields=["voucher", "status"]),
-        ]
+        # No (voucher, status) index: MariaDB would make it the voucher FK's index, and then
+        # every status change checks the FK, share-locking the voucher row that a cancel or
+        # refund then wants exclusively: two of them deadlock. Counts use the FK's index.
+        indexes = [models.Index(fields=["user", "status", "id"])]
 
     def __str__(self) -> str:
         return f"order {self.id}"

@@ -13,7 +13,7 @@ from dianping.errors import NotFound, RateLimited
 from dianping.redis.ratelimit import SlidingWindowLimiter
 from shops.selectors import works_at
 
-from .coupons import coupon_discount, coupon_refusal, coupon_use
+from .coupons import coupon_discount, coupon_refusal, coupon_take, write_off
 from .errors import Code
 from .models import VoucherOrder, WriteOff
 
@@ -47,6 +47,11 @@ def coupon_redeem(
         raise refusal
     discount = coupon_discount(coupon, shop_id=coupon.voucher.shop_id, amount=amount)
     with transaction.atomic():
-        return coupon_use(
-            coupon=coupon, discount=discount, kind=WriteOff.Kind.REDEEM, by_user_id=by_user_id
+        at = coupon_take(coupon)
+        return write_off(
+            coupon=coupon,
+            at=at,
+            discount=discount,
+            kind=WriteOff.Kind.REDEEM,
+            by_user_id=by_user_id,
         )

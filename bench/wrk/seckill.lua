@@ -1,6 +1,8 @@
--- POST /api/vouchers/{VOUCHER_ID}/seckill as many users, rotating bearer tokens
--- from TOKENS_FILE (one per line), so most early requests are first attempts.
+-- POST /api/vouchers/{VOUCHER_ID}/{ACTION} (ACTION: seckill, the default, or claim) as
+-- many users, rotating bearer tokens from TOKENS_FILE (one per line), so most early
+-- requests are first attempts.
 local voucher = os.getenv("VOUCHER_ID")
+local action = os.getenv("ACTION") or "seckill"
 local tokens = {}
 for line in io.lines(os.getenv("TOKENS_FILE")) do
   tokens[#tokens + 1] = line
@@ -14,6 +16,6 @@ end
 request = function()
   n = n + 1
   local token = tokens[((offset or 0) + n) % #tokens + 1]
-  return wrk.format("POST", "/api/vouchers/" .. voucher .. "/seckill",
+  return wrk.format("POST", "/api/vouchers/" .. voucher .. "/" .. action,
     { ["Authorization"] = "Bearer " .. token, ["Content-Length"] = "0" })
 end

@@ -56,6 +56,20 @@ def test_issue_tokens_never_touches_real_phone_numbers(tmp_path) -> None:
 
 
 @pytest.mark.django_db
+def test_issue_tokens_for_one_existing_account(user, api, capsys) -> None:
+    call_command("issue_tokens", "--phone", user.phone)
+    token = capsys.readouterr().out.strip()
+
+    assert api.get("/api/users/me", HTTP_AUTHORIZATION=f"Bearer {token}").json()["id"] == user.id
+    with pytest.raises(CommandError, match="no active account"):
+        call_command("issue_tokens", "--phone", "13999999999")
+    with pytest.raises(CommandError, match="never promotes"):
+        call_command("issue_tokens", "--phone", user.phone, "--staff")
+    assert User.objects.count() == 1
+    assert not User.objects.filter(is_staff=True).exists()
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("count", ["0", "-3", "2000000"])
 def test_issue_tokens_rejects_silly_counts(count) -> None:
     with pytest.raises(CommandError):

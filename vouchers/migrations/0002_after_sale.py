@@ -172,10 +172,6 @@ class Migration(migrations.Migration):
                 null=True,
             ),
         ),
-        migrations.AddIndex(
-            model_name="voucherorder",
-            index=models.Index(fields=["voucher", "status"], name="vouchers_vo_voucher_79b804_idx"),
-        ),
         migrations.AddConstraint(
             model_name="voucher",
             constraint=models.CheckConstraint(

@@ -39,8 +39,8 @@ class ApiError extends Error {
   }
 }
 
-async function api(method, path, body) {
-  const headers = { "X-Client-Id": clientId() };
+async function api(method, path, body, extraHeaders = {}) {
+  const headers = { "X-Client-Id": clientId(), ...extraHeaders };
   if (session.token) headers.Authorization = `Bearer ${session.token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const response = await fetch(`/api/${path}`, {
@@ -100,10 +100,58 @@ function message(el, text, ok = false) {
 const money = (fen) => `¥${(fen / 100).toFixed(fen % 100 ? 2 : 0)}`;
 const when = (iso) => new Date(iso).toLocaleString();
 
+function discountText(voucher) {
+  // What a coupon takes off, in the words of its discount rule (SPEC §3.4).
+  const from = voucher.amount_condition ? ` on bills from ${money(voucher.amount_condition)}` : "";
+  if (voucher.discount_type === "full_reduction") return `${money(voucher.discount_amount)} off${from}`;
+  if (voucher.discount_type === "percentage") {
+    const cap = voucher.max_discount ? `, at most ${money(voucher.max_discount)} off` : "";
+    return `${100 - voucher.discount_rate}% off${from}${cap}`;
+  }
+  return `${money(voucher.actual_value)} off`;
+}
+
+function fen(yuanText) {
+  // A bill typed in yuan ("128.5") as fen, or NaN when it is not a positive amount.
+  if (!/^\d+(\.\d{1,2})?$/.test(yuanText.trim())) return NaN;
+  const value = Math.round(Number(yuanText) * 100);
+  return value > 0 ? value : NaN;
+}
+
+function qrCanvas(text, label) {
+  // The redeem code as a QR code, drawn here (vendored qrcode-generator), never fetched.
+  const code = qrcode(0, "M");
+  code.addData(text);
+  code.make();
+  const cells = code.getModuleCount();
+  const scale = 6;
+  const margin = 4 * scale; // the quiet zone scanners need
+  const canvas = h("canvas", { class: "qr", role: "img", "aria-label": label,
+    width: String(cells * scale + 2 * margin), height: String(cells * scale + 2 * margin) });
+  const pen = canvas.getContext("2d");
+  pen.fillStyle = "#fff";
+  pen.fillRect(0, 0, canvas.width, canvas.height);
+  pen.fillStyle = "#000";
+  for (let row = 0; row < cells; row++) {
+    for (let col = 0; col < cells; col++) {
+      if (code.isDark(row, col)) pen.fillRect(margin + col * scale, margin + row * scale, scale, scale);
+    }
+  }
+  return canvas;
+}
+
+function idempotencyKey() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 // Answers worth saying differently from the server's own `detail`.
 const CODE_MESSAGES = {
   sold_out: "Sold out. Better luck next time!",
   duplicate_order: "You already bought this voucher: see My vouchers.",
+  limit_reached: "You already hold as many of these as allowed: see My vouchers.",
+  coupon_used: "That coupon has been used already.",
+  coupon_expired: "That coupon has expired.",
+  code_not_found: "No coupon of this shop has that code.",
 };
 
 function explain(error) {
@@ -264,10 +312,11 @@ function countdown(el, beginIso, done) {
 
 function voucherCard(voucher) {
   const status = h("p", { class: "message", role: "status" });
+  const price = voucher.pay_value ? money(voucher.pay_value) : "Free";
   const card = h("article", { class: "card" },
     h("h3", {}, voucher.title),
-    h("p", {}, `${money(voucher.pay_value)} for ${money(voucher.actual_value)}`, voucher.sub_title ? ` · ${voucher.sub_title}` : ""));
-  if (voucher.type !== "seckill") return card;
+    h("p", {}, `${price} · ${discountText(voucher)}`, voucher.sub_title ? ` · ${voucher.sub_title}` : ""));
+  if (voucher.type !== "seckill") return claimable(card, voucher, status);
   let left = voucher.remaining ?? voucher.stock;
   const stock = h("span", {}, `${left} left`);
   const grab = h("button", { type: "button" }, "Grab");
@@ -293,6 +342,23 @@ function voucherCard(voucher) {
   return card;
 }
 
+function claimable(card, voucher, status) {
+  // An everyday voucher: taken with "Get", free ones ready at once, priced ones to pay.
+  if (voucher.remaining !== null && voucher.remaining !== undefined) {
+    card.append(h("p", { class: "muted" }, `${voucher.remaining} left`));
+  }
+  const get = h("button", { type: "button" }, "Get");
+  get.addEventListener("click", act(get, status, async () => {
+    if (needLogin()) return;
+    const result = await api("POST", `vouchers/${voucher.id}/claim`);
+    const next = voucher.pay_value ? "Pay for it in My vouchers." : "It is in My vouchers.";
+    status.replaceChildren(`Got it! ${next} `, h("a", { href: `#/orders/${result.order_id}` }, "Show it"));
+    status.className = "message ok";
+  }));
+  card.append(h("div", { class: "row" }, get), status);
+  return card;
+}
+
 async function shopPage(id) {
   const show = screen();
   const [shop, vouchers] = await Promise.all([get(`shops/${id}`), get(`shops/${id}/vouchers`)]);
@@ -300,6 +366,7 @@ async function shopPage(id) {
     h("h1", {}, shop.name),
     h("p", { class: "muted" }, `${shop.area} · ${shop.address}`),
     h("p", {}, `¥${shop.avg_price}/person · ★ ${(shop.score / 10).toFixed(1)} · open ${shop.open_hours || "—"}`),
+    h("p", {}, h("a", { href: `#/checkout?shop=${shop.id}` }, "Pay a bill here, with a coupon")),
     h("h2", {}, "Vouchers"),
     vouchers.length ? vouchers.map(voucherCard) : h("p", {}, "No vouchers for this shop."));
 }
@@ -315,9 +382,10 @@ async function vouchersPage(params) {
   let lastId = null;
   function orderRow(order) {
     const row = h("article", { class: "card" },
-      h("h3", {}, order.voucher.title),
-      h("p", { class: "muted" }, `Order ${order.id} · ${order.status}`,
-        order.expires_at ? ` · valid until ${when(order.expires_at)}` : ""));
+      h("h3", {}, h("a", { href: `#/orders/${order.id}` }, order.voucher.title)),
+      h("p", { class: "muted" }, `${discountText(order.voucher)} · ${order.status}`,
+        order.expires_at ? ` · valid until ${when(order.expires_at)}` : "",
+        order.used_at ? ` · used ${when(order.used_at)}` : ""));
     if (order.status === "unpaid") {
       const pay = h("button", { type: "button" }, `Pay ${money(order.voucher.pay_value)}`);
       pay.addEventListener("click", act(pay, status, async () => {
@@ -325,7 +393,16 @@ async function vouchersPage(params) {
         message(status, "Paid. Find it under Unused.", true);
         row.remove();
       }));
-      row.append(pay);
+      const cancel = h("button", { type: "button", class: "secondary" }, "Cancel");
+      cancel.addEventListener("click", act(cancel, status, async () => {
+        await api("POST", `voucher-orders/${order.id}/cancel`);
+        message(status, "Cancelled.", true);
+        row.remove();
+      }));
+      row.append(h("div", { class: "row" }, pay, cancel));
+    } else if (order.status === "paid") {
+      row.append(h("div", { class: "row" }, h("a", { href: `#/orders/${order.id}` }, "Show the code"),
+        h("a", { href: `#/checkout?shop=${order.voucher.shop_id}` }, "Use it at the shop")));
     }
     return row;
   }
@@ -339,10 +416,173 @@ async function vouchersPage(params) {
   more.addEventListener("click", act(more, status, load));
   await load();
   show(h("h1", {}, "My vouchers"),
+    h("p", {}, h("a", { href: "#/bills" }, "My bills at shops")),
     h("div", { class: "tabs", role: "tablist" }, tabs.map(([key, label]) =>
       h("button", { type: "button", role: "tab", "aria-selected": String(key === current),
         onclick: () => { location.hash = `#/vouchers?tab=${key}`; } }, label))),
     status, list, more);
+}
+
+async function orderPage(id, _params, note = "") {
+  const show = screen();
+  if (needLogin()) return;
+  const order = await get(`voucher-orders/${id}`);
+  const status = h("p", { class: note ? "message ok" : "message", role: "status" }, note);
+  const buttons = [];
+  const move = (label, path, done, secondary = false) => {
+    const button = h("button", { type: "button", class: secondary ? "secondary" : undefined }, label);
+    button.addEventListener("click", act(button, status, async () => {
+      await api("POST", `voucher-orders/${id}/${path}`);
+      await orderPage(id, null, done); // drawn again in its new state
+      return true;
+    }));
+    buttons.push(button);
+  };
+  if (order.status === "unpaid") {
+    move(`Pay ${money(order.voucher.pay_value)}`, "pay", "Paid.");
+    move("Cancel", "cancel", "Cancelled: the voucher is back on offer.", true);
+  } else if (order.status === "paid") {
+    move("Refund", "refund", "Refunded.", true);
+  }
+  const code = order.redeem_code;
+  const readable = code ? code.replace(/(\d{4})(?=\d)/g, "$1 ") : null;
+  show(
+    h("h1", {}, order.voucher.title),
+    h("p", {}, discountText(order.voucher)),
+    h("p", { class: "muted" }, `Order ${order.id} · ${order.status}`,
+      order.expires_at ? ` · valid until ${when(order.expires_at)}` : "",
+      order.used_at ? ` · used ${when(order.used_at)}` : ""),
+    code && order.status === "paid" ? h("section", { class: "card redeem" },
+      h("h2", {}, "Show this at the shop"),
+      h("p", { class: "code", "aria-label": "Redeem code" }, readable),
+      qrCanvas(code, `QR code of redeem code ${readable}`),
+      h("p", { class: "muted" }, "Only you can see this code. Staff scan it or type it in to redeem the coupon.")) : null,
+    order.status === "paid" ? h("p", {}, h("a", { href: `#/checkout?shop=${order.voucher.shop_id}` }, "Or use it on a bill you pay here")) : null,
+    buttons.length ? h("div", { class: "row" }, buttons) : null,
+    status);
+}
+
+async function checkoutPage(params) {
+  const show = screen();
+  if (needLogin()) return;
+  const shopId = params.get("shop");
+  if (!shopId) { location.hash = "#/"; return; }
+  const shop = await get(`shops/${shopId}`);
+  const status = h("p", { class: "message", role: "status" });
+  const amount = h("input", { id: "amount", name: "amount", inputmode: "decimal", placeholder: "128.50", autocomplete: "off" });
+  const look = h("button", { type: "submit", class: "secondary" }, "Find my coupons");
+  const choices = h("fieldset", { class: "coupons", hidden: true }, h("legend", {}, "Coupon"));
+  const summary = h("p", { class: "summary", role: "status" });
+  const pay = h("button", { type: "button", hidden: true }, "Pay");
+  const result = h("div");
+  let bill = NaN;
+  let options = [];
+  let key = idempotencyKey(); // one per bill: a retried Pay never pays twice
+  const chosen = () => {
+    const picked = choices.querySelector("input:checked");
+    return options.find((o) => o.id === (picked && picked.value)) || null;
+  };
+  const refresh = () => {
+    const coupon = chosen();
+    const off = coupon ? coupon.discount : 0;
+    summary.textContent = `Bill ${money(bill)} · coupon −${money(off)} · you pay ${money(bill - off)}`;
+    pay.textContent = `Pay ${money(bill - off)}`;
+    key = idempotencyKey();
+  };
+  const form = h("form", { onsubmit: act(look, status, async () => {
+    message(status, "");
+    bill = fen(amount.value);
+    if (Number.isNaN(bill)) { message(status, "Type the bill in yuan, e.g. 128.50."); return; }
+    const found = await get(`coupons/usable?shop_id=${shopId}&amount=${bill}`);
+    options = found.usable;
+    const radio = (value, checked, disabled, text) => h("label", { class: "choice" },
+      h("input", { type: "radio", name: "coupon", value, checked, disabled, onchange: refresh }), text);
+    choices.replaceChildren(h("legend", {}, "Coupon"),
+      ...found.usable.map((c, i) => radio(c.id, i === 0, false, `${c.voucher.title}: −${money(c.discount)}${i === 0 ? " (best)" : ""}`)),
+      radio("", !found.usable.length, false, "No coupon"),
+      ...found.unusable.map((c) => radio(c.id, false, true, `${c.voucher.title}: needs a bill of ${money(c.voucher.amount_condition)}`)));
+    choices.hidden = false;
+    pay.hidden = false;
+    refresh();
+  }) }, h("label", { for: "amount" }, "Bill (yuan)"), h("div", { class: "row" }, amount, look));
+  pay.addEventListener("click", act(pay, status, async () => {
+    const coupon = chosen();
+    const body = { shop_id: Number(shopId), amount: bill };
+    if (coupon) body.coupon_id = coupon.id;
+    const order = await api("POST", "shop-orders", body, { "Idempotency-Key": key });
+    result.replaceChildren(billCard(order, status));
+    message(status, `Paid ${money(order.payable)}${order.discount ? `, ${money(order.discount)} off with your coupon` : ""}.`, true);
+    choices.hidden = true;
+    return true;
+  }));
+  show(h("h1", {}, `Pay at ${shop.name}`), form, choices, summary, h("div", { class: "row" }, pay), status, result);
+}
+
+function billCard(order, status) {
+  const card = h("article", { class: "card" },
+    h("h3", {}, `${money(order.payable)} paid`),
+    h("p", { class: "muted" }, `Bill ${money(order.amount)} · discount ${money(order.discount)} · ${order.status} · ${when(order.created_at)}`));
+  if (order.status === "paid") {
+    const refund = h("button", { type: "button", class: "secondary" }, "Refund");
+    refund.addEventListener("click", act(refund, status, async () => {
+      const refunded = await api("POST", `shop-orders/${order.id}/refund`);
+      card.replaceWith(billCard(refunded, status));
+      message(status, refunded.coupon_id ? "Refunded; your coupon is back if it is still valid." : "Refunded.", true);
+      return true;
+    }));
+    card.append(h("div", { class: "row" }, refund));
+  }
+  return card;
+}
+
+async function billsPage() {
+  const show = screen();
+  if (needLogin()) return;
+  const list = h("div");
+  const status = h("p", { class: "message", role: "status" });
+  const more = h("button", { type: "button", class: "secondary", hidden: true }, "More");
+  let lastId = null;
+  async function load() {
+    const data = await get(`shop-orders${lastId ? `?last_id=${lastId}` : ""}`);
+    list.append(...data.results.map((order) => billCard(order, status)));
+    lastId = data.last_id;
+    more.hidden = !lastId;
+    if (!list.children.length) list.append(h("p", {}, "No bills yet."));
+  }
+  more.addEventListener("click", act(more, status, load));
+  await load();
+  show(h("h1", {}, "My bills"), status, list, more);
+}
+
+async function redeemPage() {
+  const show = screen();
+  if (needLogin()) return;
+  const status = h("p", { class: "message", role: "status" });
+  const code = h("input", { id: "redeem-code", name: "code", inputmode: "numeric", maxlength: "14", autocomplete: "off", placeholder: "1234 5678 9012" });
+  const amount = h("input", { id: "redeem-amount", name: "amount", inputmode: "decimal", autocomplete: "off" });
+  const submit = h("button", { type: "submit" }, "Redeem");
+  const today = h("section");
+  async function listToday(shopId) {
+    const page = await get(`shops/${shopId}/redemptions`);
+    today.replaceChildren(h("h2", {}, `Today at this shop (${page.count})`),
+      ...page.results.map((w) => h("p", { class: "card" }, `${when(w.redeemed_at)} · ${w.kind} · −${money(w.discount)} · order ${w.order_id}${w.reversed_at ? " · reversed" : ""}`)));
+  }
+  const form = h("form", { onsubmit: act(submit, status, async () => {
+    const body = { code: code.value.replace(/\s+/g, "") };
+    if (amount.value.trim()) {
+      body.amount = fen(amount.value);
+      if (Number.isNaN(body.amount)) { message(status, "Type the bill in yuan, e.g. 128.50."); return; }
+    }
+    const done = await api("POST", "redemptions", body);
+    message(status, `Redeemed: −${money(done.discount)} (order ${done.order_id}).`, true);
+    code.value = "";
+    amount.value = "";
+    await listToday(done.shop_id);
+  }) },
+  h("label", { for: "redeem-code" }, "Coupon code (12 digits)"), code,
+  h("label", { for: "redeem-amount" }, "Bill in yuan (for 满减 and 折扣 coupons)"), amount,
+  h("p", {}, submit));
+  show(h("h1", {}, "Redeem a coupon"), h("p", { class: "muted" }, "For shop staff: type the code the customer shows, or scan their QR code into the field."), form, status, today);
 }
 
 async function blogPage(id) {
@@ -529,6 +769,10 @@ const ROUTES = [
   [/^\/shops$/, shopsPage],
   [/^\/shops\/(\d+)$/, shopPage],
   [/^\/vouchers$/, vouchersPage],
+  [/^\/orders\/(\d+)$/, orderPage],
+  [/^\/checkout$/, checkoutPage],
+  [/^\/bills$/, billsPage],
+  [/^\/redeem$/, redeemPage],
   [/^\/blogs\/(\d+)$/, blogPage],
   [/^\/write$/, writePage],
   [/^\/users\/(\d+)$/, userPage],

@@ -1,0 +1,140 @@
+"""The coupon's life in a real browser: claim, see the redeem code and its QR code (read
+back with zbarimg), pay a bill with the best coupon, refund it, and a clerk redeeming."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from accounts.models import User
+from shops.models import ShopStaff
+from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory
+from tests.web.conftest import screenshot
+from tests.web.test_browser import _log_in
+from vouchers import order_services
+from vouchers.models import ShopOrder, VoucherOrder, WriteOff
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def _read_qr(page: Page, tmp_path: Path) -> str:
+    """What the QR code on the page says, as a phone's scanner would read it."""
+    if not shutil.which("zbarimg"):
+        pytest.fail("zbarimg not found: `make test` installs Debian's zbar-tools")
+    picture = tmp_path / "qr.png"
+    page.get_by_role("img", name=re.compile("QR code")).screenshot(path=str(picture))
+    scanned = subprocess.run(
+        ["zbarimg", "--raw", "-q", str(picture)], capture_output=True, text=True, check=True
+    )
+    return scanned.stdout.strip()
+
+
+def test_claim_a_coupon_and_show_its_code_as_digits_and_qr(page: Page, tmp_path: Path) -> None:
+    shop = ShopFactory(name="Lao Zhang Noodles")
+    NormalVoucherFactory(
+        shop=shop, title="满100减20", pay_value=0, actual_value=2000,
+        discount_type="full_reduction", amount_condition=10000, discount_amount=2000,
+    )  # fmt: skip
+    _log_in(page, "13900000011")
+    page.goto(f"/#/shops/{shop.id}")
+    card = page.locator("article", has_text="满100减20")
+    expect(card).to_contain_text("Free · ¥20 off on bills from ¥100")
+
+    card.get_by_role("button", name="Get").click()
+    expect(card.get_by_role("status")).to_contain_text("Got it!")
+    card.get_by_role("link", name="Show it").click()
+
+    coupon = VoucherOrder.objects.get(user__phone="13900000011")
+    code = coupon.redeem_code
+    expect(page.get_by_label("Redeem code", exact=True)).to_have_text(
+        f"{code[:4]} {code[4:8]} {code[8:]}"
+    )
+    assert _read_qr(page, tmp_path) == code  # the QR says exactly the code
+    screenshot(page, "coupon")
+
+
+def test_pay_a_bill_with_the_best_coupon_then_refund_it(page: Page) -> None:
+    shop = ShopFactory(name="Hotpot House")
+    NormalVoucherFactory(shop=shop, title="¥15 cash", pay_value=0, actual_value=1500)
+    NormalVoucherFactory(
+        shop=shop, title="8折", pay_value=0, actual_value=0, discount_type="percentage",
+        discount_rate=80, max_discount=5000,
+    )  # fmt: skip
+    NormalVoucherFactory(
+        shop=shop, title="满500减100", pay_value=0, actual_value=10000,
+        discount_type="full_reduction", amount_condition=50000, discount_amount=10000,
+    )  # fmt: skip
+    _log_in(page, "13900000012")
+    page.goto(f"/#/shops/{shop.id}")
+    for title in ("¥15 cash", "8折", "满500减100"):
+        card = page.locator("article", has_text=title)
+        card.get_by_role("button", name="Get").click()
+        expect(card.get_by_role("status")).to_contain_text("Got it!")
+    page.get_by_role("link", name="Pay a bill here, with a coupon").click()
+
+    page.get_by_label("Bill (yuan)").fill("128.50")
+    page.get_by_role("button", name="Find my coupons").click()
+
+    best = page.get_by_role("radio", name=re.compile("^8折"))
+    expect(best).to_be_checked()  # 20 % of 128.50 beats ¥15
+    expect(page.get_by_role("radio", name=re.compile("^满500减100"))).to_be_disabled()
+    expect(page.locator(".summary")).to_have_text(
+        "Bill ¥128.50 · coupon \u2212¥25.70 · you pay ¥102.80"
+    )
+    screenshot(page, "checkout")
+    page.get_by_role("button", name="Pay ¥102.80").click()
+    expect(page.get_by_text("Paid ¥102.80, ¥25.70 off with your coupon.")).to_be_visible()
+    order = ShopOrder.objects.get()
+    assert (order.amount, order.discount, order.payable) == (12850, 2570, 10280)
+    assert order.coupon.status == "used"
+
+    page.get_by_role("button", name="Refund").click()
+    expect(page.get_by_text("Refunded; your coupon is back")).to_be_visible()
+    order.refresh_from_db()
+    assert order.status == "refunded"
+    assert order.coupon.status == "paid"
+
+
+def test_cancel_an_unpaid_coupon_from_my_vouchers(page: Page) -> None:
+    shop = ShopFactory()
+    NormalVoucherFactory(shop=shop, title="¥30 for ¥25", pay_value=2500, actual_value=3000, stock=3)
+    _log_in(page, "13900000013")
+    page.goto(f"/#/shops/{shop.id}")
+    page.get_by_role("button", name="Get").click()
+    expect(page.get_by_text("Pay for it in My vouchers.")).to_be_visible()
+
+    page.goto("/#/vouchers?tab=unpaid")
+    page.get_by_role("button", name="Cancel").click()
+
+    expect(page.get_by_text("Cancelled.")).to_be_visible()
+    assert VoucherOrder.objects.get().status == "cancelled"
+    assert VoucherOrder.objects.get().voucher.stock == 3  # the unit came back
+
+
+def test_a_clerk_redeems_a_code_and_sees_the_day(page: Page, expected_http: set[int]) -> None:
+    expected_http.add(409)  # the second try of the same code
+    shop = ShopFactory(name="Tea Corner")
+    voucher = NormalVoucherFactory(shop=shop, title="¥10 tea", pay_value=0, actual_value=1000)
+    customer = UserFactory()
+    coupon = order_services.voucher_claim(user_id=customer.id, voucher_id=voucher.id)
+    _log_in(page, "13900000014")
+    ShopStaff.objects.create(shop=shop, user=User.objects.get(phone="13900000014"))
+
+    page.get_by_role("link", name="Shop staff: redeem a code").click()
+    page.get_by_label("Coupon code (12 digits)").fill(
+        f"{coupon.redeem_code[:4]} {coupon.redeem_code[4:8]} {coupon.redeem_code[8:]}"
+    )
+    page.get_by_role("button", name="Redeem").click()
+
+    expect(page.get_by_role("status")).to_contain_text("Redeemed: \u2212¥10")
+    expect(page.get_by_role("heading", name="Today at this shop (1)")).to_be_visible()
+    assert WriteOff.objects.get().order_id == coupon.id
+    screenshot(page, "redeem")
+    page.get_by_label("Coupon code (12 digits)").fill(coupon.redeem_code)
+    page.get_by_role("button", name="Redeem").click()
+    expect(page.get_by_role("status")).to_have_text("That coupon has been used already.")
