@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: run test screenshots lint format setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims clean
+.PHONY: run run-guard test screenshots lint format setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -19,8 +19,11 @@ setup:
 	@$(MAKE) --no-print-directory $(STAMP)
 
 run: SETUP_FOR = run
-run: setup  ## everything set up, then web + worker + beat until Ctrl-C
+run: run-guard setup  ## everything set up, then web + worker + beat until Ctrl-C
 	@scripts/run.sh
+
+run-guard:  # a second `make run` stops here, before it touches anything
+	@scripts/run.sh --check
 
 test: SETUP_FOR = test
 test: setup  ## the whole suite against a real Redis (DATABASE_URL=mysql://... for MariaDB)

@@ -27,15 +27,19 @@ DEMO_USERS = [
 
 
 @transaction.atomic
-def seed_staff() -> User:
-    staff, _ = User.objects.get_or_create(
-        username=ADMIN_USERNAME, defaults={"nick_name": "Operator", "is_staff": True}
+def seed_admin() -> tuple[User, bool]:
+    """The demo operator, created once with the demo password; returns it and whether it
+    is new. An existing account is left alone: its password may have been changed on
+    purpose, and `make run` seeds on every start."""
+    staff, created = User.objects.get_or_create(
+        username=ADMIN_USERNAME,
+        defaults={"nick_name": "Operator", "is_staff": True, "is_superuser": True},
     )
-    staff.is_staff = staff.is_superuser = staff.is_active = True
-    staff.set_password(ADMIN_PASSWORD)
-    staff.save()
-    UserInfo.objects.get_or_create(user=staff)
-    return staff
+    if created:
+        staff.set_password(ADMIN_PASSWORD)
+        staff.save(update_fields=["password"])
+        UserInfo.objects.create(user=staff)
+    return staff, created
 
 
 CLERK_PHONE = "13800000099"  # logs in by SMS like everyone; works at the first demo shop

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from dianping.errors import NotAuthenticated, NotFound
 
+from .errors import Code
 from .models import User, UserInfo
 
 
 def user_get(*, user_id: int) -> User:
     user = User.objects.filter(pk=user_id, is_active=True).first()
     if user is None:
-        raise NotFound("No such user.", code="user_not_found")
+        raise NotFound("No such user.", code=Code.USER_NOT_FOUND)
     return user
 
 

@@ -27,6 +27,7 @@ from dianping.redis.ratelimit import SlidingWindowLimiter
 from dianping.redis.scripts import lua
 
 from . import tokens
+from .errors import Code
 from .models import User, UserInfo
 from .sms import send_sms
 
@@ -77,12 +78,14 @@ def auth_login(*, phone: str, code: str) -> tuple[str, User]:
         [keys.login_code(phone)], [_code_digest(phone, code), settings.AUTH_CODE_MAX_ATTEMPTS]
     )
     if verdict == _CODE_WRONG:
-        raise InvalidInput("The code is wrong.", code="invalid_code")
+        raise InvalidInput("The code is wrong.", code=Code.INVALID_CODE)
     if verdict != _CODE_ACCEPTED:
-        raise InvalidInput("No valid code for this phone; request a new one.", code="invalid_code")
+        raise InvalidInput(
+            "No valid code for this phone; request a new one.", code=Code.INVALID_CODE
+        )
     user = user_get_or_create_by_phone(phone=phone)
     if not user.is_active:
-        raise Forbidden("This account is disabled.", code="account_disabled")
+        raise Forbidden("This account is disabled.", code=Code.ACCOUNT_DISABLED)
     return tokens.token_issue(user), user
 
 
@@ -127,7 +130,7 @@ def user_get_or_create_by_phone(*, phone: str) -> User:
         if user is None:
             raise Conflict(
                 "This phone number clashes with an existing account; contact support.",
-                code="account_conflict",
+                code=Code.ACCOUNT_CONFLICT,
             ) from None
         return user
 

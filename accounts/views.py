@@ -9,6 +9,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from dianping.api.schema import api_errors
 from dianping.api.throttles import SlidingWindowThrottle
 
 from . import selectors, services
@@ -34,6 +35,7 @@ class LoginIpThrottle(SlidingWindowThrottle):
 
 class AuthViewSet(viewsets.ViewSet):
     @extend_schema(request=PhoneSerializer, responses={202: CodeSentSerializer})
+    @api_errors(503)  # the SMS provider failed
     def send_code(self, request: Request) -> Response:
         """Text a 6-digit login code (valid 2 minutes) to a mainland mobile number."""
         serializer = PhoneSerializer(data=request.data)
@@ -42,6 +44,7 @@ class AuthViewSet(viewsets.ViewSet):
         return Response({"expires_in": settings.AUTH_CODE_TTL}, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(request=LoginSerializer, responses={200: LoginResponseSerializer})
+    @api_errors(403, 409)  # account disabled; the phone belongs to a staff-only account
     def login(self, request: Request) -> Response:
         """Exchange phone + code for a bearer token; unknown phones get a new account."""
         serializer = LoginSerializer(data=request.data)

@@ -4,14 +4,8 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from dianping.errors import NotFound
-
+from .errors import BlogNotFound
 from .models import Blog, BlogComment
-
-
-class BlogNotFound(NotFound):
-    default_code = "blog_not_found"
-    default_detail = "No such blog."
 
 
 def blog_get(*, blog_id: int) -> Blog:

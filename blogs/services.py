@@ -11,8 +11,9 @@ from django.db.models import F
 from dianping.errors import Forbidden, InvalidInput
 
 from . import likes, pages
+from .errors import BlogNotFound, Code
 from .models import Blog, BlogComment
-from .selectors import BlogNotFound, blog_exists
+from .selectors import blog_exists
 
 WRITABLE = ("title", "content", "images", "shop_id")
 
@@ -56,7 +57,7 @@ def comment_create(
             parent_id is not None
             and not BlogComment.objects.filter(pk=parent_id, blog_id=blog_id).exists()
         ):
-            raise InvalidInput("No such comment on this blog.", code="invalid_parent")
+            raise InvalidInput("No such comment on this blog.", code=Code.INVALID_PARENT)
         comment = BlogComment.objects.create(
             blog_id=blog_id, user_id=user_id, content=content, parent_id=parent_id
         )
@@ -71,7 +72,7 @@ def _own(blog_id: int, user_id: int) -> Blog:
     if blog is None:
         raise BlogNotFound()
     if blog.user_id != user_id:
-        raise Forbidden("Only the author may change this blog.", code="not_author")
+        raise Forbidden("Only the author may change this blog.", code=Code.NOT_AUTHOR)
     return blog
 
 

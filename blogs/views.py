@@ -14,6 +14,8 @@ from rest_framework.response import Response
 from accounts.selectors import user_get
 from accounts.serializers import PublicUserSerializer
 from dianping.api.pagination import PageNumberPagination
+from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
+from dianping.api.throttles import WriteLimited
 from dianping.validation import parse_whole_number
 
 from . import feed, likes, pages, selectors, services
@@ -37,8 +39,9 @@ def _blogs(request: Request, blogs: list[Any], **kwargs: Any) -> list[dict[str, 
     return BlogSerializer(blogs, many=True, context={"liked": liked}, **kwargs).data
 
 
-class BlogViewSet(viewsets.ViewSet):
+class BlogViewSet(WriteLimited, viewsets.ViewSet):
     _public = ("retrieve", "hot", "likes", "comments")
+    write_limits = {"create": "blog_user", "comment": "comment_user", "like": "like_user"}
 
     def get_permissions(self):  # type: ignore[no-untyped-def]
         return [AllowAny()] if self.action in self._public else [IsAuthenticated()]
@@ -58,6 +61,7 @@ class BlogViewSet(viewsets.ViewSet):
         return Response(_blogs(request, [selectors.blog_get(blog_id=blog_id)])[0])
 
     @extend_schema(request=BlogWriteSerializer, responses=BlogSerializer)
+    @api_errors(403)  # not the author
     def partial_update(self, request: Request, blog_id: int) -> Response:
         """Author only (others 403)."""
         serializer = BlogWriteSerializer(data=request.data, partial=True)
@@ -68,12 +72,13 @@ class BlogViewSet(viewsets.ViewSet):
         return Response(_blogs(request, [selectors.blog_get(blog_id=blog_id)])[0])
 
     @extend_schema(responses={204: None})
+    @api_errors(403)  # not the author
     def destroy(self, request: Request, blog_id: int) -> Response:
         """Author only (others 403)."""
         services.blog_delete(blog_id=blog_id, user_id=request.user.id)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
-    @extend_schema(responses=BlogSerializer(many=True))
+    @extend_schema(parameters=PAGE_PARAMETERS, responses=paged(BlogSerializer))
     def hot(self, request: Request) -> Response:
         """Most liked first, 10 a page."""
         paginator = PageNumberPagination()
@@ -91,7 +96,7 @@ class BlogViewSet(viewsets.ViewSet):
         """The first 5 users who liked the blog, in like order."""
         return Response(PublicUserSerializer(likes.top_likers(blog_id=blog_id), many=True).data)
 
-    @extend_schema(responses=CommentSerializer(many=True))
+    @extend_schema(parameters=PAGE_PARAMETERS, responses=paged(CommentSerializer))
     def comments(self, request: Request, blog_id: int) -> Response:
         """Comments, oldest first, 10 a page."""
         paginator = PageNumberPagination()

@@ -5,12 +5,36 @@ Services never import DRF; views never build error bodies by hand.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
+
+class Code(StrEnum):
+    """The codes any endpoint may answer with; each app lists its own in <app>/errors.py."""
+
+    INVALID = "invalid"  # 400, field errors in `errors`
+    PARSE_ERROR = "parse_error"  # 400: not JSON, or nested too deep
+    BAD_REQUEST = "bad_request"  # 400 before any view (a malformed request line or header)
+    NOT_AUTHENTICATED = "not_authenticated"  # 401
+    AUTHENTICATION_FAILED = "authentication_failed"  # 401
+    PERMISSION_DENIED = "permission_denied"  # 403
+    CSRF_FAILED = "csrf_failed"  # 403 (never on API views: they use no cookies)
+    NOT_FOUND = "not_found"  # 404, also any method on an unknown /api/ path
+    METHOD_NOT_ALLOWED = "method_not_allowed"  # 405, with Allow
+    NOT_ACCEPTABLE = "not_acceptable"  # 406
+    CONFLICT = "conflict"  # 409
+    IN_USE = "in_use"  # 409: other rows still point at what a delete would remove
+    PAYLOAD_TOO_LARGE = "payload_too_large"  # 413
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"  # 415
+    THROTTLED = "throttled"  # 429, with Retry-After
+    SERVER_ERROR = "server_error"  # 500
+    SERVICE_UNAVAILABLE = "service_unavailable"  # 503
+
 
 class DomainError(Exception):
     """A business rule said no. `code` is the stable machine-readable reason."""
 
     status_code = 400
-    default_code = "invalid"
+    default_code: str = Code.INVALID
     default_detail = "The request cannot be processed."
 
     def __init__(self, detail: str | None = None, code: str | None = None) -> None:
@@ -25,31 +49,31 @@ class InvalidInput(DomainError):
 
 class NotAuthenticated(DomainError):
     status_code = 401
-    default_code = "not_authenticated"
+    default_code = Code.NOT_AUTHENTICATED
     default_detail = "Authentication credentials were not provided or have expired."
 
 
 class NotFound(DomainError):
     status_code = 404
-    default_code = "not_found"
+    default_code = Code.NOT_FOUND
     default_detail = "Not found."
 
 
 class Forbidden(DomainError):
     status_code = 403
-    default_code = "permission_denied"
+    default_code = Code.PERMISSION_DENIED
     default_detail = "You do not have permission to perform this action."
 
 
 class Conflict(DomainError):
     status_code = 409
-    default_code = "conflict"
+    default_code = Code.CONFLICT
     default_detail = "The request conflicts with the current state."
 
 
 class RateLimited(DomainError):
     status_code = 429
-    default_code = "throttled"
+    default_code = Code.THROTTLED
     default_detail = "Too many requests."
 
     def __init__(self, retry_after: float, detail: str | None = None) -> None:
@@ -59,5 +83,5 @@ class RateLimited(DomainError):
 
 class ServiceUnavailable(DomainError):
     status_code = 503
-    default_code = "service_unavailable"
+    default_code = Code.SERVICE_UNAVAILABLE
     default_detail = "A dependency is unavailable; try again shortly."

@@ -3,6 +3,7 @@ from django.urls import include, path, re_path
 from django.views.generic import TemplateView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from accounts.admin_login import admin_login
 from dianping import views
 from signin import views as signin_views
 
@@ -22,6 +23,7 @@ urlpatterns = [
     # Unknown API paths answer in the API's error shape, with DEBUG on too.
     re_path(r"^api/", views.api_not_found),
     path("admin/signin/report/", signin_views.sign_report, name="sign-report"),
+    path("admin/login/", admin_login, name="admin-login"),  # admin's own, rate limited
     path("admin/", admin.site.urls),
     path("", TemplateView.as_view(template_name="index.html"), name="home"),
 ]

@@ -8,15 +8,16 @@ from typing import Any
 from django.core.exceptions import RequestDataTooBig
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.views import defaults
+from django.views import csrf, defaults
 from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from dianping.api.exceptions import PayloadTooLarge, domain_error_json
-from dianping.errors import NotFound
+from dianping.errors import Code, NotFound
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 
@@ -61,8 +62,18 @@ def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")
 
 
+@csrf_exempt  # any method: a POST to an unknown path is a 404 too, not a CSRF page
 def api_not_found(request: HttpRequest) -> JsonResponse:
     return domain_error_json(NotFound())
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF_FAILURE_VIEW: the API never uses cookies, so a CSRF refusal there can only
+    come from a view that forgot its exemption; answer in the API's shape anyway."""
+    if _is_api(request):
+        body = {"detail": "CSRF verification failed.", "code": Code.CSRF_FAILED}
+        return JsonResponse(body, status=403)
+    return csrf.csrf_failure(request, reason)
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
@@ -75,12 +86,12 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
         if isinstance(exception, RequestDataTooBig):  # read by a middleware or plain view
             return domain_error_json(PayloadTooLarge())
-        return JsonResponse({"detail": "Bad request.", "code": "bad_request"}, status=400)
+        return JsonResponse({"detail": "Bad request.", "code": Code.BAD_REQUEST}, status=400)
     return defaults.bad_request(request, exception)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
     if _is_api(request):
-        body = {"detail": "Server error.", "code": "server_error"}
+        body = {"detail": "Server error.", "code": Code.SERVER_ERROR}
         return JsonResponse(body, status=500)
     return defaults.server_error(request)

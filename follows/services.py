@@ -13,6 +13,7 @@ from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.lock import RedisLock
 
+from .errors import Code
 from .models import Follow
 
 
@@ -83,7 +84,7 @@ def following_sets_rebuild() -> int:
 
 def _check_target(user_id: int, target_id: int) -> None:
     if user_id == target_id:
-        raise InvalidInput("You cannot follow yourself.", code="cannot_follow_self")
+        raise InvalidInput("You cannot follow yourself.", code=Code.CANNOT_FOLLOW_SELF)
     user_get(user_id=target_id)  # 404 for unknown or disabled users
 
 

@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.serializers import PublicUserSerializer
+from dianping.api.throttles import WriteLimited
 
 from . import services
 
@@ -17,8 +18,9 @@ class FollowingSerializer(serializers.Serializer):
     following = serializers.BooleanField()
 
 
-class FollowViewSet(viewsets.ViewSet):
+class FollowViewSet(WriteLimited, viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
+    write_limits = {"update": "follow_user", "destroy": "follow_user"}
 
     @extend_schema(request=None, responses=FollowingSerializer)
     def update(self, request: Request, user_id: int) -> Response:

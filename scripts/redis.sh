@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
-# Project-local Redis on loopback, data and AOF under var/redis.
-#   scripts/redis.sh start|stop|status
+# Project-local Redis servers on loopback, one per purpose, so `make test` never touches
+# what `make run` serves:
+#   run   127.0.0.1:${REDIS_PORT:-6390}, data and AOF under var/redis
+#   test  127.0.0.1:${TEST_REDIS_PORT:-6391}, data under var/redis-test
+#
+#   scripts/redis.sh start|stop|status [run|test]      (default: run)
 #   scripts/redis.sh ensure [run|test]
 #     what `make run`, `make test` and the benchmarks need: nothing when REDIS_URL
-#     (TEST_REDIS_URL for `test`) points elsewhere, else the local Redis, started or
+#     (TEST_REDIS_URL for `test`) points elsewhere, else that Redis, started or
 #     waited for. Prints "external", "running" or "started", so the caller knows
 #     whether to stop it afterwards; a start that fails leaves nothing running.
 # Messages go to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-port="${REDIS_PORT:-6390}"
-dir="$PWD/var/redis"
+purpose="${2:-run}"
+case "$purpose" in
+  run) port="${REDIS_PORT:-6390}"; dir="$PWD/var/redis"; external="${REDIS_URL:-}" ;;
+  test) port="${TEST_REDIS_PORT:-6391}"; dir="$PWD/var/redis-test"; external="${TEST_REDIS_URL:-}" ;;
+  *) echo "usage: $0 start|stop|status|ensure [run|test]" >&2; exit 2 ;;
+esac
 pidfile="$dir/redis.pid"
 
 # alive: something answers on the port; ready: it answers PONG (not "LOADING": after a
@@ -20,7 +28,7 @@ alive() { [ -n "$(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null)" ]; }
 ready() { [ "$(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null)" = "PONG" ]; }
 wait_ready() {
   for _ in $(seq 1200); do ready && return 0; sleep 0.05; done
-  echo "error: redis is not ready after 60 s; see $dir/redis.log" >&2
+  echo "error: redis ($purpose) is not ready after 60 s; see $dir/redis.log" >&2
   return 1
 }
 
@@ -38,20 +46,20 @@ start() {
     --appendonly yes --appendfsync everysec --save "" \
     --maxclients 10000 --protected-mode yes >&2 || return 1
   wait_ready || return 1
-  echo "redis: started on 127.0.0.1:$port (data in var/redis)" >&2
+  echo "redis ($purpose): started on 127.0.0.1:$port (data in ${dir#"$PWD"/})" >&2
 }
 
 stop() {
   if alive; then
     redis-cli -h 127.0.0.1 -p "$port" shutdown >/dev/null 2>&1 || true
     for _ in $(seq 600); do alive || break; sleep 0.05; done
-    echo "redis: stopped" >&2
+    echo "redis ($purpose): stopped" >&2
   fi
 }
 
 already_running() {
   wait_ready
-  echo "redis: already running on 127.0.0.1:$port" >&2
+  echo "redis ($purpose): already running on 127.0.0.1:$port" >&2
 }
 
 case "${1:-}" in
@@ -59,10 +67,6 @@ case "${1:-}" in
     if alive; then already_running; else start; fi
     ;;
   ensure)
-    case "${2:-run}" in
-      test) external="${TEST_REDIS_URL:-}" ;;
-      *) external="${REDIS_URL:-}" ;;
-    esac
     if [ -n "$external" ]; then
       echo external
     elif alive; then
@@ -77,7 +81,8 @@ case "${1:-}" in
     stop
     ;;
   status)
-    alive && echo "redis: running on 127.0.0.1:$port" || { echo "redis: not running"; exit 1; }
+    alive && echo "redis ($purpose): running on 127.0.0.1:$port" \
+      || { echo "redis ($purpose): not running"; exit 1; }
     ;;
   *)
     echo "usage: $0 start|stop|status|ensure [run|test]" >&2

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# `make run`: prepare everything, then run web + Celery worker + Celery beat
-# until Ctrl-C (or until one of them dies), and stop everything it started.
+# `make run`: prepare everything, then run web + Celery worker + Celery beat until
+# Ctrl-C, SIGTERM or SIGHUP (or until one of them dies), and stop everything it started,
+# its Redis included.
+#   scripts/run.sh            the whole thing
+#   scripts/run.sh --check    only say whether another `make run` holds the checkout
+#                             (exit 1 if so): make calls it before setting anything up
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,21 +12,48 @@ PY=.venv/bin/python
 HOST="${HOST:-127.0.0.1}"
 PORT="${PORT:-8000}"
 export DJANGO_SETTINGS_MODULE="${DJANGO_SETTINGS_MODULE:-dianping.settings.dev}"
+LOCK=var/run.lock
+
+# One `make run` per checkout: a second one would re-seed live data and fight over the
+# port. The lock is an open file descriptor that no child inherits, so it goes with this
+# process, however it ends.
+mkdir -p var
+exec 9>"$LOCK"
+if ! flock -n 9; then
+  echo "error: make run is already running in this checkout (var/run.lock is held)." >&2
+  echo "       stop it first, or use its server on http://$HOST:$PORT/." >&2
+  exit 1
+fi
+if [ "${1:-}" = --check ]; then
+  exit 0
+fi
+if (exec 3<>"/dev/tcp/$HOST/$PORT") 2>/dev/null; then
+  echo "error: something already listens on $HOST:$PORT; set PORT=… to use another port." >&2
+  exit 1
+fi
 
 pids=()
 redis=""
 cleanup() {
-  trap - EXIT INT TERM
+  trap - EXIT INT TERM HUP
   echo
   echo "==> stopping"
   for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  if [ "$redis" = started ]; then scripts/redis.sh stop; fi
+  if [ "$redis" = started ]; then scripts/redis.sh stop run; fi
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 
-redis=$(scripts/redis.sh ensure run)  # unless REDIS_URL is set; waits for it to load its data
+# Started in the background and waited for, so a signal that arrives while Redis loads its
+# data is handled at once, and the Redis it started is stopped too.
+redis_state=$(mktemp)
+scripts/redis.sh ensure run >"$redis_state" 9>&- &  # unless REDIS_URL is set
+wait $! || { rm -f "$redis_state"; exit 1; }
+redis=$(cat "$redis_state")
+rm -f "$redis_state"
 
 echo "==> migrating the database"
 $PY manage.py migrate --noinput
@@ -33,16 +64,17 @@ $PY manage.py load_shop_geo
 $PY manage.py preload_stock
 
 # Each process leads its own process group (setsid), so stopping it also stops
-# its children (runserver's autoreloader, Celery's pool).
+# its children (runserver's autoreloader, Celery's pool). Celery logs its routine at
+# WARNING: what matters here (a failing task, the SMS codes) stays visible.
 start() {
   local name=$1
   shift
-  setsid "$@" > >(sed -u "s/^/[$name] /") 2>&1 &
+  setsid "$@" > >(sed -u "s/^/[$name] /") 2>&1 9>&- &  # the lock is ours alone
   pids+=($!)
 }
 start web $PY manage.py runserver "$HOST:$PORT"
-start worker .venv/bin/celery -A dianping worker --loglevel INFO --concurrency 2
-start beat .venv/bin/celery -A dianping beat --loglevel INFO --schedule var/celerybeat-schedule
+start worker .venv/bin/celery -A dianping worker --loglevel WARNING --concurrency 2
+start beat .venv/bin/celery -A dianping beat --loglevel WARNING --schedule var/celerybeat-schedule
 
 cat <<MSG
 
@@ -51,8 +83,11 @@ cat <<MSG
     API docs      http://$HOST:$PORT/api/docs/
     admin         http://$HOST:$PORT/admin/   (credentials printed above)
     health        http://$HOST:$PORT/api/health
-  Login codes are printed here by the console SMS backend. Ctrl-C stops everything.
+  Login codes are printed here by the console SMS backend, each on its own line:
+    ==> SMS to 13800000001: Your Dianping login code is 123456. …
+  Ctrl-C stops everything.
 
 MSG
 wait -n "${pids[@]}" || true
 echo "==> a process exited; shutting the rest down"
+exit 1

@@ -1,10 +1,18 @@
-"""The shop app's domain errors."""
+"""Every error code the shops app answers with, in one place (SPEC §2), and its errors."""
 
 from __future__ import annotations
+
+from enum import StrEnum
 
 from dianping.errors import NotFound
 
 
+class Code(StrEnum):
+    SHOP_NOT_FOUND = "shop_not_found"  # 404
+    SHOP_IN_USE = "shop_in_use"  # 409: vouchers or orders point at the shop
+    SHOP_TYPE_IN_USE = "shop_type_in_use"  # 409: shops have the type
+
+
 class ShopNotFound(NotFound):
-    default_code = "shop_not_found"
+    default_code = Code.SHOP_NOT_FOUND
     default_detail = "No such shop."

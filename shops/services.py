@@ -8,15 +8,17 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from django.db import transaction
+from django.db.models import ProtectedError
 from django.utils import timezone
 from tqdm import tqdm
 
+from dianping.errors import Conflict
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.lock import RedisLock
 
 from .caches import SHOP_TYPES_IDENT, shop_bloom, shop_cache, shop_type_cache
-from .errors import ShopNotFound
+from .errors import Code, ShopNotFound
 from .models import Shop, ShopType
 
 _GEO_BATCH = 1000
@@ -60,7 +62,13 @@ def shop_delete(*, shop_id: int) -> None:
         if shop is None:
             raise ShopNotFound()
         type_id = shop.type_id
-        shop.delete()
+        try:
+            shop.delete()
+        except ProtectedError:
+            raise Conflict(
+                "The shop has vouchers or orders; remove or move them first.",
+                code=Code.SHOP_IN_USE,
+            ) from None
         transaction.on_commit(lambda: _sync_indexes(shop_id, type_id), robust=True)
 
 
@@ -97,7 +105,12 @@ def shop_type_save(*, shop_type: ShopType) -> ShopType:
 def shop_type_delete(*, shop_type: ShopType) -> None:
     with transaction.atomic():
         type_id = shop_type.pk
-        shop_type.delete()  # PROTECT: refuses while the type still has shops
+        try:
+            shop_type.delete()
+        except ProtectedError:
+            raise Conflict(
+                "Shops still have this type; move them first.", code=Code.SHOP_TYPE_IN_USE
+            ) from None
 
         def after() -> None:
             get_redis().delete(keys.geo_shops(type_id))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
-from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import extend_schema
 from rest_framework import status, viewsets
 from rest_framework.request import Request
@@ -11,11 +10,11 @@ from rest_framework.response import Response
 
 from accounts import tokens
 from accounts.permissions import IsStaff
-from dianping.api.exceptions import domain_error_json, validation_error_json
+from dianping.api.fastpath import fast_path
 from dianping.api.pagination import PageNumberPagination
+from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
 from dianping.api.visitors import visitor_id
 from dianping.redis import visits
-from dianping.validation import parse_id
 
 from . import selectors, services
 from .errors import ShopNotFound
@@ -40,7 +39,7 @@ def _shop_detail(request: HttpRequest, shop_id: int) -> HttpResponse:
     token = tokens.bearer_token(request.META.get("HTTP_AUTHORIZATION", ""))
     view = selectors.shop_detail(shop_id=shop_id, token=token)
     if view.raw is None:
-        return domain_error_json(ShopNotFound())
+        raise ShopNotFound()
     user_id = view.viewer["id"] if view.viewer else None
     visits.record(visits.shop_subject(shop_id), visitor_id(request, user_id))
     return _json(view.raw)
@@ -62,7 +61,10 @@ class ShopViewSet(viewsets.ViewSet):
     def get_permissions(self):  # type: ignore[no-untyped-def]
         return [] if self.action in ("list", "retrieve") else [IsStaff()]
 
-    @extend_schema(parameters=[ShopListQuerySerializer], responses=NearbyShopSerializer(many=True))
+    @extend_schema(
+        parameters=[ShopListQuerySerializer, *PAGE_PARAMETERS],
+        responses=paged(NearbyShopSerializer),
+    )
     def list(self, request: Request) -> Response:
         """Shops of a type (5 a page, `page_size` up to 10); with x and y, those within
         5 km nearest first with `distance` in metres; `name` searches by name."""
@@ -107,6 +109,7 @@ class ShopViewSet(viewsets.ViewSet):
         return self._edit(request, shop_id, partial=True)
 
     @extend_schema(responses={204: None})
+    @api_errors(409)  # vouchers or orders point at the shop
     def destroy(self, request: Request, shop_id: int) -> Response:
         """Staff only: delete a shop."""
         services.shop_delete(shop_id=shop_id)
@@ -125,30 +128,12 @@ class ShopViewSet(viewsets.ViewSet):
         return Response(ShopSerializer(shop).data)
 
 
-_BAD_ID = "A shop id is a whole number from 1 to 9223372036854775807."
-_DETAIL_ACTIONS = {
-    "get": "retrieve",
-    "put": "update",
-    "patch": "partial_update",
-    "delete": "destroy",
-}
-_viewset_detail = ShopViewSet.as_view(_DETAIL_ACTIONS)
-
-
-@csrf_exempt  # bearer-token API, no cookies: same as every DRF view
-def shop_detail_view(request: HttpRequest, raw_id: str) -> HttpResponse:
+@fast_path(
+    "GET",
+    viewset=ShopViewSet,
+    actions={"get": "retrieve", "put": "update", "patch": "partial_update", "delete": "destroy"},
+)
+def shop_detail_view(request: HttpRequest, shop_id: int) -> HttpResponse:
     """`/api/shops/{id}`. GET is the hottest read in the product, so it skips DRF's
-    per-request machinery (see `_shop_detail`). Other methods go through the viewset."""
-    try:
-        shop_id = parse_id(raw_id)
-    except ValueError:
-        return validation_error_json({"id": [_BAD_ID]})
-    if request.method != "GET":
-        return _viewset_detail(request, shop_id=shop_id)
+    per-request machinery (see `_shop_detail`); the other methods take the viewset."""
     return _shop_detail(request, shop_id)
-
-
-# Let the OpenAPI generator see the viewset behind the fast path.
-shop_detail_view.cls = _viewset_detail.cls  # type: ignore[attr-defined]
-shop_detail_view.initkwargs = _viewset_detail.initkwargs  # type: ignore[attr-defined]
-shop_detail_view.actions = _viewset_detail.actions  # type: ignore[attr-defined]

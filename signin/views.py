@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.permissions import IsStaff
+from dianping.api.schema import api_errors
 from dianping.validation import parse_id, parse_iso_date, parse_month, parse_positive_int
 from shops.selectors import shop_exists
 
@@ -100,6 +101,7 @@ class StatsViewSet(viewsets.ViewSet):
         ],
         responses=UvStatsSerializer,
     )
+    @api_errors(404)  # unknown shop_id
     def uv(self, request: Request) -> Response:
         """Staff: unique visitors (merged over the days) and page views."""
         end, days = _parse_span(request)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from django.test import Client
 from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
 
@@ -112,13 +111,6 @@ def test_benchmark_reference_views_answer(client) -> None:
     assert client.get("/api/ping/redis").json() == {"pong": True}
 
 
-def test_unknown_api_path_is_a_json_404(client) -> None:
-    response = client.get("/api/no-such-thing")
-
-    assert response.status_code == 404
-    assert response.json() == {"detail": "Not found.", "code": "not_found"}
-
-
 @pytest.mark.django_db
 def test_oversized_body_is_refused_before_anything_happens(api, sms_outbox, redis_client) -> None:
     body = json.dumps({"phone": "13912345678", "pad": "x" * (3 * 1024 * 1024)})
@@ -129,24 +121,6 @@ def test_oversized_body_is_refused_before_anything_happens(api, sms_outbox, redi
     assert response.json()["code"] == "payload_too_large"
     assert sms_outbox == []
     assert not list(redis_client.scan_iter("login:*"))
-
-
-def test_oversized_body_read_outside_drf_is_a_json_413() -> None:
-    # With a CSRF cookie, CsrfViewMiddleware reads the form before any view runs; Django
-    # then answers through handler400, which must still speak the API's error shape.
-    client = Client(enforce_csrf_checks=True)
-    client.cookies["csrftoken"] = "a" * 32  # a well-formed secret: the form gets read
-    body = "pad=" + "x" * (3 * 1024 * 1024)
-
-    response = client.post(
-        "/api/no-such-thing", body, content_type="application/x-www-form-urlencoded"
-    )
-
-    assert response.status_code == 413
-    assert response.json() == {
-        "detail": "The request body is too large.",
-        "code": "payload_too_large",
-    }
 
 
 @pytest.mark.django_db

@@ -23,6 +23,7 @@ from dianping.redis.cache import CacheClient
 from dianping.redis.scripts import FUNNEL_LIB, lua
 
 from . import shard, stock
+from .errors import Code
 from .models import Voucher
 
 _SECKILL = lua(__file__, "seckill.lua", prelude=(FUNNEL_LIB,))
@@ -81,11 +82,11 @@ def _open_window(voucher_id: int) -> dict[str, Any]:
     """The sale's window, or the verdicts that need no Redis: unknown, void, sold out."""
     window = _sale_window(voucher_id)
     if window is None or not window["seckill"]:
-        raise NotFound("No such flash sale.", code="voucher_not_found")
+        raise NotFound("No such flash sale.", code=Code.VOUCHER_NOT_FOUND)
     if window["void"]:
-        raise Conflict("This sale was cancelled.", code="ended")
+        raise Conflict("This sale was cancelled.", code=Code.ENDED)
     if _sold_out_until.get(voucher_id, 0) > time.monotonic():
-        raise Conflict("Sold out.", code="sold_out")
+        raise Conflict("Sold out.", code=Code.SOLD_OUT)
     return window
 
 
@@ -103,13 +104,13 @@ def _decide(verdict: list[int], voucher_id: int, window: dict[str, Any]) -> int:
         return ids.compose(ids.ID_EPOCH + int(verdict[1]), int(verdict[2]))
     if code == _SOLD_OUT:
         _sold_out_until[voucher_id] = time.monotonic() + settings.SECKILL_SOLD_OUT_FLAG_TTL
-        raise Conflict("Sold out.", code="sold_out")
+        raise Conflict("Sold out.", code=Code.SOLD_OUT)
     if code == _DUPLICATE:
-        raise Conflict("You already have an order for this voucher.", code="duplicate_order")
+        raise Conflict("You already have an order for this voucher.", code=Code.DUPLICATE_ORDER)
     if code == _NOT_STARTED:
-        raise Conflict("The sale has not started yet.", code="not_started")
+        raise Conflict("The sale has not started yet.", code=Code.NOT_STARTED)
     if code == _ENDED:
-        raise Conflict("The sale has ended.", code="ended")
+        raise Conflict("The sale has ended.", code=Code.ENDED)
     raise ServiceUnavailable("The sale is not ready; try again shortly.")
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from django.http import HttpRequest, JsonResponse
-from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.exceptions import ValidationError
@@ -18,10 +17,11 @@ from accounts import tokens
 from accounts.permissions import IsStaff
 from accounts.selectors import is_site_staff
 from dianping import clock
-from dianping.api.exceptions import domain_error_json
+from dianping.api.fastpath import fast_path
 from dianping.api.pagination import PageNumberPagination
-from dianping.api.throttles import UserSlidingWindowThrottle
-from dianping.errors import DomainError, Forbidden, NotAuthenticated
+from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
+from dianping.api.throttles import WriteLimited
+from dianping.errors import Forbidden, NotAuthenticated
 from dianping.validation import parse_id, parse_iso_date, parse_whole_number
 from shops.selectors import shop_exists, works_at
 
@@ -57,14 +57,6 @@ STATUSES = ("pending", "active", "ended", "void")
 IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,64}", re.ASCII)  # visible ASCII
 
 
-class ClaimThrottle(UserSlidingWindowThrottle):
-    scope = "claim_user"
-
-
-class CheckoutThrottle(UserSlidingWindowThrottle):
-    scope = "checkout_user"
-
-
 def _query_id(request: Request, name: str, errors: dict[str, list[str]]) -> int | None:
     """An optional id from the query string; a malformed one is noted in `errors`."""
     raw = request.query_params.get(name)
@@ -86,8 +78,9 @@ def _staff_views(vouchers: list) -> list[dict]:  # type: ignore[type-arg]
     return VoucherStaffSerializer(vouchers, many=True).data
 
 
-class VoucherViewSet(viewsets.ViewSet):
+class VoucherViewSet(WriteLimited, viewsets.ViewSet):
     STAFF_ACTIONS = ("create", "list", "retrieve", "partial_update", "destroy", "void")
+    write_limits = {"claim": "claim_user"}
 
     def get_permissions(self):  # type: ignore[no-untyped-def]
         if self.action in self.STAFF_ACTIONS:
@@ -95,9 +88,6 @@ class VoucherViewSet(viewsets.ViewSet):
         if self.action == "claim":
             return [IsAuthenticated()]
         return []
-
-    def get_throttles(self):  # type: ignore[no-untyped-def]
-        return [ClaimThrottle()] if self.action == "claim" else []
 
     @extend_schema(request=VoucherWriteSerializer, responses={201: VoucherSerializer})
     def create(self, request: Request) -> Response:
@@ -112,8 +102,9 @@ class VoucherViewSet(viewsets.ViewSet):
         parameters=[
             OpenApiParameter("shop_id", int, required=False),
             OpenApiParameter("status", enum=STATUSES, required=False),
+            *PAGE_PARAMETERS,
         ],
-        responses=VoucherStaffSerializer(many=True),
+        responses=paged(VoucherStaffSerializer),
     )
     def list(self, request: Request) -> Response:
         """Staff only: vouchers, newest first, by shop and real-time status, with units
@@ -137,6 +128,7 @@ class VoucherViewSet(viewsets.ViewSet):
         return Response(_staff_views([selectors.voucher_get(voucher_id=voucher_id)])[0])
 
     @extend_schema(request=VoucherWriteSerializer, responses=VoucherSerializer)
+    @api_errors(409)  # sale_started, rule_frozen
     def partial_update(self, request: Request, voucher_id: int) -> Response:
         """Staff only: change a voucher. 409 `sale_started` for a started sale's stock or
         window, `rule_frozen` for the shop or discount rule once coupons exist."""
@@ -147,6 +139,7 @@ class VoucherViewSet(viewsets.ViewSet):
         return Response(VoucherSerializer(voucher).data)
 
     @extend_schema(responses={204: None})
+    @api_errors(409)  # sale_active, voucher_has_orders
     def destroy(self, request: Request, voucher_id: int) -> Response:
         """Staff only: delete a voucher nobody holds (409 `voucher_has_orders`: void it
         instead; `sale_active` while its sale runs)."""
@@ -171,6 +164,7 @@ class VoucherViewSet(viewsets.ViewSet):
         return Response(selectors.activities(tab=tab))
 
     @extend_schema(request=None, responses={201: OrderIdSerializer})
+    @api_errors(409)  # limit_reached, sold_out, ended
     def claim(self, request: Request, voucher_id: int) -> Response:
         """Take a coupon of a normal voucher: `paid` at once when free, else `unpaid` until
         paid (or cancelled by the pay timeout). 409 `limit_reached` at the voucher's
@@ -192,6 +186,7 @@ class SeckillViewSet(viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=None, responses={200: OrderIdSerializer})
+    @api_errors(409, 429, 503)  # the sale's verdicts; the funnel; stock not loadable
     def create(self, request: Request, voucher_id: int) -> Response:
         """Grab one unit of a flash sale: 200 with the order id, or 409 not_started /
         ended / sold_out / duplicate_order; 429 (Retry-After) when the per-user funnel
@@ -242,6 +237,7 @@ class OrderViewSet(viewsets.ViewSet):
         return Response(OrderDetailSerializer(order).data)
 
     @extend_schema(request=None, responses=OrderDetailSerializer)
+    @api_errors(409)  # order_pending, coupon_expired, order_cancelled, order_refunded
     def pay(self, request: Request, order_id: int) -> Response:
         """Simulated payment of the caller's unpaid order (409 `order_pending` while it is
         still being placed, `coupon_expired` past its validity)."""
@@ -249,6 +245,7 @@ class OrderViewSet(viewsets.ViewSet):
         return Response(OrderDetailSerializer(order).data)
 
     @extend_schema(request=None, responses=OrderDetailSerializer)
+    @api_errors(409)  # order_paid, coupon_used, order_refunded, order_pending
     def cancel(self, request: Request, order_id: int) -> Response:
         """Cancel the caller's unpaid order: its unit goes back and the voucher can be
         taken again. Idempotent; 409 `order_paid` for a paid order (refund it)."""
@@ -256,6 +253,7 @@ class OrderViewSet(viewsets.ViewSet):
         return Response(OrderDetailSerializer(order).data)
 
     @extend_schema(request=None, responses=OrderDetailSerializer)
+    @api_errors(409)  # coupon_used, coupon_expired, order_unpaid, order_cancelled
     def refund(self, request: Request, order_id: int) -> Response:
         """Refund the caller's paid, unused, unexpired coupon. Idempotent; 409
         `coupon_used`, `coupon_expired`, `order_unpaid` (cancel it instead)."""
@@ -273,6 +271,7 @@ class CouponViewSet(viewsets.ViewSet):
         ],
         responses=UsableCouponsSerializer,
     )
+    @api_errors(404)  # unknown shop
     def usable(self, request: Request) -> Response:
         """The caller's coupons for a bill at a shop: usable ones with their discount, best
         first; the others with a `reason` (`below_threshold`)."""
@@ -305,11 +304,9 @@ def _idempotency_key(request: Request) -> str | None:
     return key
 
 
-class ShopOrderViewSet(viewsets.ViewSet):
+class ShopOrderViewSet(WriteLimited, viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
-
-    def get_throttles(self):  # type: ignore[no-untyped-def]
-        return [CheckoutThrottle()] if self.action == "create" else []
+    write_limits = {"create": "checkout_user"}
 
     @extend_schema(
         parameters=[
@@ -324,6 +321,7 @@ class ShopOrderViewSet(viewsets.ViewSet):
         request=ShopOrderCreateSerializer,
         responses={201: ShopOrderSerializer},
     )
+    @api_errors(404, 409)  # someone else's coupon; the coupon's state refuses
     def create(self, request: Request) -> Response:
         """Pay a bill at a shop, optionally with a coupon (`coupon_id`, a voucher order
         id): it moves to `used` with a write-off record. 409 `coupon_used`,
@@ -368,6 +366,7 @@ class RedemptionViewSet(viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=RedemptionCreateSerializer, responses={201: WriteOffSerializer})
+    @api_errors(403, 404, 409, 429)  # not staff; code matches nothing; coupon state; misses
     def create(self, request: Request) -> Response:
         """Shop staff (or site staff) redeem a coupon by its code. 404 for a code that is
         unknown or of another shop's voucher; 409 `coupon_used`, `coupon_expired`,
@@ -386,9 +385,13 @@ class RedemptionViewSet(viewsets.ViewSet):
         return Response(WriteOffSerializer(write_off).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
-        parameters=[OpenApiParameter("date", str, required=False, description="YYYY-MM-DD")],
-        responses=WriteOffSerializer(many=True),
+        parameters=[
+            OpenApiParameter("date", str, required=False, description="YYYY-MM-DD"),
+            *PAGE_PARAMETERS,
+        ],
+        responses=paged(WriteOffSerializer),
     )
+    @api_errors(403)  # not this shop's staff
     def shop_day(self, request: Request, shop_id: int) -> Response:
         """A shop's write-offs (redemptions and checkouts) of a local day, today by
         default, newest first; for its staff and site staff."""
@@ -408,28 +411,13 @@ class RedemptionViewSet(viewsets.ViewSet):
         return paginator.get_paginated_response(WriteOffSerializer(page, many=True).data)
 
 
-_seckill_viewset = SeckillViewSet.as_view({"post": "create"})
-
-
-@csrf_exempt  # bearer-token API, no cookies: same as every DRF view
+@fast_path("POST", viewset=SeckillViewSet, actions={"post": "create"})
 def seckill_view(request: HttpRequest, voucher_id: int) -> JsonResponse:
     """`POST /api/vouchers/{id}/seckill` without DRF's per-request machinery: one EVALSHA
     refreshes the token (as the DRF authentication does) and decides the sale, funnel
     limit included. Same answers as the viewset it stands in for."""
-    if request.method != "POST":
-        body = {"detail": f'Method "{request.method}" not allowed.', "code": "method_not_allowed"}
-        return JsonResponse(body, status=405, headers={"Allow": "POST"})
     token = tokens.bearer_token(request.META.get("HTTP_AUTHORIZATION", ""))
-    try:
-        if token is None:
-            raise NotAuthenticated()
-        order_id = seckill.voucher_seckill_by_token(token=token, voucher_id=voucher_id)
-    except DomainError as exc:
-        return domain_error_json(exc)
+    if token is None:
+        raise NotAuthenticated()
+    order_id = seckill.voucher_seckill_by_token(token=token, voucher_id=voucher_id)
     return JsonResponse({"order_id": str(order_id)})
-
-
-# Let the OpenAPI generator see the viewset behind the fast path.
-seckill_view.cls = _seckill_viewset.cls  # type: ignore[attr-defined]
-seckill_view.initkwargs = _seckill_viewset.initkwargs  # type: ignore[attr-defined]
-seckill_view.actions = _seckill_viewset.actions  # type: ignore[attr-defined]

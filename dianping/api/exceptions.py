@@ -5,19 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.db.models import ProtectedError, RestrictedError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from dianping.errors import DomainError, NotAuthenticated, RateLimited
+from dianping.errors import Code, Conflict, DomainError, NotAuthenticated, RateLimited
 
 
 class PayloadTooLarge(DomainError):
     """Django's RequestDataTooBig in the API's shape, from DRF views and plain ones alike."""
 
     status_code = 413
-    default_code = "payload_too_large"
+    default_code = Code.PAYLOAD_TOO_LARGE
     default_detail = "The request body is too large."
 
 
@@ -34,7 +35,7 @@ def _domain_error_body(exc: DomainError) -> dict[str, str]:
 
 
 def _validation_error_body(errors: dict[str, Any]) -> dict[str, Any]:
-    return {"detail": "Invalid input.", "code": "invalid", "errors": errors}
+    return {"detail": "Invalid input.", "code": Code.INVALID, "errors": errors}
 
 
 def domain_error_json(exc: DomainError) -> JsonResponse:
@@ -51,6 +52,9 @@ def validation_error_json(errors: dict[str, Any]) -> JsonResponse:
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, RequestDataTooBig):
         exc = PayloadTooLarge()
+    elif isinstance(exc, ProtectedError | RestrictedError):
+        # A backstop: services refuse such deletes themselves, with a reason of their own.
+        exc = Conflict("Other records still point at this; it cannot be deleted.", Code.IN_USE)
     if isinstance(exc, DomainError):
         body = _domain_error_body(exc)
         return Response(body, exc.status_code, headers=domain_error_headers(exc))

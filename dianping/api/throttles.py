@@ -10,12 +10,23 @@ from rest_framework.throttling import BaseThrottle
 
 from dianping.redis.ratelimit import FunnelLimiter, SlidingWindowLimiter, parse_rate
 
-__all__ = ["FunnelThrottle", "SlidingWindowThrottle", "UserSlidingWindowThrottle", "parse_rate"]
+from .clients import client_ip
+
+__all__ = [
+    "FunnelThrottle",
+    "SlidingWindowThrottle",
+    "UserSlidingWindowThrottle",
+    "WriteLimited",
+    "parse_rate",
+]
 
 
 class _LimiterThrottle(BaseThrottle):
     limiter: SlidingWindowLimiter | FunnelLimiter
     _wait = 0.0
+
+    def get_ident(self, request: Any) -> str:
+        return client_ip(request)  # one rule for the client's address (NUM_PROXIES)
 
     def get_subject(self, request: Any, view: Any) -> str:
         return f"ip:{self.get_ident(request)}"
@@ -35,7 +46,8 @@ class SlidingWindowThrottle(_LimiterThrottle):
 
     scope: str = ""
 
-    def __init__(self) -> None:
+    def __init__(self, scope: str | None = None) -> None:
+        self.scope = scope or self.scope
         rate = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"][self.scope]
         self.limiter = SlidingWindowLimiter.for_rate(self.scope, rate)
 
@@ -49,6 +61,18 @@ class UserSlidingWindowThrottle(SlidingWindowThrottle):
         if getattr(user, "is_authenticated", False):
             return f"user:{user.id}"
         return super().get_subject(request, view)
+
+
+class WriteLimited:
+    """Viewset mixin: the actions in `write_limits` are limited per user, each at its
+    scope's rate (SPEC §0: writes a user can repeat cheaply answer 429 past it)."""
+
+    write_limits: dict[str, str] = {}
+    action: str | None
+
+    def get_throttles(self) -> list[BaseThrottle]:
+        scope = self.write_limits.get(self.action or "")
+        return [UserSlidingWindowThrottle(scope)] if scope else []
 
 
 class FunnelThrottle(_LimiterThrottle):

@@ -6,6 +6,8 @@ import hashlib
 import re
 from typing import Any
 
+from .clients import client_ip
+
 _CLIENT_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
 
 
@@ -17,5 +19,5 @@ def visitor_id(request: Any, user_id: int | None) -> str:
     client_id = request.headers.get("X-Client-Id", "")
     if _CLIENT_ID.fullmatch(client_id):
         return f"client:{client_id}"
-    fingerprint = f"{request.META.get('REMOTE_ADDR', '')}|{request.headers.get('User-Agent', '')}"
+    fingerprint = f"{client_ip(request)}|{request.headers.get('User-Agent', '')}"
     return "anon:" + hashlib.blake2b(fingerprint.encode(), digest_size=8).hexdigest()

@@ -52,6 +52,7 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "dianping.urls"
+CSRF_FAILURE_VIEW = "dianping.views.csrf_failure"
 WSGI_APPLICATION = "dianping.wsgi.application"
 ASGI_APPLICATION = "dianping.asgi.application"
 
@@ -149,14 +150,21 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 10,
     "EXCEPTION_HANDLER": "dianping.api.exceptions.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PARSER_CLASSES": ["dianping.api.parsers.BoundedJSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "dianping.api.schema.ApiSchema",
     "DEFAULT_THROTTLE_RATES": {
         "sms_ip": env.str("THROTTLE_SMS_IP", default="20/hour"),
         "login_ip": env.str("THROTTLE_LOGIN_IP", default="30/minute"),
         # Per user: writes one can repeat cheaply (SPEC §0).
+        "blog_user": env.str("THROTTLE_BLOG_USER", default="10/hour"),
+        "comment_user": env.str("THROTTLE_COMMENT_USER", default="5/10seconds"),  # seed 001
+        "like_user": env.str("THROTTLE_LIKE_USER", default="60/minute"),
+        "follow_user": env.str("THROTTLE_FOLLOW_USER", default="30/minute"),
         "claim_user": env.str("THROTTLE_CLAIM_USER", default="20/minute"),
         "checkout_user": env.str("THROTTLE_CHECKOUT_USER", default="20/minute"),
+        # Failed admin sign-ins, per client IP and per username.
+        "admin_login_ip": env.str("THROTTLE_ADMIN_LOGIN_IP", default="20/15minutes"),
+        "admin_login_user": env.str("THROTTLE_ADMIN_LOGIN_USER", default="10/15minutes"),
         # Codes that match nothing a redeemer may redeem: guessing, or a typo.
         "redeem_miss_user": env.str("THROTTLE_REDEEM_MISS_USER", default="10/10minutes"),
     },

@@ -1,12 +1,15 @@
 """Test settings: a dedicated Redis database that the suite flushes, in-process SMS outbox."""
 
 from .base import *  # noqa: F403
-from .base import CACHES, REDIS_PORT, REST_FRAMEWORK, VAR_DIR, celery_broker_url, env
+from .base import CACHES, REST_FRAMEWORK, VAR_DIR, celery_broker_url, env
 
 VAR_DIR.mkdir(exist_ok=True)  # the SQLite test database lives there
 
 DEBUG = False
-REDIS_URL = env.str("TEST_REDIS_URL", default=f"redis://127.0.0.1:{REDIS_PORT}/15")
+# The test Redis of scripts/redis.sh (its own server: a test may restart it, and every test
+# flushes it), never the one `make run` serves from.
+TEST_REDIS_PORT = env.int("TEST_REDIS_PORT", default=6391)
+REDIS_URL = env.str("TEST_REDIS_URL", default=f"redis://127.0.0.1:{TEST_REDIS_PORT}/15")
 CACHES["default"]["LOCATION"] = REDIS_URL
 CELERY_BROKER_URL = celery_broker_url(REDIS_URL)
 SMS_BACKEND = "locmem"

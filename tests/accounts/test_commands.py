@@ -78,14 +78,30 @@ def test_issue_tokens_rejects_silly_counts(count) -> None:
 
 
 @pytest.mark.django_db
-def test_seed_demo_is_idempotent_and_its_admin_can_log_in(capsys) -> None:
-    call_command("seed_demo", "--force")
+def test_seed_demo_is_idempotent_and_its_admin_can_log_in(capsys, settings) -> None:
+    settings.DEBUG = True  # as under `make run`
+    call_command("seed_demo")
     counts = User.objects.count()
-    call_command("seed_demo", "--force")
+    assert f"password={demo.ADMIN_PASSWORD}" in capsys.readouterr().out
+    admin = User.objects.get(username=demo.ADMIN_USERNAME)
+    admin.set_password("changed-on-purpose")
+    admin.save()
+
+    call_command("seed_demo")
 
     assert User.objects.count() == counts == len(demo.DEMO_USERS) + 2  # + admin, shop clerk
-    assert f"password={demo.ADMIN_PASSWORD}" in capsys.readouterr().out
-    assert Client().login(username=demo.ADMIN_USERNAME, password=demo.ADMIN_PASSWORD)
+    assert "(password unchanged)" in capsys.readouterr().out
+    assert Client().login(username=demo.ADMIN_USERNAME, password="changed-on-purpose")
+    assert not Client().login(username=demo.ADMIN_USERNAME, password=demo.ADMIN_PASSWORD)
+
+
+@pytest.mark.django_db
+def test_seed_demo_forced_with_debug_off_never_makes_an_operator(capsys) -> None:
+    call_command("seed_demo", "--force")  # the production settings' DEBUG is off
+
+    assert not User.objects.filter(username=demo.ADMIN_USERNAME).exists()
+    assert not User.objects.filter(is_staff=True).exists()
+    assert "not created with DEBUG off" in capsys.readouterr().out
 
 
 @pytest.mark.django_db

@@ -12,7 +12,8 @@ def test_console_backend_prints_the_message(settings, capsys) -> None:
 
     send_sms("13912345678", "Your Dianping login code is 123456.")
 
-    assert "[sms] to 13912345678: Your Dianping login code is 123456." in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "\n==> SMS to 13912345678: Your Dianping login code is 123456.\n" in printed
 
 
 def test_file_backend_writes_one_file_per_message(settings, tmp_path) -> None:

@@ -109,13 +109,12 @@ def test_head_takes_the_same_path_as_get(api, django_assert_num_queries) -> None
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("shop_id", ["0", "99999999999999999999", "abc", "-5", "1.5", "%201"])
-@pytest.mark.parametrize("method", ["get", "patch", "delete"])
-def test_malformed_shop_id_is_400(staff_api, shop_id, method) -> None:
+@pytest.mark.parametrize("method", ["get", "patch", "delete", "post", "put"])
+def test_a_malformed_id_in_the_path_names_nothing(staff_api, shop_id, method) -> None:
     response = getattr(staff_api, method)(f"/api/shops/{shop_id}")
 
-    assert response.status_code == 400
-    assert response.json()["code"] == "invalid"
-    assert "id" in response.json()["errors"]
+    assert response.status_code == 404  # the one rule: a path that names nothing is a 404
+    assert response.json() == {"detail": "Not found.", "code": "not_found"}
 
 
 @pytest.mark.django_db
@@ -428,10 +427,24 @@ def test_admin_refuses_coordinates_redis_cannot_index(admin_client) -> None:
 
 @pytest.mark.django_db
 def test_shop_type_with_shops_cannot_be_deleted(staff_user) -> None:
-    from django.db.models import ProtectedError
+    from dianping.errors import Conflict
 
     shop = ShopFactory()
 
-    with pytest.raises(ProtectedError):
+    with pytest.raises(Conflict) as refused:
         services.shop_type_delete(shop_type=shop.type)
+    assert refused.value.code == "shop_type_in_use"
     assert ShopType.objects.filter(pk=shop.type_id).exists()
+
+
+@pytest.mark.django_db
+def test_a_shop_with_vouchers_cannot_be_deleted(staff_api, redis_client) -> None:
+    from tests.factories import NormalVoucherFactory
+
+    voucher = NormalVoucherFactory()
+
+    response = staff_api.delete(f"/api/shops/{voucher.shop_id}")
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "shop_in_use"
+    assert Shop.objects.filter(pk=voucher.shop_id).exists()

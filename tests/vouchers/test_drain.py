@@ -312,7 +312,7 @@ def test_redis_restart_mid_sale_loses_no_accepted_order_and_oversells_nothing(
 
     redis_client.shutdown()  # a clean restart: the AOF is fsynced on the way down
     wait_until(lambda: not _ping(redis_client), timeout=30)
-    subprocess.run([str(ROOT / "scripts" / "redis.sh"), "start"], check=True, timeout=60)
+    subprocess.run([str(ROOT / "scripts" / "redis.sh"), "start", "test"], check=True, timeout=60)
     wait_until(lambda: _ping(redis_client), timeout=30)
 
     assert redis_client.get(shard.stock_key(sale.id)) == b"4950"

@@ -28,7 +28,6 @@ class Command(BaseCommand):
             raise CommandError(
                 "seed_demo sets a well-known admin password; use --force to run it with DEBUG off."
             )
-        staff = accounts_demo.seed_staff()
         users = accounts_demo.seed_users()
         types, shops = shops_demo.seed_shops()
         vouchers = vouchers_demo.seed_vouchers()["vouchers"]
@@ -56,5 +55,18 @@ class Command(BaseCommand):
             )
         )
         self.stdout.write(ok(f"sign-ins: {signins} new (13800000001 has a 12-day streak)"))
-        password = accounts_demo.ADMIN_PASSWORD
-        self.stdout.write(ok(f"admin login: username={staff.username} password={password}"))
+        self._seed_admin()
+
+    def _seed_admin(self) -> None:
+        """Only with DEBUG on: a well-known password has no place on a production server
+        (`--force` seeds shops and sales there for benchmarks, never an operator)."""
+        ok = self.style.SUCCESS
+        if not settings.DEBUG:
+            self.stdout.write(ok("admin: not created with DEBUG off (use createsuperuser)"))
+            return
+        staff, created = accounts_demo.seed_admin()
+        if created:
+            password = accounts_demo.ADMIN_PASSWORD
+            self.stdout.write(ok(f"admin login: username={staff.username} password={password}"))
+        else:
+            self.stdout.write(ok(f"admin login: username={staff.username} (password unchanged)"))

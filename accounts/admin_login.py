@@ -1,0 +1,56 @@
+"""Admin's username/password login, with failed attempts limited per client IP and per
+username: a password guesser is slowed down whichever of the two it spreads over.
+
+Every attempt is counted when it comes in and taken back when it succeeds, so only
+failures use up the budget, and a refused attempt never reaches the password check.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import admin
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_protect
+
+from dianping.api.clients import client_ip
+from dianping.redis.ratelimit import Decision, SlidingWindowLimiter
+
+
+def _limiters() -> list[SlidingWindowLimiter]:
+    rates = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
+    return [
+        SlidingWindowLimiter.for_rate(scope, rates[scope])
+        for scope in ("admin_login_ip", "admin_login_user")
+    ]
+
+
+@never_cache
+@csrf_protect
+def admin_login(request: HttpRequest) -> HttpResponse:
+    if request.method != "POST":
+        return admin.site.login(request)
+    username = request.POST.get("username", "")[:150].strip().lower()
+    subjects = [f"ip:{client_ip(request)}", f"user:{username}"]
+    counted: list[tuple[SlidingWindowLimiter, str, Decision]] = []
+    for limiter, subject in zip(_limiters(), subjects, strict=True):
+        decision = limiter.hit(subject)
+        if not decision.allowed:
+            for earlier, earlier_subject, taken in counted:  # this attempt never ran
+                earlier.refund(earlier_subject, taken)
+            return _too_many(decision.retry_after)
+        counted.append((limiter, subject, decision))
+    response = admin.site.login(request)
+    if request.user.is_authenticated:  # logged in: the attempt costs nothing
+        for limiter, subject, decision in counted:
+            limiter.refund(subject, decision)
+    return response
+
+
+def _too_many(retry_after: float) -> HttpResponse:
+    wait = max(1, int(retry_after + 0.999))
+    body = (
+        "<!doctype html><title>Too many attempts</title><h1>Too many failed sign-ins</h1>"
+        f"<p>Try again in {wait} seconds.</p>"
+    )
+    return HttpResponse(body, status=429, headers={"Retry-After": str(wait)})

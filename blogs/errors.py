@@ -1,0 +1,18 @@
+"""Every error code the blogs app answers with, in one place (SPEC §5), and its errors."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from dianping.errors import NotFound
+
+
+class Code(StrEnum):
+    BLOG_NOT_FOUND = "blog_not_found"  # 404
+    INVALID_PARENT = "invalid_parent"  # 400: a reply to a comment of another blog
+    NOT_AUTHOR = "not_author"  # 403: only the author edits or deletes a blog
+
+
+class BlogNotFound(NotFound):
+    default_code = Code.BLOG_NOT_FOUND
+    default_detail = "No such blog."

@@ -1,0 +1,118 @@
+"""The OpenAPI schema tells the truth (SPEC §0): page shapes as they are sent, and each
+operation's error responses, derived from what the operation is:
+
+  400  it takes a body or query parameters (validation, malformed JSON)
+  401  its permissions need a login; 403 when they need more (a permission class says
+       so with `schema_errors`, e.g. accounts' IsStaff: (401, 403))
+  404  its path names something
+  413, 415  it takes a body (too large, not JSON)
+  429  it has throttles
+plus what an action declares with `@api_errors(...)` (409s, a permission checked in
+code, a limiter inside a service). Every error has the body `Error`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import Any, TypeVar
+
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import serializers
+from rest_framework.permissions import IsAuthenticated
+
+F = TypeVar("F", bound=Callable[..., Any])
+BODY_METHODS = ("POST", "PUT", "PATCH")
+PAGE_PARAMETERS = [
+    OpenApiParameter("page", int, required=False, description="From 1; past the end: empty."),
+    OpenApiParameter("page_size", int, required=False, description="Capped by the endpoint."),
+]
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField(help_text="For people.")
+    code = serializers.CharField(help_text="For programs: see each app's errors.py.")
+    errors = serializers.DictField(
+        required=False, help_text="Field errors as DRF gives them (400 `invalid` only)."
+    )
+
+    class Meta:
+        ref_name = "Error"
+
+
+def api_errors(*statuses: int) -> Callable[[F], F]:
+    """Declare the error statuses an action answers beyond those its shape implies."""
+
+    def mark(action: F) -> F:
+        action._api_errors = statuses  # type: ignore[attr-defined]
+        return action
+
+    return mark
+
+
+@cache
+def paged(item: type[serializers.Serializer]) -> type[serializers.Serializer]:
+    """The page-number page of `item`s, as PageNumberPagination sends it."""
+    return type(
+        f"{item.__name__.removesuffix('Serializer')}PageSerializer",
+        (serializers.Serializer,),
+        {
+            "count": serializers.IntegerField(),
+            "next": serializers.URLField(allow_null=True),
+            "previous": serializers.URLField(allow_null=True),
+            "results": item(many=True),
+            "__module__": item.__module__,
+        },
+    )
+
+
+class ApiSchema(AutoSchema):
+    def get_operation(self, *args: Any, **kwargs: Any) -> dict[str, Any] | None:
+        operation = super().get_operation(*args, **kwargs)
+        if operation is None:
+            return None
+        error = {"content": {"application/json": {"schema": self._error_ref()}}}
+        for status in sorted(self._error_statuses(operation)):
+            operation["responses"].setdefault(
+                str(status), {"description": _DESCRIPTIONS.get(status, "Refused."), **error}
+            )
+        return operation
+
+    def _error_ref(self) -> dict[str, Any]:
+        component = self.resolve_serializer(ErrorSerializer, "response")
+        return component.ref
+
+    def _error_statuses(self, operation: dict[str, Any]) -> set[int]:
+        statuses: set[int] = set(getattr(self._action(), "_api_errors", ()))
+        parameters = operation.get("parameters", [])
+        if "requestBody" in operation or self.method in BODY_METHODS:
+            statuses |= {400, 413, 415}
+        if any(p["in"] == "query" for p in parameters):
+            statuses.add(400)
+        if any(p["in"] == "path" for p in parameters):
+            statuses.add(404)
+        for permission in self.view.get_permissions():
+            if isinstance(permission, IsAuthenticated):
+                statuses.add(401)
+            statuses.update(getattr(permission, "schema_errors", ()))
+        if self.view.get_throttles():
+            statuses.add(429)
+        return statuses
+
+    def _action(self) -> Any:
+        action = getattr(self.view, "action", None)
+        return getattr(self.view, action, None) if action else None
+
+
+_DESCRIPTIONS = {
+    400: "Invalid input (`invalid`, with field `errors`) or malformed JSON (`parse_error`).",
+    401: "Not logged in, or the token expired (`not_authenticated`).",
+    403: "Not allowed.",
+    404: "No such thing, or not the caller's to see.",
+    409: "The business state refuses it; `code` says why.",
+    413: "Body too large (`payload_too_large`).",
+    415: "Not JSON (`unsupported_media_type`).",
+    429: "Rate limited (`throttled`); see Retry-After.",
+    503: "A dependency is unavailable; try again shortly.",
+}

@@ -1,0 +1,69 @@
+"""Admin sign-in: failures are limited per client IP and per username; successes are free."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from tests.factories import UserFactory
+
+
+@pytest.fixture
+def operator(db):  # type: ignore[no-untyped-def]
+    user = UserFactory(username="operator", is_staff=True, is_superuser=True)
+    user.set_password("right-password-123")
+    user.save()
+    return user
+
+
+def _limit(settings, **rates: str) -> None:  # type: ignore[no-untyped-def]
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], **rates},
+    }
+
+
+def _sign_in(client: Client, username: str, password: str, ip: str = "10.0.0.1"):  # type: ignore[no-untyped-def]
+    return client.post(
+        "/admin/login/?next=/admin/",
+        {"username": username, "password": password},
+        REMOTE_ADDR=ip,
+    )
+
+
+@pytest.mark.django_db
+def test_failures_per_username_are_limited_even_across_addresses(operator, settings) -> None:
+    _limit(settings, admin_login_user="3/15minutes", admin_login_ip="100/15minutes")
+    client = Client()
+    statuses = [
+        _sign_in(client, "operator", "guess", ip=f"10.0.0.{i}").status_code for i in range(3)
+    ]
+
+    refused = _sign_in(client, "operator", "right-password-123", ip="10.0.0.99")
+
+    assert statuses == [200, 200, 200]  # the form again, with its error
+    assert refused.status_code == 429
+    assert int(refused["Retry-After"]) > 800
+    assert "_auth_user_id" not in client.session  # the right password was never checked
+
+
+@pytest.mark.django_db
+def test_failures_per_address_are_limited_across_usernames(operator, settings) -> None:
+    _limit(settings, admin_login_ip="3/15minutes", admin_login_user="100/15minutes")
+    client = Client()
+    for name in ("a", "b", "c"):
+        assert _sign_in(client, name, "guess").status_code == 200
+
+    assert _sign_in(client, "operator", "right-password-123").status_code == 429
+    assert _sign_in(client, "operator", "right-password-123", ip="10.0.0.2").status_code == 302
+
+
+@pytest.mark.django_db
+def test_successful_sign_ins_use_no_budget(operator, settings) -> None:
+    _limit(settings, admin_login_ip="2/15minutes", admin_login_user="2/15minutes")
+
+    for _ in range(5):
+        client = Client()
+        response = _sign_in(client, "operator", "right-password-123")
+        assert response.status_code == 302
+        assert client.session["_auth_user_id"] == str(operator.id)
