@@ -39,6 +39,17 @@ class NearbyShopSerializer(ShopSerializer):
         read_only_fields = fields
 
 
+class ShopListItemSerializer(ShopSerializer):
+    """Documentation shape of the shop list's items: `distance` only for a nearby search."""
+
+    distance = serializers.FloatField(
+        required=False, help_text="Metres from (x, y): present when x and y are given."
+    )
+
+    class Meta(ShopSerializer.Meta):
+        fields = [*ShopSerializer.Meta.fields, "distance"]
+
+
 def _finite(value: float) -> float:
     if not math.isfinite(value):
         raise serializers.ValidationError("A finite number is required.")

@@ -21,6 +21,7 @@ from .errors import ShopNotFound
 from .models import Shop
 from .serializers import (
     NearbyShopSerializer,
+    ShopListItemSerializer,
     ShopListQuerySerializer,
     ShopSerializer,
     ShopTypeSerializer,
@@ -63,7 +64,7 @@ class ShopViewSet(viewsets.ViewSet):
 
     @extend_schema(
         parameters=[ShopListQuerySerializer, *PAGE_PARAMETERS],
-        responses=paged(NearbyShopSerializer),
+        responses=paged(ShopListItemSerializer),
     )
     def list(self, request: Request) -> Response:
         """Shops of a type (5 a page, `page_size` up to 10); with x and y, those within

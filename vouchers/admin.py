@@ -15,14 +15,14 @@ from dianping.errors import DomainError
 from . import selectors, services, stock
 from .models import ShopOrder, Voucher, VoucherOrder, WriteOff
 
-COUNTED = ("claimed", "paid", "used", "refunded")
+COUNT_COLUMNS = ("claimed", "paid", "used", "refunded")  # of selectors.order_counts
 
 
 @admin.register(Voucher)
 class VoucherAdmin(admin.ModelAdmin):
     list_display = [
         "id", "title", "shop", "type", "discount", "live_status", "stock", "redis_stock",
-        *(f"{name}_count" for name in COUNTED), "begin_time", "end_time",
+        *(f"{name}_count" for name in COUNT_COLUMNS), "begin_time", "end_time",
     ]  # fmt: skip
     list_filter = ["type", "discount_type", "status"]
     search_fields = ["title", "shop__name"]

@@ -36,8 +36,9 @@ def shop_order_create(
     try:
         with transaction.atomic():
             return _create(user_id, shop_id, amount, coupon_id, idempotency_key), True
-    except IntegrityError:
-        # The same key, sent twice at once: the other request's order committed first.
+    except (IntegrityError, Conflict):
+        # The same key, sent twice at once: the other request committed first, and this
+        # one lost the key's unique index, or its coupon ("used" by that very order).
         earlier = _keyed(user_id, idempotency_key) if idempotency_key else None
         if earlier is None:
             raise

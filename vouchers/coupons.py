@@ -4,7 +4,8 @@ inside the caller's transaction, so the coupon's move and its record commit toge
 
 from __future__ import annotations
 
-from datetime import datetime
+import secrets
+from datetime import datetime, timedelta
 
 from dianping import clock
 from dianping.errors import Conflict, InvalidInput
@@ -14,6 +15,16 @@ from .errors import Code
 from .models import ShopOrder, VoucherOrder, WriteOff
 
 Status = VoucherOrder.Status
+
+
+def expiry_of(created_at: datetime, valid_days: int) -> datetime:
+    """Validity is counted from the claim (seed 004)."""
+    return created_at + timedelta(days=valid_days)
+
+
+def new_redeem_code() -> str:
+    """12 random digits; the unique index refuses the rare repeat and the caller retries."""
+    return f"{secrets.randbelow(10**12):012d}"
 
 
 def coupon_refusal(coupon: VoucherOrder, now: datetime) -> Conflict | None:

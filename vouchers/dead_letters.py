@@ -19,7 +19,7 @@ from dianping.redis import keys
 from dianping.redis.client import get_redis
 
 from .drain import persist
-from .order_services import order_jobs
+from .releases import order_jobs
 from .shard import MALFORMED, Accepted, accepted_from, buyers_key, pending_field, shard_lock
 
 

@@ -27,8 +27,9 @@ from dianping import clock
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 
+from .coupons import expiry_of, new_redeem_code
 from .models import Voucher, VoucherOrder
-from .order_services import expiry_of, order_jobs
+from .releases import order_jobs
 from .shard import (
     GROUP,
     MALFORMED,
@@ -85,17 +86,17 @@ def drain_shard(shard: int, *, batch: int | None = None, recover: bool = False) 
     good, malformed = _parse(entries)
     _dead_letter(shard, malformed)
     try:
-        persist(good)
+        paid_at_once = persist(good)
         done = good
     except DATABASE_DOWN:
         raise
     except Exception:
         # Find the bad apples one by one, so one bad order cannot hold up the rest.
         log.exception("seckill drain: batch of %d failed; retrying one by one", len(good))
-        done, failed = [], []
+        done, failed, paid_at_once = [], [], set()
         for order in good:
             try:
-                persist([order])
+                paid_at_once |= persist([order])
                 done.append(order)
             except DATABASE_DOWN:
                 raise
@@ -107,7 +108,7 @@ def drain_shard(shard: int, *, batch: int | None = None, recover: bool = False) 
             raise SystemFault(f"all {len(failed)} orders failed: {failed[0][1]!r}") from None
         for order, exc in failed:
             _count_failure(shard, order, exc)
-    _finish(shard, done)
+    _finish(shard, done, paid_at_once)
     return len(done) + len(malformed)
 
 
@@ -188,10 +189,11 @@ def _count_failure(shard: int, order: Accepted, exc: Exception) -> None:
 
 
 @transaction.atomic
-def persist(orders: list[Accepted]) -> None:
-    """Write accepted orders in one transaction; ones already there are redeliveries."""
+def persist(orders: list[Accepted]) -> set[int]:
+    """Write accepted orders in one transaction; ones already there are redeliveries.
+    Returns the ids of those paid at once (a free voucher's): they need no pay timeout."""
     if not orders:
-        return
+        return set()
     rows = VoucherOrder.objects.filter(id__in=[o.order_id for o in orders])
     known = {oid: (uid, vid) for oid, uid, vid in rows.values_list("id", "user_id", "voucher_id")}
     for order in orders:
@@ -199,33 +201,45 @@ def persist(orders: list[Accepted]) -> None:
             # Same id, different order: never ack it as a "redelivery" (that would lose it).
             raise IdCollision(f"order id {order.order_id} already belongs to another order")
     fresh = [o for o in orders if o.order_id not in known]  # redelivered ones are done already
-    sold = Counter(o.voucher_id for o in fresh)
-    valid_days = dict(Voucher.objects.filter(pk__in=sold).values_list("id", "valid_days"))
-    if gone := set(sold) - set(valid_days):
+    terms = {
+        vid: (valid_days, pay_value)
+        for vid, valid_days, pay_value in Voucher.objects.filter(
+            pk__in={o.voucher_id for o in orders}
+        ).values_list("id", "valid_days", "pay_value")
+    }
+    if gone := {o.voucher_id for o in orders} - set(terms):
         raise VoucherGone(f"vouchers {sorted(gone)} no longer exist")
-    VoucherOrder.objects.bulk_create(
-        [
-            VoucherOrder(
-                id=o.order_id,
-                user_id=o.user_id,
-                voucher_id=o.voucher_id,
-                created_at=o.created_at,
-                expires_at=expiry_of(o.created_at, valid_days[o.voucher_id]),
-            )
-            for o in fresh
-        ]
-    )
-    for voucher_id, units in sold.items():
+    # Stock first, vouchers in id order: the inserts below share-lock their voucher rows
+    # (the foreign key), which a later exclusive lock on them could deadlock with.
+    for voucher_id, units in sorted(Counter(o.voucher_id for o in fresh).items()):
         updated = Voucher.objects.filter(pk=voucher_id, stock__gte=units).update(
             stock=F("stock") - units
         )
         if not updated:
             raise StockMismatch(f"voucher {voucher_id}: database stock below {units}")
+    VoucherOrder.objects.bulk_create([_order_row(o, *terms[o.voucher_id]) for o in fresh])
+    return {o.order_id for o in orders if terms[o.voucher_id][1] == 0}
 
 
-def _finish(shard: int, done: list[Accepted]) -> None:
-    """After commit, in one round trip: schedule the pay timeouts, ack, and read how far
-    the stream may be trimmed; then trim it.
+def _order_row(order: Accepted, valid_days: int, pay_value: int) -> VoucherOrder:
+    """The row of an accepted order: a free voucher's coupon is paid at once (SPEC §3.4)."""
+    created_at = order.created_at
+    free = pay_value == 0
+    return VoucherOrder(
+        id=order.order_id,
+        user_id=order.user_id,
+        voucher_id=order.voucher_id,
+        created_at=created_at,
+        expires_at=expiry_of(created_at, valid_days),
+        status=VoucherOrder.Status.PAID if free else VoucherOrder.Status.UNPAID,
+        paid_at=created_at if free else None,
+        redeem_code=new_redeem_code() if free else None,
+    )
+
+
+def _finish(shard: int, done: list[Accepted], paid_at_once: set[int]) -> None:
+    """After commit, in one round trip: schedule the pay timeouts (of the orders not paid
+    at once), ack, and read how far the stream may be trimmed; then trim it.
 
     One MULTI, schedules first: a schedule Redis refuses (out of memory, say) aborts the
     ack with it, so an order is never acked without its pay timeout. A crash before it
@@ -234,9 +248,8 @@ def _finish(shard: int, done: list[Accepted]) -> None:
         return
     stream = keys.seckill_orders(shard)
     pipe = get_redis().pipeline(transaction=True)
-    order_jobs().queue_schedule_many(
-        pipe, [str(o.order_id) for o in done], delay=settings.ORDER_PAY_TIMEOUT
-    )
+    unpaid = [str(o.order_id) for o in done if o.order_id not in paid_at_once]
+    order_jobs().queue_schedule_many(pipe, unpaid, delay=settings.ORDER_PAY_TIMEOUT)
     for bucket, count in _lag_histogram(done).items():
         pipe.hincrby(keys.seckill_lag(), bucket, count)
     pipe.xack(stream, GROUP, *[o.entry_id for o in done])

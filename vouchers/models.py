@@ -240,7 +240,12 @@ class WriteOff(models.Model):
         CHECKOUT = "checkout"
 
     order = models.ForeignKey(VoucherOrder, on_delete=models.PROTECT, related_name="write_offs")
-    voucher = models.ForeignKey(Voucher, on_delete=models.PROTECT, related_name="write_offs")
+    # No database constraint on the voucher: on MariaDB its check would share-lock the
+    # voucher row, which a refund racing this write-off holds exclusively while it waits
+    # for the coupon this write-off holds. The order (PROTECT) already pins the voucher.
+    voucher = models.ForeignKey(
+        Voucher, on_delete=models.PROTECT, related_name="write_offs", db_constraint=False
+    )
     shop = models.ForeignKey(Shop, on_delete=models.PROTECT, related_name="write_offs")
     shop_order = models.ForeignKey(
         ShopOrder, null=True, blank=True, on_delete=models.PROTECT, related_name="write_offs"

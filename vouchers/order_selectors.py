@@ -18,7 +18,7 @@ from .errors import Code
 from .models import ShopOrder, VoucherOrder, WriteOff
 from .shard import pending_field, pending_owner, shard_of_order
 
-MY_VOUCHERS_PAGE = 10
+SCROLL_PAGE = 10  # "my vouchers" and shop orders alike (seed 004)
 PENDING = "pending"  # the status shown while an accepted order waits in the stream
 
 
@@ -60,8 +60,8 @@ def my_vouchers(
         mine = mine.filter(status=VoucherOrder.Status.PAID, expires_at__lte=now)
     if last_id is not None:
         mine = mine.filter(id__lt=last_id)
-    page = list(mine.order_by("-id")[:MY_VOUCHERS_PAGE])
-    return page, (page[-1].id if len(page) == MY_VOUCHERS_PAGE else None)
+    page = list(mine.order_by("-id")[:SCROLL_PAGE])
+    return page, (page[-1].id if len(page) == SCROLL_PAGE else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,8 +102,8 @@ def shop_orders_mine(*, user_id: int, last_id: int | None) -> tuple[list[ShopOrd
     mine = ShopOrder.objects.filter(user_id=user_id)
     if last_id is not None:
         mine = mine.filter(id__lt=last_id)
-    page = list(mine.order_by("-id")[:MY_VOUCHERS_PAGE])
-    return page, (page[-1].id if len(page) == MY_VOUCHERS_PAGE else None)
+    page = list(mine.order_by("-id")[:SCROLL_PAGE])
+    return page, (page[-1].id if len(page) == SCROLL_PAGE else None)
 
 
 def shop_write_offs(*, shop_id: int, day: date) -> QuerySet[WriteOff]:

@@ -51,12 +51,12 @@ def _status_is(status: str, now: datetime) -> Q:
     return live & (~seckill | Q(begin_time__lte=now, end_time__gt=now))
 
 
-COUNTED = ("unpaid", "paid", "used", "refunded", "cancelled")
+ORDER_STATUSES = [status.value for status in VoucherOrder.Status]
 
 
 def order_counts(voucher_ids: list[int]) -> dict[int, dict[str, int]]:
     """Orders per voucher by status, plus `claimed` (all of them), in one grouped query."""
-    counts = {vid: dict.fromkeys(("claimed", *COUNTED), 0) for vid in voucher_ids}
+    counts = {vid: dict.fromkeys(("claimed", *ORDER_STATUSES), 0) for vid in voucher_ids}
     rows = (
         VoucherOrder.objects.filter(voucher_id__in=voucher_ids)
         .values_list("voucher_id", "status")
@@ -76,9 +76,13 @@ def remaining(vouchers: list[Voucher]) -> dict[int, int | None]:
     return {v.id: live.get(v.id) if v.is_seckill else v.stock for v in vouchers}
 
 
-def shop_vouchers(*, shop_id: int) -> list[dict[str, Any]]:
+def shop_vouchers(*, shop_id: int) -> list[Voucher]:
+    """A shop's vouchers on offer, each with `remaining` (see `remaining`)."""
     vouchers = list(Voucher.objects.filter(shop_id=shop_id).exclude(status=Voucher.Status.VOID))
-    return _with_live_state([VoucherSerializer(v).data for v in vouchers])
+    left = remaining(vouchers)
+    for voucher in vouchers:
+        voucher.remaining = left[voucher.id]
+    return vouchers
 
 
 def preheat_candidates() -> list[Voucher]:

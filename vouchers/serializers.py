@@ -5,6 +5,7 @@ Order ids are strings: they exceed 2^53."""
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any
 
 from rest_framework import serializers
@@ -17,7 +18,9 @@ from . import discounts
 from .models import ShopOrder, Voucher, VoucherOrder, WriteOff
 
 MAX_MONEY = 100_000_000  # fen: ¥1,000,000, far above any bill or voucher here
-DISCOUNT_FIELDS = ["discount_type", "amount_condition", "discount_amount", "discount_rate"]
+DISCOUNT_FIELDS = [
+    "discount_type", "amount_condition", "discount_amount", "discount_rate", "max_discount",
+]  # fmt: skip
 
 
 class VoucherSerializer(serializers.ModelSerializer):
@@ -28,7 +31,7 @@ class VoucherSerializer(serializers.ModelSerializer):
         model = Voucher
         fields = [
             "id", "shop_id", "title", "sub_title", "rules", "pay_value", "actual_value", "type",
-            *DISCOUNT_FIELDS, "max_discount", "per_user_limit", "valid_days", "stock",
+            *DISCOUNT_FIELDS, "per_user_limit", "valid_days", "stock",
             "begin_time", "end_time", "status",
         ]  # fmt: skip
         read_only_fields = fields
@@ -67,6 +70,16 @@ class VoucherStaffSerializer(VoucherListItemSerializer):
         read_only_fields = fields
 
 
+SALE_YEARS = (2000, 2100)
+
+
+def _within_sale_years(value: datetime | None) -> None:
+    """Sale times this century: far-off years are typos, and before 1901 local time zones
+    have second offsets that ISO-8601 clients cannot read back."""
+    if value is not None and not SALE_YEARS[0] <= value.year < SALE_YEARS[1]:
+        raise serializers.ValidationError(f"Use a time from {SALE_YEARS[0]} to {SALE_YEARS[1]}.")
+
+
 class VoucherWriteSerializer(serializers.ModelSerializer):
     shop_id = serializers.PrimaryKeyRelatedField(source="shop", queryset=Shop.objects.all())
     pay_value = serializers.IntegerField(min_value=0, max_value=MAX_MONEY)
@@ -86,12 +99,18 @@ class VoucherWriteSerializer(serializers.ModelSerializer):
         min_value=1, max_value=MAX_MONEY, required=False, allow_null=True
     )
     per_user_limit = serializers.IntegerField(min_value=1, max_value=100, required=False)
+    begin_time = serializers.DateTimeField(
+        required=False, allow_null=True, validators=[_within_sale_years]
+    )
+    end_time = serializers.DateTimeField(
+        required=False, allow_null=True, validators=[_within_sale_years]
+    )
 
     class Meta:
         model = Voucher
         fields = [
             "shop_id", "title", "sub_title", "rules", "pay_value", "actual_value", "type",
-            *DISCOUNT_FIELDS, "max_discount", "per_user_limit", "stock", "begin_time",
+            *DISCOUNT_FIELDS, "per_user_limit", "stock", "begin_time",
             "end_time", "valid_days",
         ]  # fmt: skip
 
@@ -123,7 +142,7 @@ class VoucherWriteSerializer(serializers.ModelSerializer):
         if voucher is None:
             return {}
         names = ["type", "begin_time", "end_time", "stock", "per_user_limit", *DISCOUNT_FIELDS]
-        return {name: getattr(voucher, name) for name in [*names, "max_discount"]}
+        return {name: getattr(voucher, name) for name in names}
 
 
 class OrderIdSerializer(serializers.Serializer):

@@ -27,6 +27,7 @@ from shops.selectors import shop_exists, works_at
 
 from . import (
     checkout,
+    claims,
     order_selectors,
     order_services,
     redemptions,
@@ -169,7 +170,7 @@ class VoucherViewSet(WriteLimited, viewsets.ViewSet):
         """Take a coupon of a normal voucher: `paid` at once when free, else `unpaid` until
         paid (or cancelled by the pay timeout). 409 `limit_reached` at the voucher's
         per-user limit, `sold_out`, `ended` when withdrawn; 404 for a flash sale."""
-        order = order_services.voucher_claim(user_id=request.user.id, voucher_id=voucher_id)
+        order = claims.voucher_claim(user_id=request.user.id, voucher_id=voucher_id)
         return Response({"order_id": str(order.id)}, status=status.HTTP_201_CREATED)
 
 
@@ -177,7 +178,8 @@ class ShopVoucherViewSet(viewsets.ViewSet):
     @extend_schema(responses=VoucherListItemSerializer(many=True))
     def list(self, request: Request, shop_id: int) -> Response:
         """A shop's vouchers, with the units left (live Redis stock for flash sales)."""
-        return Response(selectors.shop_vouchers(shop_id=shop_id))
+        vouchers = selectors.shop_vouchers(shop_id=shop_id)
+        return Response(VoucherListItemSerializer(vouchers, many=True).data)
 
 
 class SeckillViewSet(viewsets.ViewSet):
@@ -362,8 +364,9 @@ class ShopOrderViewSet(WriteLimited, viewsets.ViewSet):
         return Response(ShopOrderSerializer(order).data)
 
 
-class RedemptionViewSet(viewsets.ViewSet):
+class RedemptionViewSet(WriteLimited, viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
+    write_limits = {"create": "redeem_user"}
 
     @extend_schema(request=RedemptionCreateSerializer, responses={201: WriteOffSerializer})
     @api_errors(403, 404, 409, 429)  # not staff; code matches nothing; coupon state; misses

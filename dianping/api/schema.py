@@ -18,6 +18,7 @@ from functools import cache
 from typing import Any, TypeVar
 
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import is_list_serializer
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
@@ -68,6 +69,22 @@ def paged(item: type[serializers.Serializer]) -> type[serializers.Serializer]:
 
 
 class ApiSchema(AutoSchema):
+    def _is_list_view(self, serializer: Any = None) -> bool:
+        """A list only when the response says `many=True`: our `list` actions declare their
+        own page and scroll shapes, which drf-spectacular would wrap in an array again."""
+        if serializer is None:
+            serializer = self.get_response_serializers()
+        if isinstance(serializer, dict) and serializer:
+            serializer = serializer[min(serializer, key=str)]
+        return is_list_serializer(serializer)
+
+    def get_operation_id(self) -> str:
+        """`<path>_list` for list actions, as before they stopped counting as list views."""
+        operation_id = super().get_operation_id()
+        if getattr(self.view, "action", None) == "list" and operation_id.endswith("_retrieve"):
+            return operation_id.removesuffix("_retrieve") + "_list"
+        return operation_id
+
     def get_operation(self, *args: Any, **kwargs: Any) -> dict[str, Any] | None:
         operation = super().get_operation(*args, **kwargs)
         if operation is None:

@@ -162,6 +162,7 @@ REST_FRAMEWORK = {
         "follow_user": env.str("THROTTLE_FOLLOW_USER", default="30/minute"),
         "claim_user": env.str("THROTTLE_CLAIM_USER", default="20/minute"),
         "checkout_user": env.str("THROTTLE_CHECKOUT_USER", default="20/minute"),
+        "redeem_user": env.str("THROTTLE_REDEEM_USER", default="60/minute"),
         # Failed admin sign-ins, per client IP and per username.
         "admin_login_ip": env.str("THROTTLE_ADMIN_LOGIN_IP", default="20/15minutes"),
         "admin_login_user": env.str("THROTTLE_ADMIN_LOGIN_USER", default="10/15minutes"),

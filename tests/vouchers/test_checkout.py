@@ -149,7 +149,12 @@ def test_every_refusal_is_its_409_and_writes_nothing(user, user_api, other_user,
     }  # fmt: skip
     assert _checkout(user_api, shop, 9999, theirs).status_code == 404
     assert (ShopOrder.objects.count(), WriteOff.objects.count()) == before
-    assert VoucherOrder.objects.get(pk=below).status == "paid"
+    states = {str(k): v for k, v in VoucherOrder.objects.values_list("id", "status")}
+    assert states == {
+        below: "paid", wrong: "paid", unpaid: "unpaid", expired: "paid", refunded: "refunded",
+        used: "used", theirs: "paid",
+    }  # fmt: skip
+    assert VoucherOrder.objects.filter(used_at__isnull=False).count() == 1  # `used`'s own
 
 
 @pytest.mark.django_db
@@ -208,17 +213,22 @@ def test_concurrent_checkouts_with_one_coupon_have_one_winner(user, shop) -> Non
 
 
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_retries_with_one_key_make_one_order(user, shop) -> None:
+@pytest.mark.parametrize("with_coupon", [False, True])
+def test_concurrent_retries_with_one_key_make_one_order(user, shop, with_coupon) -> None:
+    coupon = None
+    if with_coupon:  # the retries also race for the coupon the first one uses
+        coupon = _coupon(client_for(user), NormalVoucherFactory(shop=shop, pay_value=0))
     clients = [client_for(user) for _ in range(10)]
     key = {"HTTP_IDEMPOTENCY_KEY": "double-tap"}
 
     responses = run_concurrently(
-        lambda i: _checkout(clients[i], shop, 700, None, **key), workers=10
+        lambda i: _checkout(clients[i], shop, 700, coupon, **key), workers=10
     )
 
     assert {r.status_code for r in responses} == {201}
     assert len({r.json()["id"] for r in responses}) == 1
     assert ShopOrder.objects.count() == 1
+    assert WriteOff.objects.count() == (1 if with_coupon else 0)
 
 
 @pytest.mark.django_db

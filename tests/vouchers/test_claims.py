@@ -13,7 +13,7 @@ from tests.conftest import client_for
 from tests.factories import NormalVoucherFactory, UserFactory
 from tests.helpers import run_concurrently
 from tests.vouchers.sales import drain_all, start_sale
-from vouchers import order_services, seckill, shard
+from vouchers import claims, order_services, releases, seckill, shard
 from vouchers.models import Voucher, VoucherOrder
 
 
@@ -35,7 +35,7 @@ def test_a_free_voucher_is_paid_at_once_with_a_redeem_code(user, user_api, fake_
     assert detail["status"] == "paid"
     assert len(detail["redeem_code"]) == 12
     assert detail["redeem_code"].isdigit()
-    assert order_services.order_jobs().pending() == 0  # nothing to time out
+    assert releases.order_jobs().pending() == 0  # nothing to time out
 
 
 @pytest.mark.django_db
@@ -51,7 +51,7 @@ def test_a_priced_voucher_waits_for_payment_and_its_timeout_is_scheduled(
     assert order.redeem_code is None
     assert user_api.get(f"/api/voucher-orders/{order_id}").json()["redeem_code"] is None
     assert Voucher.objects.get(pk=voucher.pk).stock == 9
-    assert order_services.order_jobs().pending() == 1
+    assert releases.order_jobs().pending() == 1
 
     fake_clock.advance(15 * 60 + 1)
     assert order_services.settle_due_orders() == 1
@@ -78,6 +78,19 @@ def test_the_per_user_limit_counts_live_coupons_only(user, user_api) -> None:
             "live_slot", flat=True
         )
     ) == [1, 2]
+
+
+@pytest.mark.django_db
+def test_a_refused_priced_claim_leaves_no_pay_timeout_behind(user_api) -> None:
+    voucher = NormalVoucherFactory(pay_value=500, stock=5)
+    assert claim(user_api, voucher.id).status_code == 201
+    jobs = releases.order_jobs().pending()
+
+    refused = claim(user_api, voucher.id)
+
+    assert refused.json()["code"] == "limit_reached"
+    assert releases.order_jobs().pending() == jobs == 1
+    assert Voucher.objects.get(pk=voucher.pk).stock == 4  # the refused one took nothing
 
 
 @pytest.mark.django_db
@@ -132,8 +145,7 @@ def test_claimed_ids_never_collide_with_the_sale_s_ids(fake_clock) -> None:
 
     sold = [seckill.voucher_seckill(user_id=b.id, voucher_id=sale.id) for b in buyers]
     claimed = [
-        order_services.voucher_claim(user_id=buyers[0].id, voucher_id=voucher.id).id
-        for _ in range(20)
+        claims.voucher_claim(user_id=buyers[0].id, voucher_id=voucher.id).id for _ in range(20)
     ]
     drain_all()
 

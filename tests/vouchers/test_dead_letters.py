@@ -12,7 +12,7 @@ from tests.factories import UserFactory
 from tests.vouchers.sales import drain_all, start_sale
 from vouchers import dead_letters, reconcile, seckill, shard
 from vouchers.models import Voucher, VoucherOrder
-from vouchers.order_services import order_jobs
+from vouchers.releases import order_jobs
 from vouchers.shard import pending_field
 
 

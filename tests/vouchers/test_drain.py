@@ -207,7 +207,7 @@ def test_a_drain_run_recovers_first_and_again_after_a_failure(
         batches.append(len(orders))
         if len(batches) == 1:
             raise OperationalError("(2013) Lost connection to MySQL server during query")
-        real_persist(orders)
+        return real_persist(orders)
 
     monkeypatch.setattr(drain, "persist", database_blip)
     # The failed pass backs off 1 s, then retries: room for that on a slow machine.

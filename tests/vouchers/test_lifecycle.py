@@ -7,13 +7,12 @@ from datetime import timedelta
 
 import pytest
 
-from dianping import clock
 from shops.models import ShopStaff
 from tests.conftest import client_for
 from tests.factories import NormalVoucherFactory, UserFactory
 from tests.helpers import run_concurrently
 from tests.vouchers.sales import drain_all, start_sale
-from vouchers import order_services, seckill, shard
+from vouchers import order_services, releases, seckill, shard
 from vouchers.models import Voucher, VoucherOrder, WriteOff
 
 
@@ -62,7 +61,7 @@ def test_a_paid_coupon_past_its_validity_shows_as_expired_and_cannot_be_paid(
     unpaid_one = NormalVoucherFactory(pay_value=100, valid_days=1)
     paid_id = user_api.post(f"/api/vouchers/{paid_one.id}/claim").json()["order_id"]
     unpaid_id = user_api.post(f"/api/vouchers/{unpaid_one.id}/claim").json()["order_id"]
-    order_services.order_jobs().cancel(unpaid_id)  # let it outlive its pay timeout
+    releases.order_jobs().cancel(unpaid_id)  # let it outlive its pay timeout
 
     fake_clock.advance(86400 + 1)
 
@@ -89,13 +88,13 @@ def test_the_buyer_cancels_and_the_unit_goes_back_once(user, user_api, redis_cli
     fake_clock.advance(15 * 60 + 1)
     assert order_services.settle_due_orders() == 0  # the timeout finds nothing more to do
     assert redis_client.get(shard.stock_key(sale.id)) == b"10"
-    assert order_services.order_jobs().pending() == 0
+    assert releases.order_jobs().pending() == 0
     assert seckill.voucher_seckill(user_id=user.id, voucher_id=sale.id)  # may buy again
 
 
 @pytest.mark.django_db
 def test_wrong_state_moves_are_409_and_change_nothing(user, user_api, other_user) -> None:
-    voucher = NormalVoucherFactory(pay_value=100)
+    voucher = NormalVoucherFactory(pay_value=100, stock=10)
     order_id = user_api.post(f"/api/vouchers/{voucher.id}/claim").json()["order_id"]
 
     refund_unpaid = user_api.post(f"/api/voucher-orders/{order_id}/refund")
@@ -106,7 +105,11 @@ def test_wrong_state_moves_are_409_and_change_nothing(user, user_api, other_user
     assert (refund_unpaid.status_code, refund_unpaid.json()["code"]) == (409, "order_unpaid")
     assert (cancel_paid.status_code, cancel_paid.json()["code"]) == (409, "order_paid")
     assert others.status_code == 404
-    assert VoucherOrder.objects.get(pk=order_id).status == "paid"
+    order = VoucherOrder.objects.get(pk=order_id)
+    assert (order.status, order.live_slot, order.cancelled_at, order.refunded_at) == (
+        "paid", 1, None, None,
+    )  # fmt: skip
+    assert Voucher.objects.get(pk=voucher.pk).stock == 9  # the one unit it took
 
 
 @pytest.mark.django_db(transaction=True)
@@ -143,26 +146,34 @@ def test_a_refund_after_the_sale_ended_keeps_the_unit_sold(
     assert Voucher.objects.get(pk=sale.pk).stock == 9
     assert redis_client.get(shard.stock_key(sale.id)) == b"9"
     assert _buyers(redis_client, sale) == {}  # freed, so reconcile counts no stray buyer
-    assert order_services.order_jobs().pending() == 0
+    assert releases.order_jobs().pending() == 0
 
 
 @pytest.mark.django_db
 def test_used_and_expired_coupons_cannot_be_refunded(user, user_api, fake_clock) -> None:
-    voucher = NormalVoucherFactory(pay_value=0, valid_days=1, per_user_limit=2)
+    voucher = NormalVoucherFactory(pay_value=0, valid_days=1, per_user_limit=2, stock=10)
     used_id = user_api.post(f"/api/vouchers/{voucher.id}/claim").json()["order_id"]
     expired_id = user_api.post(f"/api/vouchers/{voucher.id}/claim").json()["order_id"]
-    VoucherOrder.objects.filter(pk=used_id).update(status="used", used_at=clock.now())
+    clerk = UserFactory()
+    ShopStaff.objects.create(shop=voucher.shop, user=clerk)
+    code = VoucherOrder.objects.get(pk=used_id).redeem_code
+    redeemed = client_for(clerk).post("/api/redemptions", {"code": code}, format="json")
+    assert redeemed.status_code == 201
     fake_clock.advance(86400 + 1)
+    jobs = releases.order_jobs().pending()
 
     used = user_api.post(f"/api/voucher-orders/{used_id}/refund")
     expired = user_api.post(f"/api/voucher-orders/{expired_id}/refund")
 
     assert (used.status_code, used.json()["code"]) == (409, "coupon_used")
     assert (expired.status_code, expired.json()["code"]) == (409, "coupon_expired")
-    assert list(VoucherOrder.objects.order_by("id").values_list("status", flat=True)) == [
-        "used",
-        "paid",
+    assert list(VoucherOrder.objects.order_by("id").values_list("status", "live_slot")) == [
+        ("used", 1),
+        ("paid", 2),
     ]
+    assert Voucher.objects.get(pk=voucher.pk).stock == 8  # no unit came back
+    assert releases.order_jobs().pending() == jobs
+    assert WriteOff.objects.get().reversed_at is None
 
 
 @pytest.mark.django_db(transaction=True)
@@ -220,3 +231,15 @@ def test_a_refund_racing_a_redemption_has_one_winner(redis_client, fake_clock) -
     live = VoucherOrder.objects.filter(voucher=sale, live_slot__isnull=False).count()
     assert Voucher.objects.get(pk=sale.pk).stock + live == 30  # refunded units went back
     assert int(redis_client.get(shard.stock_key(sale.id))) == 30 - live
+
+
+@pytest.mark.django_db
+def test_a_free_flash_sale_coupon_is_paid_as_it_lands(user, user_api, fake_clock) -> None:
+    sale = start_sale(stock=5, pay_value=0)
+
+    order_id = _grab(user, sale)
+
+    detail = user_api.get(f"/api/voucher-orders/{order_id}").json()
+    assert detail["status"] == "paid"
+    assert len(detail["redeem_code"]) == 12
+    assert releases.order_jobs().pending() == 0  # nothing to pay, so no pay timeout

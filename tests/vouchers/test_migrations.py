@@ -63,5 +63,9 @@ def test_existing_orders_and_vouchers_are_carried_over() -> None:
         assert Voucher.objects.get(pk=sale.pk).discount_type == "cash"
         rows = {o.id: (o.live_slot, o.expires_at) for o in Order.objects.all()}
         assert rows == {1: (None, created + timedelta(days=3)), 2: (1, created + timedelta(days=3))}
+        codes = dict(Order.objects.values_list("id", "redeem_code"))
+        assert codes[1] is None  # cancelled: nothing to redeem
+        assert len(codes[2]) == 12  # paid before codes existed: it has one now
+        assert codes[2].isdigit()
     finally:
         _migrate(latest)

@@ -13,7 +13,7 @@ from tests.conftest import client_for
 from tests.factories import UserFactory, VoucherFactory
 from tests.helpers import run_concurrently
 from tests.vouchers.sales import drain_all, start_sale
-from vouchers import order_services, services, shard
+from vouchers import order_services, releases, services, shard
 from vouchers.models import Voucher, VoucherOrder
 
 
@@ -243,12 +243,12 @@ def test_pay_then_the_timeout_does_not_cancel(
     assert early.status_code == 409
     assert early.json()["code"] == "order_pending"
     drain_all()
-    assert order_services.order_jobs().pending() == 1
+    assert releases.order_jobs().pending() == 1
 
     with django_capture_on_commit_callbacks(execute=True):
         paid = user_api.post(f"/api/voucher-orders/{order_id}/pay")
     assert paid.status_code == 200
-    assert order_services.order_jobs().pending() == 0  # paying withdrew the timeout
+    assert releases.order_jobs().pending() == 0  # paying withdrew the timeout
     assert paid.json()["status"] == "paid"
     assert user_api.post(f"/api/voucher-orders/{order_id}/pay").status_code == 200  # idempotent
 
@@ -294,7 +294,7 @@ def test_a_repeated_release_never_frees_the_buyers_next_order(
     assert _buy(client, on_sale.id).status_code == 200  # buys again
     drain_all()
 
-    assert not order_services.order_release(first)  # a late retry of the first release
+    assert not releases.order_release(first)  # a late retry of the first release
 
     assert redis_client.get(shard.stock_key(on_sale.id)) == b"99"
     assert _buy(client, on_sale.id).json()["code"] == "duplicate_order"
@@ -308,7 +308,7 @@ def test_a_failed_release_is_retried_until_redis_agrees(
     assert _buy(client, on_sale.id).status_code == 200
     drain_all()
     fake_clock.advance(15 * 60 + 1)
-    real_release = order_services.order_release
+    real_release = releases.order_release
 
     def redis_blip(order):  # type: ignore[no-untyped-def]
         raise ConnectionError("redis went away")
@@ -323,4 +323,4 @@ def test_a_failed_release_is_retried_until_redis_agrees(
 
     assert redis_client.get(shard.stock_key(on_sale.id)) == b"100"
     assert Voucher.objects.get(pk=on_sale.pk).stock == 100
-    assert order_services.order_jobs().pending() == 0
+    assert releases.order_jobs().pending() == 0

@@ -61,7 +61,8 @@ def test_normal_voucher_is_active_and_has_no_redis_stock(
     [
         {"begin_time": None}, {"end_time": "2020-01-01T00:00:00+08:00"}, {"shop_id": 424242},
         {"stock": -1}, {"pay_value": -5}, {"type": "mystery"}, {"title": ""}, {"valid_days": 0},
-        {"begin_time": "tomorrow"},
+        {"begin_time": "tomorrow"}, {"begin_time": "0450-07-21T11:17:41Z"},
+        {"end_time": "2999-01-01T00:00:00Z"}, {"shop_id": 2**70},
     ],
 )  # fmt: skip
 def test_bad_voucher_input_is_400_and_writes_nothing(staff_api, overrides) -> None:

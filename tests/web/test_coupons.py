@@ -16,7 +16,7 @@ from shops.models import ShopStaff
 from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory
 from tests.web.conftest import screenshot
 from tests.web.test_browser import _log_in
-from vouchers import order_services
+from vouchers import claims
 from vouchers.models import ShopOrder, VoucherOrder, WriteOff
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -121,7 +121,7 @@ def test_a_clerk_redeems_a_code_and_sees_the_day(page: Page, expected_http: set[
     shop = ShopFactory(name="Tea Corner")
     voucher = NormalVoucherFactory(shop=shop, title="¥10 tea", pay_value=0, actual_value=1000)
     customer = UserFactory()
-    coupon = order_services.voucher_claim(user_id=customer.id, voucher_id=voucher.id)
+    coupon = claims.voucher_claim(user_id=customer.id, voucher_id=voucher.id)
     _log_in(page, "13900000014")
     ShopStaff.objects.create(shop=shop, user=User.objects.get(phone="13900000014"))
 

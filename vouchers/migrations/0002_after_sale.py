@@ -267,6 +267,7 @@ class Migration(migrations.Migration):
             model_name="writeoff",
             name="voucher",
             field=models.ForeignKey(
+                db_constraint=False,
                 on_delete=django.db.models.deletion.PROTECT,
                 related_name="write_offs",
                 to="vouchers.voucher",

@@ -1,0 +1,77 @@
+"""The OpenAPI schema tells the truth (SPEC §0): schemathesis generates requests for every
+operation from the schema, as a logged-in user and as staff, and no answer may be a
+server error or break the schema. Bounded (a few examples per operation) so CI stays
+quick; `SCHEMATHESIS_EXAMPLES=200 make test PYTEST_ARGS=tests/test_schema_contract.py`
+digs deeper."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import schemathesis
+from django.core.signals import request_finished, request_started
+from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import response_schema_conformance
+
+from accounts import tokens
+from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory
+
+EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "12"))
+CHECKS = [not_a_server_error, response_schema_conformance]
+
+
+# Loaded once, at collection (the schema view needs neither the database nor a token).
+schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application())
+
+
+@pytest.fixture(autouse=True)
+def _connection_kept_open():  # type: ignore[no-untyped-def]
+    """Requests go through Django's real WSGI handler, which closes the database connection
+    after each one; the test's transaction needs it open, as Django's test client does."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+def _token(*, staff: bool) -> str:
+    """A caller's token, and a little data for generated ids to land on."""
+    NormalVoucherFactory(shop=ShopFactory())
+    return tokens.token_issue(UserFactory(is_staff=staff))
+
+
+@pytest.fixture
+def user_token(db) -> str:  # type: ignore[no-untyped-def]
+    return _token(staff=False)
+
+
+@pytest.fixture
+def staff_token(db) -> str:  # type: ignore[no-untyped-def]
+    return _token(staff=True)
+
+
+BOUNDED = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,  # the same examples every run: a failure reproduces
+    suppress_health_check=list(HealthCheck),
+)
+
+
+@pytest.mark.slow
+@schema.parametrize()
+@BOUNDED
+def test_every_operation_keeps_its_schema_for_a_user(case, user_token) -> None:  # type: ignore[no-untyped-def]
+    case.call_and_validate(headers={"Authorization": f"Bearer {user_token}"}, checks=CHECKS)
+
+
+@pytest.mark.slow
+@schema.parametrize()
+@BOUNDED
+def test_every_operation_keeps_its_schema_for_staff(case, staff_token) -> None:  # type: ignore[no-untyped-def]
+    case.call_and_validate(headers={"Authorization": f"Bearer {staff_token}"}, checks=CHECKS)

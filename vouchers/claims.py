@@ -1,0 +1,86 @@
+"""Claiming a normal voucher: free ones are paid at once, priced ones wait for payment
+(or their pay timeout). At most `per_user_limit` live coupons per user and voucher, and
+never more than the voucher's stock, whatever races."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+
+from dianping import clock
+from dianping.errors import Conflict, NotFound
+
+from .coupons import expiry_of, new_redeem_code
+from .errors import Code
+from .models import Voucher, VoucherOrder
+from .releases import order_jobs
+from .shard import next_order_id
+
+
+def voucher_claim(*, user_id: int, voucher_id: int) -> VoucherOrder:
+    """Take a coupon of a normal voucher. The unique live slot decides racing claims of
+    one user; a guarded UPDATE in the same transaction decides stock (none: unlimited)."""
+    voucher = Voucher.objects.filter(pk=voucher_id, type=Voucher.Kind.NORMAL).first()
+    if voucher is None:
+        raise NotFound("No such voucher to claim.", code=Code.VOUCHER_NOT_FOUND)
+    if voucher.status == Voucher.Status.VOID:
+        raise Conflict("This voucher was withdrawn.", code=Code.ENDED)
+    # Slot 1 first: most claims are a user's first, and the unique index refuses a taken
+    # slot without a query to look. Then the lowest free one, for as long as claims of
+    # the same user keep winning the slot we picked (or, once in 10^12, the redeem code).
+    slot = 1
+    for _ in range(voucher.per_user_limit + 2):
+        try:
+            return _claim_in_slot(user_id, voucher, slot)
+        except IntegrityError:
+            slot = _free_slot(user_id, voucher)
+    raise _limit_reached()
+
+
+def _limit_reached() -> Conflict:
+    return Conflict("You hold as many of these as allowed.", code=Code.LIMIT_REACHED)
+
+
+def _free_slot(user_id: int, voucher: Voucher) -> int:
+    taken = set(
+        VoucherOrder.objects.filter(
+            user_id=user_id, voucher_id=voucher.id, live_slot__isnull=False
+        ).values_list("live_slot", flat=True)
+    )
+    free = next((s for s in range(1, voucher.per_user_limit + 1) if s not in taken), None)
+    if free is None:
+        raise _limit_reached()
+    return free
+
+
+def _claim_in_slot(user_id: int, voucher: Voucher, slot: int) -> VoucherOrder:
+    now = clock.now()
+    free = voucher.pay_value == 0
+    order = VoucherOrder(
+        id=next_order_id(voucher.id),
+        user_id=user_id,
+        voucher_id=voucher.id,
+        live_slot=slot,
+        status=VoucherOrder.Status.PAID if free else VoucherOrder.Status.UNPAID,
+        created_at=now,
+        paid_at=now if free else None,
+        expires_at=expiry_of(now, voucher.valid_days),
+        redeem_code=new_redeem_code() if free else None,
+    )
+    with transaction.atomic():
+        # Only a voucher with stock is counted down, and only while some is left; the row
+        # stays locked until commit, so its claims go one at a time. An unlimited one
+        # locks nothing (a claim racing the operator's switch to limited counts as before).
+        if voucher.stock is not None and not (
+            Voucher.objects.filter(pk=voucher.id, stock__gt=0)
+            .exclude(status=Voucher.Status.VOID)
+            .update(stock=F("stock") - 1)
+        ):
+            raise Conflict("Sold out.", code=Code.SOLD_OUT)
+        order.save(force_insert=True)
+        if not free:
+            # Still inside the transaction: if Redis refuses the timeout, the claim rolls
+            # back, for an unpaid order without one would hold its unit forever.
+            order_jobs().schedule(str(order.id), delay=settings.ORDER_PAY_TIMEOUT)
+    return order
