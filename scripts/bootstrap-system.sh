@@ -2,7 +2,8 @@
 # Install the Debian packages the project needs when they are missing: what
 # `python -m venv` and the mysqlclient build need, and redis-server unless the
 # target's Redis lives elsewhere (REDIS_URL for `run` and `bench`, TEST_REDIS_URL for
-# `test`), chromium and zbar-tools for the browser tests, and wrk for the benchmarks.
+# `test`), chromium, zbar-tools and a CJK font for the browser tests, and wrk for the
+# benchmarks.
 # Needs root and apt; says so clearly otherwise.
 #   scripts/bootstrap-system.sh [run|test|bench]
 set -euo pipefail
@@ -22,6 +23,8 @@ if [ "${1:-run}" = test ]; then
   command -v "${CHROMIUM:-chromium}" >/dev/null 2>&1 || missing+=(chromium)
   # They read the redeem code's QR back with zbarimg, to prove it encodes the code.
   command -v zbarimg >/dev/null 2>&1 || missing+=(zbar-tools)
+  # Shop names and the client's text are Chinese: without a CJK font they draw as boxes.
+  [ -n "$(fc-list :lang=zh 2>/dev/null)" ] || missing+=(fonts-noto-cjk)
 fi
 if [ "${1:-run}" = bench ]; then
   command -v wrk >/dev/null 2>&1 || missing+=(wrk)

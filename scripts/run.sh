@@ -38,7 +38,16 @@ cleanup() {
   trap - EXIT INT TERM HUP
   echo
   echo "==> stopping"
-  for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
+  # Each leader first, so Celery shuts down warm (its pool finishes the task in hand,
+  # a drain within 10 s); then whatever is left of their process groups.
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for _ in $(seq 150); do
+    alive=0
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    sleep 0.1
+  done
+  for pid in "${pids[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   if [ "$redis" = started ]; then scripts/redis.sh stop run; fi
 }

@@ -216,3 +216,27 @@ def test_home_on_the_demo_data_shows_types_sales_and_popular_notes(page: Page) -
     most_liked = Blog.objects.order_by("-liked", "-id").first()
     expect(page.get_by_text(f"♥ {most_liked.liked}").first).to_be_visible()
     screenshot(page, "home")
+
+
+def test_chinese_text_is_drawn_with_a_cjk_font(page: Page) -> None:
+    shop = ShopFactory(name="老张面馆")
+    page.goto(f"/#/shops/{shop.id}")
+    expect(page.get_by_role("heading", name="老张面馆")).to_be_visible()
+
+    # Without a CJK font every Chinese character is the same empty box: two different
+    # characters drawn alike mean the page shows boxes, not names.
+    drawn_alike = page.evaluate(
+        """() => {
+          const draw = (text) => {
+            const canvas = document.createElement("canvas");
+            canvas.width = canvas.height = 64;
+            const pen = canvas.getContext("2d");
+            pen.font = "48px " + getComputedStyle(document.body).fontFamily;
+            pen.fillText(text, 4, 52);
+            return canvas.toDataURL();
+          };
+          return draw("面") === draw("馆");
+        }"""
+    )
+
+    assert not drawn_alike, "no CJK font: `make test` installs Debian's fonts-noto-cjk"
