@@ -171,3 +171,25 @@ def test_bad_page_numbers_are_400(query) -> None:
 
     with pytest.raises(ValidationError):
         _paginate(query, 1)
+
+
+def test_a_second_make_run_refuses_before_touching_anything() -> None:
+    """`make run` holds var/run.lock while it serves; another one stops at its first step
+    (`scripts/run.sh --check`, before set-up, migrations or demo data)."""
+    import contextlib
+    import fcntl
+
+    (ROOT / "var").mkdir(exist_ok=True)
+    with open(ROOT / "var" / "run.lock", "a") as held:
+        with contextlib.suppress(BlockingIOError):  # a real `make run` may hold it already
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as a running `make run` does
+        try:
+            result = subprocess.run(
+                [str(ROOT / "scripts" / "run.sh"), "--check"],
+                capture_output=True, text=True, timeout=30,
+            )  # fmt: skip
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
+
+    assert result.returncode == 1
+    assert "make run is already running" in result.stderr
