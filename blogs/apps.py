@@ -3,3 +3,8 @@ from django.apps import AppConfig
 
 class BlogsConfig(AppConfig):
     name = "blogs"
+
+    def ready(self) -> None:
+        from . import receivers
+
+        receivers.connect()

@@ -15,6 +15,7 @@ from dianping.redis.lock import RedisLock
 
 from .errors import Code
 from .models import Follow
+from .signals import follow_synced
 
 
 def follow(*, user_id: int, target_id: int) -> bool:
@@ -110,12 +111,10 @@ def _sync(user_id: int, target_id: int) -> None:
     """Make Redis agree with the committed row (or its absence). Syncs of one pair run
     one at a time and read the row inside the lock, so the last one applies the truth
     even when follow and unfollow commit in one order and reach here in the other."""
-    from blogs import feed
-
     with RedisLock(f"follow-sync:{user_id}:{target_id}", ttl=10, wait=10):
-        if Follow.objects.filter(user_id=user_id, followed_id=target_id).exists():
+        following = Follow.objects.filter(user_id=user_id, followed_id=target_id).exists()
+        if following:
             get_redis().sadd(keys.following(user_id), target_id)
-            feed.feed_backfill(user_id=user_id, author_id=target_id)
         else:
             get_redis().srem(keys.following(user_id), target_id)
-            feed.feed_forget_author(user_id=user_id, author_id=target_id)
+        follow_synced.send(sender=Follow, user_id=user_id, target_id=target_id, following=following)

@@ -193,3 +193,45 @@ def test_a_second_make_run_refuses_before_touching_anything() -> None:
 
     assert result.returncode == 1
     assert "make run is already running" in result.stderr
+
+
+APPS = ["accounts", "shops", "vouchers", "blogs", "follows", "signin"]
+
+
+# The project package composes the apps (URLs, settings, seed_demo); its toolkit must
+# not depend on them: only these parts of it count as "dianping" here.
+TOOLKIT = ["redis", "api", "errors.py", "clock.py", "validation.py"]
+
+
+def _app_imports() -> dict[str, set[str]]:
+    """Which apps each app's code imports (anywhere in a module, lazy imports included)."""
+    import ast
+
+    graph: dict[str, set[str]] = {app: set() for app in [*APPS, "dianping"]}
+    for app in graph:
+        for path in (ROOT / app).rglob("*.py"):
+            part = path.relative_to(ROOT / app).parts[0]
+            if "migrations" in path.parts or (app == "dianping" and part not in TOOLKIT):
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names = [node.module]
+                graph[app] |= {n.split(".")[0] for n in names if n.split(".")[0] in graph}
+        graph[app].discard(app)
+    return graph
+
+
+def test_no_import_cycles_between_apps() -> None:
+    graph = _app_imports()
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        return any(
+            nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt}))
+            for nxt in graph[start]
+        )
+
+    assert [app for app in graph if reaches(app, app, {app})] == []
+    assert graph["dianping"] == set()  # the toolkit knows no app

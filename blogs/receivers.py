@@ -1,0 +1,22 @@
+"""blogs' answers to other apps' events, connected in BlogsConfig.ready()."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from follows.signals import follow_synced
+
+from . import feed
+
+
+def _follow_synced(sender: Any, *, user_id: int, target_id: int, following: bool, **_: Any) -> None:
+    """A new follow brings the author's recent blogs into the feed; an unfollow takes
+    them out."""
+    if following:
+        feed.feed_backfill(user_id=user_id, author_id=target_id)
+    else:
+        feed.feed_forget_author(user_id=user_id, author_id=target_id)
+
+
+def connect() -> None:
+    follow_synced.connect(_follow_synced, dispatch_uid="blogs.feed.follow_synced")
