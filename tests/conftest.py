@@ -13,8 +13,7 @@ from rest_framework.test import APIClient
 from accounts import tokens
 from accounts.models import User
 from accounts.sms import locmem
-from dianping import clock
-from dianping.redis import cache, nearcache, visits
+from dianping import clock, runtime
 from dianping.redis.client import get_redis
 from tests.factories import UserFactory
 
@@ -30,22 +29,14 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         )
 
 
-def _finish_background_rebuilds() -> None:
-    """Wait for the logical-expiry rebuilds an earlier test handed to the cache's pool:
-    one finishing after the FLUSHDB would write into the next test."""
-    if cache._executor is not None:
-        cache._executor.shutdown(wait=True)
-        cache._executor = None
-
-
 @pytest.fixture(autouse=True)
 def redis_client() -> Iterator[redis.Redis]:
     """The real test Redis database, empty at the start of every test."""
     client = get_redis()
-    visits.reset()  # nothing buffered by an earlier test may land in this one
-    _finish_background_rebuilds()  # nor a logical-expiry rebuild still running
+    # Nothing an earlier test left running may land in this one: buffered views are
+    # written, rebuilds finish, watchdogs stop and local copies go, before the flush.
+    runtime.reset()
     client.flushdb()
-    nearcache.clear_all()  # the FLUSHDB invalidation reaches the tracker asynchronously
     return client
 
 

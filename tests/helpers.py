@@ -57,7 +57,7 @@ def wait_until(condition: Callable[[], Any], timeout: float = 10.0, interval: fl
 def warm_near_cache(cache: CacheClient, ident: object, loader: Callable[[], Any]) -> bytes | None:
     """Read until the value is held locally. The first read fills Redis, and that SET
     comes back as an invalidation: wait for it, so it cannot evict the copy later."""
-    wait_until(nearcache._tracker.ready, timeout=10)
+    wait_until(nearcache.ready, timeout=10)
     key = cache.key(ident)
     if not get_redis().exists(key):
         cache.get(ident, loader)
@@ -65,7 +65,7 @@ def warm_near_cache(cache: CacheClient, ident: object, loader: Callable[[], Any]
     # fill's and any late one from an earlier test (a FLUSHDB, or this very key).
     barrier = f"{nearcache.TRACKED_PREFIX}barrier:{uuid.uuid4().hex}"
     get_redis().set(barrier, 1, px=1000)
-    wait_until(lambda: barrier in nearcache._tracker._stamps, timeout=5)
+    wait_until(lambda: nearcache.saw_change(barrier), timeout=5)
     value = cache.get(ident, loader)  # a Redis hit, now kept locally
     assert key in cache.near._data
     return value

@@ -200,7 +200,7 @@ APPS = ["accounts", "shops", "vouchers", "blogs", "follows", "signin"]
 
 # The project package composes the apps (URLs, settings, seed_demo); its toolkit must
 # not depend on them: only these parts of it count as "dianping" here.
-TOOLKIT = ["redis", "api", "errors.py", "clock.py", "validation.py"]
+TOOLKIT = ["redis", "api", "errors.py", "clock.py", "validation.py", "runtime.py"]
 
 
 def _app_imports() -> dict[str, set[str]]:

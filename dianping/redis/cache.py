@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import random
 import time
 from collections.abc import Callable
@@ -31,7 +30,7 @@ import redis
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connections
 
-from dianping import clock
+from dianping import clock, runtime
 
 from . import keys
 from .bloom import BloomFilter
@@ -287,9 +286,25 @@ def _read_with_version(key: str, read: Reader) -> tuple[bytes, Any]:
     return version or b"0", value
 
 
+def _finish_rebuilds(*, wait: bool = True) -> None:
+    """Let rebuilds in flight finish (between tests: one finishing after a FLUSHDB would
+    write into the next test), and start a fresh pool next time."""
+    global _executor
+    if _executor is not None:
+        _executor.shutdown(wait=wait)
+        _executor = None
+
+
 def _forget_pool_after_fork() -> None:
     global _executor
     _executor = None  # the parent's threads do not exist in a forked child
 
 
-os.register_at_fork(after_in_child=_forget_pool_after_fork)
+runtime.register(
+    runtime.Part(
+        "cache-rebuilds",
+        reset=_finish_rebuilds,
+        stop=lambda: _finish_rebuilds(wait=False),
+        after_fork=_forget_pool_after_fork,
+    )
+)

@@ -17,6 +17,8 @@ import threading
 import time
 from types import TracebackType
 
+from dianping import runtime
+
 from . import keys
 from .client import get_redis
 from .scripts import lua
@@ -130,6 +132,7 @@ class RedisLock:
         self._stop()  # a lease lost earlier may have left a watchdog behind
         stop = threading.Event()
         self._stop_watchdog = stop
+        _watchdogs.add(stop)
         interval = self.ttl_ms / 3000
         thread = threading.Thread(
             target=self._renew_until, args=(stop, interval), name=f"lock-watchdog:{self.name}"
@@ -150,4 +153,24 @@ class RedisLock:
     def _stop(self) -> None:
         if self._stop_watchdog is not None:
             self._stop_watchdog.set()
+            _watchdogs.discard(self._stop_watchdog)
             self._stop_watchdog = None
+
+
+# The stop signals of the watchdogs running in this process. Resetting or stopping the
+# runtime stops them all (their locks then lapse with their lease); a forked child has
+# none of the parent's threads to stop.
+_watchdogs: set[threading.Event] = set()
+
+
+def _stop_watchdogs() -> None:
+    for stop in list(_watchdogs):
+        stop.set()
+    _watchdogs.clear()
+
+
+runtime.register(
+    runtime.Part(
+        "lock-watchdogs", reset=_stop_watchdogs, stop=_stop_watchdogs, after_fork=_watchdogs.clear
+    )
+)

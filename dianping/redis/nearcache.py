@@ -26,6 +26,8 @@ from collections import OrderedDict
 import redis
 from django.conf import settings
 
+from dianping import runtime
+
 from . import keys
 
 log = logging.getLogger(__name__)
@@ -199,9 +201,23 @@ class _Tracker:
 
 
 _tracker = _Tracker()
-os.register_at_fork(after_in_child=_tracker._reset)
+runtime.register(
+    runtime.Part(
+        "near-cache", reset=_tracker.clear_all, stop=lambda: None, after_fork=_tracker._reset
+    )
+)
 
 
 def clear_all() -> None:
-    """Drop every local copy in this process (tests, or after maintenance)."""
+    """Drop every local copy in this process (after maintenance)."""
     _tracker.clear_all()
+
+
+def ready() -> bool:
+    """Whether invalidations are being received, so local copies may be served."""
+    return _tracker.ready()
+
+
+def saw_change(key: str) -> bool:
+    """Whether an invalidation of `key` has arrived (recently) in this process."""
+    return key in _tracker._stamps

@@ -13,7 +13,6 @@ in at most 12 KB with about 0.81% standard error.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import logging
 import os
@@ -24,7 +23,7 @@ from datetime import date
 from django.conf import settings
 from django.utils import timezone
 
-from dianping import clock
+from dianping import clock, runtime
 
 from . import keys
 from .client import get_redis
@@ -148,7 +147,6 @@ def _ensure_flusher() -> None:
             return
         _flusher_pid = os.getpid()
     threading.Thread(target=_flush_forever, name="visits-flusher", daemon=True).start()
-    atexit.register(_flush_quietly)
 
 
 def _flush_forever() -> None:
@@ -171,4 +169,6 @@ def _reset_after_fork() -> None:
     _lock, _writing, _flusher_pid = threading.Lock(), threading.Lock(), None
 
 
-os.register_at_fork(after_in_child=_reset_after_fork)
+runtime.register(
+    runtime.Part("visits", reset=reset, stop=_flush_quietly, after_fork=_reset_after_fork)
+)

@@ -1,0 +1,58 @@
+"""The process's background machinery, in one place.
+
+Four parts run beside requests and tasks: the near cache's invalidation listener, the
+UV/PV flusher, the cache's rebuild pool and the lock watchdogs. Each starts lazily on
+first use (so a forked server worker starts its own) and registers here; this module
+is the one that resets them (between tests), stops them (at exit) and forgets them in a
+forked child, whose parent's threads do not exist.
+
+    runtime.reset()   nothing buffered, cached or running from before (tests)
+    runtime.stop()    flush what is buffered and stop (at exit; tests need not call it)
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    name: str
+    reset: Callable[[], None]  # drop everything held; wait for work in flight
+    stop: Callable[[], None]  # flush and stop, at exit
+    after_fork: Callable[[], None]  # the child starts with none of the parent's threads
+
+
+_parts: dict[str, Part] = {}
+
+
+def register(part: Part) -> None:
+    """Called once by each background part, when its module is imported."""
+    _parts[part.name] = part
+
+
+def reset() -> None:
+    for part in _parts.values():
+        part.reset()
+
+
+def stop() -> None:
+    for part in _parts.values():
+        with contextlib.suppress(Exception):  # one failing part must not keep others up
+            part.stop()
+
+
+def _after_fork() -> None:
+    for part in _parts.values():
+        part.after_fork()
+
+
+os.register_at_fork(after_in_child=_after_fork)
+atexit.register(stop)
