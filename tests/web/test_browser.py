@@ -155,7 +155,7 @@ def test_the_feed_scrolls_to_its_end_and_login_returns_to_the_asked_page(page: P
     expect(page.get_by_role("heading", name="Following")).to_be_visible()
     reader = User.objects.get(phone=reader_phone)
     follows.follow(user_id=reader.id, target_id=author.id)
-    # A second apart: blogs of one millisecond come in id-as-text order (decision 83),
+    # A second apart: blogs of one millisecond come in id-as-text order (decision 113),
     # and "10" would then come before "9".
     published = FakeClock(time.time() - 60)
     clock.set_source(published)
