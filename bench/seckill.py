@@ -54,7 +54,7 @@ from vouchers import seckill, shard
 s = {BENCH_SHARD}
 print(json.dumps({{
     "stock_keys": {{str(v): shard.stock_key(v) for v in {voucher_ids!r}}},
-    "lag_key": keys.seckill_lag(),
+    "lag_keys": {{str(v): keys.seckill_lag(shard.shard_of(v)) for v in {voucher_ids!r}}},
     "script": seckill._SECKILL.source,
     "id_epoch": ids.ID_EPOCH,
     "bench_keys": [
@@ -134,7 +134,7 @@ def main() -> None:
     sale = make_sale(env, stock=10_000_000)
     lag_sale = make_sale(env, stock=10_000_000)
     facts = project_facts(env, [sale, lag_sale])
-    lag_key = facts["lag_key"]
+    lag_key = facts["lag_keys"][str(lag_sale)]
     redis_cli("del", lag_key)
 
     # 1. HTTP: baseline, then the sale alone (the request path's own cost), then the sale

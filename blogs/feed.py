@@ -42,13 +42,11 @@ def feed_push_batch(blog_id: int, *, after_follower: int = 0) -> int | None:
         .order_by("user_id")
         .values_list("user_id", flat=True)[: settings.FEED_PUSH_BATCH]
     )
-    pipe = get_redis().pipeline(transaction=False)
-    for follower in followers:
-        _queue_push(pipe, follower, blog.user_id, [(score_of(blog), blog.id)])
+    item = [(score_of(blog), blog.id)]
     # One follower's broken keys (a WRONGTYPE, say) must not fail the others, nor keep
     # the blog unpushed forever. Redis refusing them all (out of memory, say) is Redis's
     # fault: raise, so the blog stays unpushed and the sweep tries again later.
-    replies = pipe.execute(raise_on_error=False)
+    replies = _PUSH.run_many([_push_call(f, blog.user_id, item) for f in followers])
     errors = {f: r for f, r in zip(followers, replies, strict=True) if isinstance(r, Exception)}
     if errors and len(errors) == len(followers):
         raise next(iter(errors.values()))
@@ -81,7 +79,7 @@ def feed_backfill(*, user_id: int, author_id: int) -> None:
     ]
     items = [(score_of(blog), blog.id) for blog in recent]
     if items:
-        _queue_push(get_redis(), user_id, author_id, items)
+        _PUSH(*_push_call(user_id, author_id, items))
 
 
 def feed_forget_author(*, user_id: int, author_id: int) -> None:
@@ -96,11 +94,14 @@ def feed_forget_author(*, user_id: int, author_id: int) -> None:
         get_redis().zrem(keys.feed_inbox(user_id), *ids)
 
 
-def _queue_push(client: Any, follower: int, author: int, items: list[tuple[int, int]]) -> None:
+def _push_call(
+    follower: int, author: int, items: list[tuple[int, int]]
+) -> tuple[list[str], list[int]]:
+    """feed_push.lua's keys and args for one follower's inbox."""
     args: list[int] = [author, settings.FEED_INBOX_MAX]
     for score, blog_id in items:
         args += [score, blog_id]
-    _PUSH([keys.following(follower), keys.feed_inbox(follower)], args, client=client)
+    return [keys.following(follower), keys.feed_inbox(follower)], args
 
 
 def feed_page(*, user_id: int, max_time: int | None, offset: int) -> dict[str, Any]:

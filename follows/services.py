@@ -12,6 +12,7 @@ from dianping.errors import InvalidInput
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.lock import RedisLock
+from dianping.redis.multikey import intersection
 
 from .errors import Code
 from .models import Follow
@@ -52,11 +53,10 @@ def is_following(*, user_id: int, target_id: int) -> bool:
 
 
 def common_follows(*, user_id: int, other_id: int) -> list[User]:
-    """Users both follow: the intersection of the two following sets, one DB query."""
+    """Users both follow: the intersection of the two following sets (SINTER; on a
+    Cluster, where the two sets live in different slots, intersected here), one DB query."""
     user_get(user_id=other_id)
-    ids = sorted(
-        int(m) for m in get_redis().sinter(keys.following(user_id), keys.following(other_id))
-    )
+    ids = sorted(int(m) for m in intersection([keys.following(user_id), keys.following(other_id)]))
     return list(User.objects.filter(pk__in=ids, is_active=True).order_by("id"))
 
 

@@ -32,7 +32,10 @@ def sign(*, user_id: int, day: date | None = None) -> dict[str, Any]:
     """Sign `day` (default today); idempotent. Returns the day, whether this call signed
     it, and the streak."""
     day = day or today()
-    script_keys = [keys.sign_month(user_id, _month(day)), keys.sign_daily_counts()]
+    script_keys = [
+        keys.sign_month(user_id, _month(day)),
+        keys.sign_daily_counts(keys.sign_bucket(user_id)),
+    ]
     new = _SIGN(script_keys, [day.day - 1, day.strftime("%Y%m%d")])
     return {
         "date": day.isoformat(),
@@ -83,12 +86,14 @@ def month_days(*, user_id: int, month: date) -> list[int]:
 
 def daily_counts(*, end: date, days: int) -> list[dict[str, Any]]:
     """Signed users per day for the `days` days ending `end`, newest first (counters
-    kept as sign-ins happen: one HMGET, no scan)."""
+    kept as sign-ins happen: one HMGET per bucket, in one round trip, no scan)."""
     dates = [end - timedelta(days=i) for i in range(days)]
-    counts = get_redis().hmget(keys.sign_daily_counts(), [d.strftime("%Y%m%d") for d in dates])
-    return [
-        {"date": d.isoformat(), "users": int(c or 0)} for d, c in zip(dates, counts, strict=True)
-    ]
+    fields = [d.strftime("%Y%m%d") for d in dates]
+    pipe = get_redis().pipeline(transaction=False)
+    for bucket in range(keys.SIGN_BUCKETS):
+        pipe.hmget(keys.sign_daily_counts(bucket), fields)
+    totals = [sum(int(c or 0) for c in day) for day in zip(*pipe.execute(), strict=True)]
+    return [{"date": d.isoformat(), "users": n} for d, n in zip(dates, totals, strict=True)]
 
 
 def _months_back(day: date) -> list[tuple[date, int]]:

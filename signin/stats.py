@@ -8,6 +8,7 @@ from typing import Any
 
 from dianping.redis import keys, visits
 from dianping.redis.client import get_redis
+from dianping.redis.multikey import hyperloglog_counts, hyperloglog_union_count
 
 
 def uv_stats(*, end: date, days: int, shop_id: int | None = None) -> dict[str, Any]:
@@ -19,12 +20,11 @@ def uv_stats(*, end: date, days: int, shop_id: int | None = None) -> dict[str, A
     day_keys = [visits.local_day(d) for d in dates]
     uv_keys = [keys.visits_uv(subject, day) for day in day_keys]
     pipe = get_redis().pipeline(transaction=False)
-    pipe.pfcount(*uv_keys)
-    for key in uv_keys:
-        pipe.pfcount(key)
-    pipe.mget([keys.visits_pv(subject, day) for day in day_keys])
-    replies = pipe.execute()
-    total_uv, per_day_uv, per_day_pv = replies[0], replies[1:-1], replies[-1]
+    for day in day_keys:
+        pipe.get(keys.visits_pv(subject, day))  # one GET each: the days span Cluster slots
+    per_day_pv = pipe.execute()
+    per_day_uv = hyperloglog_counts(uv_keys)
+    total_uv = hyperloglog_union_count(uv_keys) if days > 1 else per_day_uv[0]
     pv = [int(v or 0) for v in per_day_pv]
     return {
         "shop_id": shop_id,

@@ -13,6 +13,7 @@ from django.db import connection
 from dianping.redis import nearcache
 from dianping.redis.cache import CacheClient
 from dianping.redis.client import get_redis
+from dianping.redis.cluster import is_cluster
 
 T = TypeVar("T")
 
@@ -69,3 +70,27 @@ def warm_near_cache(cache: CacheClient, ident: object, loader: Callable[[], Any]
     value = cache.get(ident, loader)  # a Redis hit, now kept locally
     assert key in cache.near._data
     return value
+
+
+def reset_command_stats(client) -> None:  # type: ignore[no-untyped-def]
+    """CONFIG RESETSTAT on the Redis the tests use: every node of a cluster."""
+    if is_cluster(client):
+        client.config_resetstat(target_nodes=client.ALL_NODES)
+    else:
+        client.config_resetstat()
+
+
+def command_calls(client, *, ignore: set[str] = frozenset()) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    """Calls per command since `reset_command_stats` (summed over a cluster's nodes), e.g.
+    {"getex": 1}; the tests' own INFO and CONFIG and idle PINGs are never counted."""
+    if is_cluster(client):
+        per_node = client.info("commandstats", target_nodes=client.PRIMARIES).values()
+    else:
+        per_node = [client.info("commandstats")]
+    calls: dict[str, int] = {}
+    for stats in per_node:
+        for name, stat in stats.items():
+            command = name.removeprefix("cmdstat_")
+            if command not in {"info", "config|resetstat", "ping", *ignore}:
+                calls[command] = calls.get(command, 0) + stat["calls"]
+    return calls

@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 import redis
 from django.conf import settings
@@ -26,6 +25,7 @@ from django.db.models import F
 from dianping import clock
 from dianping.redis import keys
 from dianping.redis.client import get_redis
+from dianping.redis.scripts import lua
 
 from .coupons import expiry_of, new_redeem_code
 from .models import Voucher, VoucherOrder
@@ -41,6 +41,7 @@ from .shard import (
 )
 
 log = logging.getLogger(__name__)
+_FINISH = lua(__file__, "finish.lua")
 
 Entry = tuple[bytes, dict[bytes, bytes]]  # a stream entry: id, fields
 
@@ -238,53 +239,39 @@ def _order_row(order: Accepted, valid_days: int, pay_value: int) -> VoucherOrder
 
 
 def _finish(shard: int, done: list[Accepted], paid_at_once: set[int]) -> None:
-    """After commit, in one round trip: schedule the pay timeouts (of the orders not paid
-    at once), ack, and read how far the stream may be trimmed; then trim it.
+    """After commit: schedule the pay timeouts (of the orders not paid at once), then ack,
+    clean up and trim the stream in one script on the shard's slot.
 
-    One MULTI, schedules first: a schedule Redis refuses (out of memory, say) aborts the
-    ack with it, so an order is never acked without its pay timeout. A crash before it
-    only means a redelivery, which finds the orders persisted and schedules again."""
+    Schedules first, and only then the ack: a schedule Redis refuses (out of memory, say)
+    raises before anything is acked, so an order is never acked without its pay timeout.
+    A crash in between only means a redelivery, which finds the orders persisted and
+    schedules again. Two round trips (one when every order was paid at once), and each
+    step keeps to one Cluster slot."""
     if not done:
         return
-    stream = keys.seckill_orders(shard)
-    pipe = get_redis().pipeline(transaction=True)
     unpaid = [str(o.order_id) for o in done if o.order_id not in paid_at_once]
-    order_jobs().queue_schedule_many(pipe, unpaid, delay=settings.ORDER_PAY_TIMEOUT)
-    for bucket, count in _lag_histogram(done).items():
-        pipe.hincrby(keys.seckill_lag(), bucket, count)
-    pipe.xack(stream, GROUP, *[o.entry_id for o in done])
-    pipe.hdel(keys.seckill_pending(shard), *[pending_field(o.order_id) for o in done])
-    pipe.hdel(keys.seckill_failures(shard), *[o.entry_id for o in done])
-    _queue_trim_floor(pipe, stream)
-    *_, pending, groups = pipe.execute()
-    _trim(stream, pending, groups)
+    if unpaid:
+        order_jobs().schedule_many(unpaid, delay=settings.ORDER_PAY_TIMEOUT)
+    _settle(shard, done)
 
 
 def trim_acked(shard: int) -> int:
     """Drop the entries the (one) consumer group has acked, so a stream holds only work
-    in progress: everything older than the oldest unacked entry, or than the last
-    delivered one when none is unacked. Unacked entries are never trimmed. Returns
-    how many entries went."""
-    stream = keys.seckill_orders(shard)
-    pipe = get_redis().pipeline(transaction=True)
-    _queue_trim_floor(pipe, stream)
-    return _trim(stream, *pipe.execute())
+    in progress. Returns how many entries went."""
+    return _settle(shard, [])
 
 
-def _queue_trim_floor(pipe: redis.client.Pipeline, stream: str) -> None:
-    """Queue the two reads `_trim` needs: the pending summary and the group's position."""
-    pipe.xpending(stream, GROUP)
-    pipe.xinfo_groups(stream)
-
-
-def _trim(stream: str, pending: dict[str, Any], groups: list[dict[str, Any]]) -> int:
-    """XTRIM MINID to the oldest unacked entry, or to the last delivered one if none is."""
-    if pending["pending"]:
-        floor = pending["min"]
-    else:
-        (group,) = [g for g in groups if g["name"] == GROUP.encode()]
-        floor = group["last-delivered-id"]
-    return get_redis().xtrim(stream, minid=floor, approximate=False)
+def _settle(shard: int, done: list[Accepted]) -> int:
+    args: list[object] = [GROUP, len(done)]
+    args += [o.entry_id for o in done]
+    args += [pending_field(o.order_id) for o in done]
+    for bucket, count in _lag_histogram(done).items():
+        args += [bucket, count]
+    stream_keys = [
+        keys.seckill_orders(shard), keys.seckill_pending(shard), keys.seckill_failures(shard),
+        keys.seckill_lag(shard),
+    ]  # fmt: skip
+    return int(_FINISH(stream_keys, args))
 
 
 LAG_BUCKETS_MS = (50, 100, 200, 500, 1000, 2000, 5000, 10_000, 60_000)

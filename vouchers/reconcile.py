@@ -85,7 +85,7 @@ def seckill_repair(voucher_id: int) -> Drift:
     voucher = Voucher.objects.get(pk=voucher_id)
     watched = [stock_key(voucher_id), buyers_key(voucher_id)]
     lock = shard_lock(shard_of(voucher_id), ttl=30, watchdog=True, wait=60)
-    with lock, get_redis().pipeline() as pipe:
+    with lock, get_redis().pipeline(transaction=True) as pipe:
         while True:
             try:
                 pipe.watch(*watched)

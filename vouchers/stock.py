@@ -19,18 +19,21 @@ def stock_load(vouchers: Iterable[Voucher]) -> dict[int, str]:
     only if absent once it is active (never resurrect units already sold); leave ended
     and void sales alone. Returns {voucher id: outcome} (see stock_load.lua, or "skipped")."""
     now = clock.now()
-    plan = []
-    pipe = get_redis().pipeline(transaction=False)
+    outcome: dict[int, str] = {}
+    loads = []
     for voucher in vouchers:
         status = voucher.status_at(now) if voucher.is_seckill else None
         if status in (Voucher.Status.PENDING, Voucher.Status.ACTIVE):
             keys_ = [stock_key(voucher.id), buyers_key(voucher.id)]
-            _LOAD(keys_, [voucher.stock, status], client=pipe)
-            plan.append((voucher.id, True))
+            loads.append((voucher.id, keys_, [voucher.stock, status]))
         else:
-            plan.append((voucher.id, False))
-    replies = iter(pipe.execute())
-    return {vid: (next(replies).decode() if loaded else "skipped") for vid, loaded in plan}
+            outcome[voucher.id] = "skipped"
+    replies = _LOAD.run_many([(keys_, args) for _, keys_, args in loads])
+    for (voucher_id, _, _), reply in zip(loads, replies, strict=True):
+        if isinstance(reply, Exception):
+            raise reply
+        outcome[voucher_id] = reply.decode()
+    return outcome
 
 
 def live_stock(voucher_ids: list[int]) -> dict[int, int | None]:

@@ -14,8 +14,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import redis
-
 from dianping import clock
 
 from . import keys
@@ -40,24 +38,17 @@ class DelayQueue:
 
     def schedule(self, member: str, *, delay: float) -> None:
         """Make `member` due `delay` seconds from now (ending any lease it has)."""
-        pipe = get_redis().pipeline(transaction=True)
-        self.queue_schedule(pipe, member, delay=delay)
-        pipe.execute()
+        self.schedule_many([member], delay=delay)
 
-    def queue_schedule(self, pipe: redis.client.Pipeline, member: str, *, delay: float) -> None:
-        """`schedule`, queued on a caller's pipeline (to batch many in one round trip)."""
-        self.queue_schedule_many(pipe, [member], delay=delay)
-
-    def queue_schedule_many(
-        self, pipe: redis.client.Pipeline, members: Sequence[str], *, delay: float
-    ) -> None:
-        """`schedule` for many members at once, queued on a caller's pipeline: two commands
-        (one ZREM, one ZADD) however many members, all due at the same moment."""
+    def schedule_many(self, members: Sequence[str], *, delay: float) -> None:
+        """`schedule` for many members, all due at the same moment: one MULTI of two
+        commands (one ZREM, one ZADD) however many members."""
         if not members:
             return
+        pipe = get_redis().pipeline(transaction=True)
         pipe.zrem(self.leased_key, *members)
-        due = clock.now_ms() + int(delay * 1000)
-        pipe.zadd(self.due_key, dict.fromkeys(members, due))
+        pipe.zadd(self.due_key, dict.fromkeys(members, clock.now_ms() + int(delay * 1000)))
+        pipe.execute()
 
     def cancel(self, member: str) -> bool:
         """Withdraw a job that is no longer needed; True if it was queued or leased."""

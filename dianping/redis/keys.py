@@ -32,6 +32,12 @@ def funnel(scope: str, ident: str) -> str:
     return f"rl:funnel:{scope}:{ident}"
 
 
+def scratch(tag: str, index: int) -> str:
+    """A short-lived key of a multi-key read on a Cluster; the keys of one read share the
+    hash tag, so one command can read them together."""
+    return f"scratch:{{{tag}}}:{index}"
+
+
 def heartbeat() -> str:
     """Timestamp written by the beat-scheduled heartbeat task, read by /api/health."""
     return "ops:heartbeat"
@@ -161,9 +167,10 @@ def seckill_failures(shard: int) -> str:
     return f"seckill:{{s{shard}}}:failures"
 
 
-def seckill_lag() -> str:
-    """Hash: histogram of accept-to-persist lag of drained orders (fields le_<ms>, le_inf)."""
-    return "stats:seckill-lag"
+def seckill_lag(shard: int) -> str:
+    """Hash: histogram of accept-to-persist lag of a shard's drained orders (fields
+    le_<ms>, le_inf); the whole sale's is the sum over the shards."""
+    return f"seckill:{{s{shard}}}:lag"
 
 
 def seckill_funnel(shard: int, user_id: int) -> str:
@@ -233,12 +240,24 @@ def feed_inbox(user_id: int) -> str:
 # --- sign-in -----------------------------------------------------------------------
 
 
+# Sign-in keys live in SIGN_BUCKETS hash tags, a user's bucket being user id mod
+# SIGN_BUCKETS: the sign script sets a user's bit and counts the day in that bucket's
+# counters in one step, whose keys then share a Cluster slot; the report sums the buckets.
+# Changing it moves every sign-in key (see signin's data migration).
+SIGN_BUCKETS = 64
+
+
+def sign_bucket(user_id: int) -> int:
+    return user_id % SIGN_BUCKETS
+
+
 def sign_month(user_id: int, month: str) -> str:
     """Bitmap of a user's sign-ins in one month (`month` is YYYYMM, local time): bit
     offset d - 1 is day d."""
-    return f"sign:{{u{user_id}}}:{month}"
+    return f"sign:{{s{sign_bucket(user_id)}}}:{user_id}:{month}"
 
 
-def sign_daily_counts() -> str:
-    """Hash YYYYMMDD -> how many users signed that day, counted as sign-ins happen."""
-    return "sign:daily-counts"
+def sign_daily_counts(bucket: int) -> str:
+    """Hash YYYYMMDD -> how many users of one bucket signed that day, counted as sign-ins
+    happen (the day's total is the sum over the buckets)."""
+    return f"sign:{{s{bucket}}}:daily-counts"

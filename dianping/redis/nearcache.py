@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import logging
 import os
+import selectors
 import threading
 import time
 from collections import OrderedDict
+from typing import Any
 
 import redis
 from django.conf import settings
@@ -29,6 +31,7 @@ from django.conf import settings
 from dianping import runtime
 
 from . import keys
+from .client import get_redis
 
 log = logging.getLogger(__name__)
 
@@ -145,40 +148,32 @@ class _Tracker:
             backoff = min(backoff * 2, 5.0)
 
     def _listen(self) -> None:
-        pool = redis.ConnectionPool.from_url(settings.REDIS_URL)
-        # RESP2: the invalidations then arrive as plain pub/sub messages on the listener.
-        kwargs = {**pool.connection_kwargs, "protocol": 2}
-        listener = pool.connection_class(**kwargs)
-        tracking = pool.connection_class(**kwargs)
+        """Track the keys of every primary (one on a single Redis, each of a Cluster's):
+        per primary a listener subscribed to invalidations and a connection with
+        tracking on that redirects to it. Any failure ends them all; `_run` starts over
+        from the current list of primaries (after a failover, say)."""
+        sessions = [_Session(kwargs) for kwargs in _primaries()]
+        selector = selectors.DefaultSelector()
         try:
-            listener.send_command("CLIENT", "ID")
-            listener_id = listener.read_response()
-            listener.send_command("SUBSCRIBE", "__redis__:invalidate")
-            listener.read_response()
-            tracking.send_command(
-                "CLIENT",
-                "TRACKING",
-                "ON",
-                "REDIRECT",
-                listener_id,
-                "BCAST",
-                "PREFIX",
-                TRACKED_PREFIX,
-            )
-            if tracking.read_response() != b"OK":
-                raise redis.RedisError("CLIENT TRACKING refused")
+            for session in sessions:
+                session.open()
+                selector.register(session.listener._sock, selectors.EVENT_READ, session)
             with self.lock:
                 self.generation += 1
                 self._live = True
             while True:
-                if listener.can_read(timeout=_IDLE_PING):
-                    self._invalidate(listener.read_response())
-                else:
-                    tracking.send_command("PING")  # tracking dies with its connection
-                    tracking.read_response()
+                ready = selector.select(timeout=_IDLE_PING)
+                if not ready:
+                    for session in sessions:
+                        session.ping()  # tracking dies with its connection: keep it alive
+                for key, _ in ready:
+                    listener = key.data.listener
+                    while listener.can_read(timeout=0):  # what the parser already holds too
+                        self._invalidate(listener.read_response())
         finally:
-            listener.disconnect()
-            tracking.disconnect()
+            selector.close()
+            for session in sessions:
+                session.close()
 
     def _invalidate(self, message: list) -> None:
         if not message or message[0] != b"message":
@@ -198,6 +193,46 @@ class _Tracker:
                 for cache in self._caches:
                     if key.startswith(cache.prefix):
                         cache.evict(key)
+
+
+class _Session:
+    """Key tracking on one Redis server: a listener and the connection that redirects
+    its invalidations to it (RESP2: they arrive as plain pub/sub messages)."""
+
+    def __init__(self, connection_kwargs: dict[str, Any]) -> None:
+        kwargs = {**connection_kwargs, "protocol": 2}
+        connection_class = kwargs.pop("connection_class", redis.Connection)
+        self.listener = connection_class(**kwargs)
+        self.tracking = connection_class(**kwargs)
+
+    def open(self) -> None:
+        self.listener.send_command("CLIENT", "ID")
+        listener_id = self.listener.read_response()
+        self.listener.send_command("SUBSCRIBE", "__redis__:invalidate")
+        self.listener.read_response()
+        self.tracking.send_command(
+            "CLIENT", "TRACKING", "ON", "REDIRECT", listener_id, "BCAST", "PREFIX", TRACKED_PREFIX
+        )
+        if self.tracking.read_response() != b"OK":
+            raise redis.RedisError("CLIENT TRACKING refused")
+
+    def ping(self) -> None:
+        self.tracking.send_command("PING")
+        self.tracking.read_response()
+
+    def close(self) -> None:
+        self.listener.disconnect()
+        self.tracking.disconnect()
+
+
+def _primaries() -> list[dict[str, Any]]:
+    """Connection settings of each server to track: REDIS_URL's, or each primary of the
+    Cluster it names."""
+    if settings.REDIS_CLUSTER:
+        nodes = get_redis().get_primaries()
+        return [{"host": node.host, "port": node.port, "socket_timeout": 5} for node in nodes]
+    pool = redis.ConnectionPool.from_url(settings.REDIS_URL)
+    return [{**pool.connection_kwargs, "connection_class": pool.connection_class}]
 
 
 _tracker = _Tracker()

@@ -14,6 +14,7 @@ import redis
 from redis.commands.core import Script
 
 from .client import get_redis
+from .cluster import is_cluster
 
 _registry: list[LuaScript] = []
 
@@ -48,6 +49,27 @@ class LuaScript:
         client: redis.Redis | redis.client.Pipeline | None = None,
     ) -> Any:
         return self._bound()(keys=list(keys), args=list(args), client=client or get_redis())
+
+    def run_many(self, calls: Sequence[tuple[Sequence[str], Sequence[Any]]]) -> list[Any]:
+        """Run the script once per (keys, args), each call's reply or error in order
+        (errors are returned, not raised: one bad call must not hide the others). One
+        pipelined round trip on a single Redis; one call at a time on a Cluster, whose
+        pipelines run no scripts (and whose calls' keys may live on different nodes)."""
+        client = get_redis()
+        if is_cluster(client):
+            replies = []
+            for keys, args in calls:
+                try:
+                    replies.append(self(keys, args))
+                except redis.RedisError as exc:
+                    replies.append(exc)
+            return replies
+        if not calls:
+            return []
+        pipe = client.pipeline(transaction=False)
+        for keys, args in calls:
+            self(keys, args, client=pipe)
+        return pipe.execute(raise_on_error=False)
 
     def __repr__(self) -> str:
         return f"LuaScript({self.path.name})"

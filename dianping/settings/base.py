@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 # Local state: SQLite files, Redis data, SMS outbox (git-ignored). A fresh clone has none and
@@ -120,6 +121,12 @@ CACHES = {
         },
     }
 }
+# REDIS_CLUSTER=true: REDIS_URL names any node of a Redis Cluster, reached through
+# redis-py's cluster client (dianping/redis/cluster.py). Celery's broker stays a single
+# Redis (kombu has no Cluster transport): CELERY_BROKER_URL is then required.
+REDIS_CLUSTER = env.bool("REDIS_CLUSTER", default=False)
+if REDIS_CLUSTER:
+    CACHES["default"]["OPTIONS"]["CLIENT_CLASS"] = "dianping.redis.cluster.ClusterClient"
 # Admin (username/password) sessions live in Redis too; API clients use bearer tokens.
 SESSION_ENGINE = "django.contrib.sessions.backends.cache"
 
@@ -194,6 +201,8 @@ SMS_BACKEND = env.str("SMS_BACKEND", default="console")
 SMS_FILE_PATH = env.path("SMS_FILE_PATH", default=VAR_DIR / "sms")
 
 # --- Celery -----------------------------------------------------------------------
+if REDIS_CLUSTER and "CELERY_BROKER_URL" not in env.ENVIRON:
+    raise ImproperlyConfigured("REDIS_CLUSTER needs CELERY_BROKER_URL: a single Redis")
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=celery_broker_url(REDIS_URL))
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"

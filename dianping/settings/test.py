@@ -11,7 +11,8 @@ DEBUG = False
 TEST_REDIS_PORT = env.int("TEST_REDIS_PORT", default=6391)
 REDIS_URL = env.str("TEST_REDIS_URL", default=f"redis://127.0.0.1:{TEST_REDIS_PORT}/15")
 CACHES["default"]["LOCATION"] = REDIS_URL
-CELERY_BROKER_URL = celery_broker_url(REDIS_URL)
+# On a cluster (make test-cluster) the broker is the single test Redis, as in production.
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=celery_broker_url(REDIS_URL))
 SMS_BACKEND = "locmem"
 SMS_FILE_PATH = VAR_DIR / "test-sms"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -10,6 +10,7 @@ from accounts import services, tokens
 from accounts.models import User
 from dianping.redis import keys
 from tests.factories import UserFactory
+from tests.helpers import command_calls, reset_command_stats
 
 
 def _token(client) -> str:  # type: ignore[no-untyped-def]
@@ -78,15 +79,12 @@ def test_logout_without_a_valid_token_is_401(api, header) -> None:
 
 @pytest.mark.django_db
 def test_authentication_costs_one_redis_command(user, user_api, redis_client) -> None:
-    redis_client.config_resetstat()
+    reset_command_stats(redis_client)
 
     assert user_api.get(f"/api/users/{user.id}").status_code == 200
 
-    stats = redis_client.info("commandstats")
-    # The near cache's listener pings Redis when idle, from its own thread.
-    ignored = {"cmdstat_info", "cmdstat_config|resetstat", "cmdstat_ping"}
-    calls = {name: stat["calls"] for name, stat in stats.items() if name not in ignored}
-    assert calls == {"cmdstat_getex": 1}
+    # (The near cache's listener pings Redis when idle, from its own thread: not counted.)
+    assert command_calls(redis_client) == {"getex": 1}
 
 
 @pytest.mark.django_db
@@ -154,14 +152,14 @@ def test_revoking_many_users_at_once(user, other_user, redis_client) -> None:
     redis_client.delete(keys.login_token(revoked[0]))  # expired: listed, but not live
     kept = tokens.token_issue(bystander)
     never_logged_in = UserFactory()
-    redis_client.config_resetstat()
+    reset_command_stats(redis_client)
 
     count = tokens.tokens_revoke_users([user.id, other_user.id, never_logged_in.id, user.id])
 
     assert count == 3
-    stats = redis_client.info("commandstats")
-    assert stats["cmdstat_smembers"]["calls"] == 3  # one pipeline: one per distinct user
-    assert stats["cmdstat_srem"]["calls"] == 2  # the second pipeline: users with tokens
+    calls = command_calls(redis_client)
+    assert calls["smembers"] == 3  # one pipeline: one per distinct user
+    assert calls["srem"] == 2  # the second pipeline: users with tokens
     assert not any(redis_client.exists(keys.login_token(t)) for t in revoked)
     assert not redis_client.exists(keys.user_tokens(user.id), keys.user_tokens(other_user.id))
     assert redis_client.exists(keys.login_token(kept))

@@ -94,7 +94,7 @@ def test_unfollow_removes_the_authors_items_and_stops_pushes(user) -> None:
     follows.unfollow(user_id=user.id, target_id=dropped.id)
     later = BlogFactory(user=dropped)
     # A push already on its way (it listed the follower before the unfollow) is refused.
-    feed._queue_push(feed.get_redis(), user.id, dropped.id, [(feed.score_of(later), later.id)])
+    feed._PUSH(*feed._push_call(user.id, dropped.id, [(feed.score_of(later), later.id)]))
     feed.feed_push_batch(later.id)
 
     assert [b["id"] for b in client_for(user).get("/api/feed").json()["results"]] == [keep_id]

@@ -49,7 +49,8 @@ def test_signing_twice_is_one_bit_and_counts_once(user, user_api, fake_clock, re
 
     assert (once["new"], twice["new"], twice["streak"]) == (True, False, 1)
     assert redis_client.bitcount(keys.sign_month(user.id, "202611")) == 1
-    assert redis_client.hget(keys.sign_daily_counts(), "20261121") == b"1"
+    bucket = keys.sign_daily_counts(keys.sign_bucket(user.id))
+    assert redis_client.hget(bucket, "20261121") == b"1"
 
 
 @pytest.mark.django_db
@@ -138,3 +139,24 @@ def test_operators_see_signed_users_per_day_without_a_scan(
     page = client.get("/admin/signin/report/")
     assert page.status_code == 200
     assert b"2026-06-10" in page.content
+
+
+def test_sign_keys_of_before_the_buckets_are_moved_into_them(redis_client) -> None:
+    import importlib
+
+    migration = importlib.import_module("signin.migrations.0001_sign_keys_in_buckets")
+    redis_client.setbit("sign:{u70}:202611", 20, 1)
+    redis_client.hset("sign:daily-counts", "20261121", 5)
+
+    migration.forwards(None, None)
+    migration.forwards(None, None)  # run again: nothing left to move
+
+    assert redis_client.getbit(keys.sign_month(70, "202611"), 20) == 1
+    assert not redis_client.exists("sign:{u70}:202611", "sign:daily-counts")
+    assert (
+        sum(
+            int(redis_client.hget(keys.sign_daily_counts(b), "20261121") or 0)
+            for b in range(keys.SIGN_BUCKETS)
+        )
+        == 5
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 from dianping.redis.delayqueue import DelayQueue
-from tests.helpers import run_concurrently
+from tests.helpers import command_calls, reset_command_stats, run_concurrently
 
 
 def _members(claims) -> list[str]:  # type: ignore[no-untyped-def]
@@ -90,12 +90,12 @@ def test_many_jobs_are_scheduled_in_two_commands_ending_their_leases(
     queue = DelayQueue("orders", lease=600)
     queue.schedule("leased", delay=0)
     (claim,) = queue.claim()
+    reset_command_stats(redis_client)
 
-    pipe = redis_client.pipeline(transaction=False)
-    queue.queue_schedule_many(pipe, ["leased", "a", "b"], delay=5)
-    queue.queue_schedule_many(pipe, [], delay=5)  # nothing to schedule: nothing queued
-    assert len(pipe) == 2  # one ZREM and one ZADD for all three
-    pipe.execute()
+    queue.schedule_many(["leased", "a", "b"], delay=5)
+    queue.schedule_many([], delay=5)  # nothing to schedule: nothing sent
+
+    assert command_calls(redis_client) == {"multi": 1, "zrem": 1, "zadd": 1, "exec": 1}
 
     assert not queue.ack(claim)  # rescheduling ended its lease
     assert queue.claim() == []

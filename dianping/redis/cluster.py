@@ -1,0 +1,48 @@
+"""django-redis over a Redis Cluster (REDIS_CLUSTER=true): a client class whose raw
+client is redis-py's RedisCluster, built from the URL of any node.
+
+django-redis has no Cluster support of its own (jazzband/django-redis issues 606 and
+710); redis-py's cluster client does the protocol (slots, MOVED/ASK, failovers), so this
+only hands it out where django-redis would hand out a plain client. One RedisCluster per
+URL and process: it keeps a pool per node, and a forked child builds its own.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+from django_redis.client import DefaultClient
+from redis.cluster import RedisCluster
+
+_clusters: dict[tuple[str, int], RedisCluster] = {}
+_lock = threading.Lock()
+
+
+class ClusterClient(DefaultClient):
+    def connect(self, index: int = 0) -> RedisCluster:  # type: ignore[override]
+        url = self._server[index]
+        key = (url, os.getpid())
+        with _lock:
+            if key not in _clusters:
+                _clusters[key] = RedisCluster.from_url(url, **self._cluster_options())
+            return _clusters[key]
+
+    def disconnect(self, index: int = 0, client: Any = None) -> None:
+        (client or self.connect(index)).close()
+
+    def _cluster_options(self) -> dict[str, Any]:
+        options = self._options
+        pool = options.get("CONNECTION_POOL_KWARGS", {})
+        return {
+            "socket_timeout": options.get("SOCKET_TIMEOUT"),
+            "socket_connect_timeout": options.get("SOCKET_CONNECT_TIMEOUT"),
+            "health_check_interval": pool.get("health_check_interval", 0),
+            "max_connections": pool.get("max_connections", 2**31),
+        }
+
+
+def is_cluster(client: Any) -> bool:
+    """Whether `client` (or a pipeline of it) talks to a Redis Cluster."""
+    return isinstance(client, RedisCluster) or hasattr(client, "nodes_manager")

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# A local Redis Cluster for `make test-cluster`: 3 masters and 3 replicas on loopback
+# ports of their own (${CLUSTER_PORT:-7001} and the five after it), data under
+# var/redis-cluster/<port>, AOF on as in production.
+#   scripts/redis-cluster.sh start   prints the URL of one node (any node will do)
+#   scripts/redis-cluster.sh stop
+#   scripts/redis-cluster.sh status
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+first="${CLUSTER_PORT:-7001}"
+ports=()
+for i in 0 1 2 3 4 5; do ports+=($((first + i))); done
+root="$PWD/var/redis-cluster"
+
+up() { [ "$(redis-cli -p "$1" ping 2>/dev/null)" = PONG ]; }
+healthy() { redis-cli -p "$first" cluster info 2>/dev/null | grep -q '^cluster_state:ok'; }
+
+case "${1:-}" in
+  start)
+    if ! healthy; then
+      for port in "${ports[@]}"; do
+        up "$port" && continue
+        mkdir -p "$root/$port"
+        redis-server --port "$port" --bind 127.0.0.1 --dir "$root/$port" \
+          --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 2000 \
+          --appendonly yes --appendfsync everysec --save "" --daemonize yes \
+          --logfile "$root/$port/redis.log" --pidfile "$root/$port/redis.pid" >&2
+      done
+      for port in "${ports[@]}"; do
+        for _ in $(seq 100); do up "$port" && break; sleep 0.05; done
+      done
+      if ! healthy; then
+        # A fresh set of nodes: make them one cluster, a replica per master.
+        known=$(redis-cli -p "$first" cluster info | sed -n 's/^cluster_known_nodes:\([0-9]*\).*/\1/p')
+        if [ "${known:-1}" -lt 6 ]; then
+          redis-cli --cluster create $(printf '127.0.0.1:%s ' "${ports[@]}") \
+            --cluster-replicas 1 --cluster-yes >"$root/create.log" 2>&1
+        fi
+        for _ in $(seq 200); do healthy && break; sleep 0.1; done
+      fi
+      healthy || { echo "error: the cluster did not come up; see $root" >&2; exit 1; }
+      echo "redis cluster: up on 127.0.0.1:${ports[0]}..${ports[5]}" >&2
+    fi
+    echo "redis://127.0.0.1:$first/0"
+    ;;
+  stop)
+    for port in "${ports[@]}"; do
+      redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
+    done
+    rm -rf "$root"  # a test cluster keeps nothing between runs
+    echo "redis cluster: stopped" >&2
+    ;;
+  status)
+    healthy && redis-cli -p "$first" cluster nodes || { echo "redis cluster: not running"; exit 1; }
+    ;;
+  *)
+    echo "usage: $0 start|stop|status" >&2
+    exit 2
+    ;;
+esac
