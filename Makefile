@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: run run-guard test screenshots lint format setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims clean
+.PHONY: run run-guard test test-cluster screenshots lint format setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -28,6 +28,10 @@ run-guard:  # a second `make run` stops here, before it touches anything
 test: SETUP_FOR = test
 test: setup  ## the whole suite against a real Redis (DATABASE_URL=mysql://... for MariaDB)
 	@scripts/test.sh $(PYTEST_ARGS)
+
+test-cluster: SETUP_FOR = test
+test-cluster: setup  ## the whole suite on a local 3-master Redis Cluster (started and stopped)
+	@scripts/test-cluster.sh $(PYTEST_ARGS)
 
 screenshots: SETUP_FOR = test
 screenshots: setup  ## the browser tests, saving the README's screenshots to docs/screenshots/

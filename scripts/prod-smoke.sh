@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # A production install, proved (CI runs this): a virtualenv built from requirements.txt
 # alone runs granian, a Celery worker and Celery beat under the production settings, and
-# an order the flash sale accepts over HTTP is persisted by the worker's drain.
-# Its own Redis (port $SMOKE_REDIS_PORT, default 6393) and SQLite file, under var/smoke.
+# the product's main flows work end to end over HTTP: log in by SMS code, a shop's
+# detail, the flash sale with its order persisted by the worker's drain, a like, a follow
+# and the feed, a sign-in, and UV/PV for staff.
+#   scripts/prod-smoke.sh                 on a Redis of its own (port $SMOKE_REDIS_PORT)
+#   SMOKE_CLUSTER=1 scripts/prod-smoke.sh on the local Redis Cluster (scripts/redis-cluster.sh),
+#                                         that single Redis then being Celery's broker
+# State under var/smoke, SQLite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +21,7 @@ cleanup() {
   for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   redis-cli -p "$redis_port" shutdown nosave >/dev/null 2>&1 || true
+  if [ -n "${SMOKE_CLUSTER:-}" ]; then scripts/redis-cluster.sh stop || true; fi
 }
 trap cleanup EXIT
 
@@ -30,13 +36,21 @@ redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$dir" --save "" --daem
 export DJANGO_SETTINGS_MODULE=dianping.settings.production
 export SECRET_KEY="smoke-$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 export ALLOWED_HOSTS=127.0.0.1 SECURE_SSL_REDIRECT=false LOG_LEVEL=WARNING
-export REDIS_URL="redis://127.0.0.1:$redis_port/0" DATABASE_URL="sqlite:///$dir/db.sqlite3"
+export DATABASE_URL="sqlite:///$dir/db.sqlite3" SMS_BACKEND=file SMS_FILE_PATH="$dir/sms"
+if [ -n "${SMOKE_CLUSTER:-}" ]; then
+  echo "==> on the Redis Cluster"
+  export REDIS_CLUSTER=true REDIS_URL="$(scripts/redis-cluster.sh start)"
+  export CELERY_BROKER_URL="redis://127.0.0.1:$redis_port/0"
+else
+  export REDIS_URL="redis://127.0.0.1:$redis_port/0"
+fi
 py="$venv/bin/python"
 
 echo "==> migrate, demo data (a sale on now), stock"
 $py manage.py migrate --noinput -v0
 $py manage.py collectstatic --noinput -v0
 $py manage.py seed_demo --force >/dev/null
+$py manage.py load_shop_geo >/dev/null 2>&1
 $py manage.py preload_stock >/dev/null
 
 echo "==> granian, a worker and beat"
@@ -48,21 +62,53 @@ start "$venv/bin/celery" -A dianping beat --loglevel WARNING --schedule "$dir/be
 
 api="http://127.0.0.1:$web_port/api"
 for _ in $(seq 150); do curl -fsS "$api/health" >/dev/null 2>&1 && break; sleep 0.2; done
-json() { python3 -c "import json, sys; print($1)"; }
-token=$($py manage.py issue_tokens --count 1)
-sale=$(curl -fsS "$api/vouchers/activities" | json 'json.load(sys.stdin)[0]["id"]')
-order=$(curl -fsS -X POST "$api/vouchers/$sale/seckill" -H "Authorization: Bearer $token" \
-  | json 'json.load(sys.stdin)["order_id"]')
-echo "==> order $order accepted; waiting for the worker's drain to persist it"
+fail() {
+  echo "error: $*" >&2
+  tail -30 "$dir/processes.log" >&2
+  exit 1
+}
+json() { python3 -c "import json, sys; data = json.load(sys.stdin); print($1)"; }
+call() { curl -fsS -H "Authorization: Bearer ${token:-none}" "$@"; }
+
+echo "==> log in by SMS code"
+phone=13800000001
+curl -fsS -X POST "$api/auth/code" -H 'Content-Type: application/json' -d "{\"phone\":\"$phone\"}" >/dev/null
+code=$(grep -ho 'login code is [0-9]*' "$dir"/sms/*"$phone"* | tail -1 | grep -o '[0-9]*$')
+token=$(curl -fsS -X POST "$api/auth/login" -H 'Content-Type: application/json' \
+  -d "{\"phone\":\"$phone\",\"code\":\"$code\"}" | json 'data["token"]')
+[ "$(call "$api/users/me" | json 'data["phone"][:3]')" = 138 ] || fail "login"
+
+echo "==> a shop"
+shop=$(curl -fsS "$api/shops?name=%E5%B0%8F%E6%9D%A8" | json 'data["results"][0]["id"]')
+call "$api/shops/$shop" | json 'data["name"]' >/dev/null || fail "shop detail"
+
+echo "==> the flash sale, drained by the worker"
+sale=$(curl -fsS "$api/vouchers/activities" | json 'data[0]["id"]')
+order=$(call -X POST "$api/vouchers/$sale/seckill" | json 'data["order_id"]')
 for _ in $(seq 60); do  # beat starts a drain every 10 s
-  status=$(curl -fsS "$api/voucher-orders/$order" -H "Authorization: Bearer $token" \
-    | json 'json.load(sys.stdin)["status"]')
+  status=$(call "$api/voucher-orders/$order" | json 'data["status"]')
   [ "$status" != pending ] && break
   sleep 1
 done
-if [ "$status" != unpaid ]; then
-  echo "error: order $order is '$status', not persisted (see $dir/processes.log)" >&2
-  tail -30 "$dir/processes.log" >&2
-  exit 1
-fi
-echo "==> ok: a production install persists flash-sale orders"
+[ "$status" = unpaid ] || fail "order $order is '$status', not persisted"
+[ "$(call -X POST "$api/voucher-orders/$order/pay" | json 'data["status"]')" = paid ] || fail "pay"
+
+echo "==> a like, a follow, the feed"
+me=$(call "$api/users/me" | json 'data["id"]')
+read -r blog author < <(curl -fsS "$api/blogs/hot" \
+  | json "next(f'{b[\"id\"]} {b[\"user\"][\"id\"]}' for b in data['results'] if b['user']['id'] != $me)")
+[ "$(call -X POST "$api/blogs/$blog/like" | json 'data["is_liked"]')" = True ] || fail "like"
+[ "$(call -X PUT "$api/follows/$author" | json 'data["following"]')" = True ] || fail "follow"
+for _ in $(seq 60); do  # the follow's backfill runs after its commit
+  items=$(call "$api/feed" | json 'len(data["results"])')
+  [ "$items" -gt 0 ] && break
+  sleep 0.5
+done
+[ "$items" -gt 0 ] || fail "the feed is empty after a follow"
+
+echo "==> a sign-in, and UV for staff"
+[ "$(call -X POST "$api/sign" | json 'data["signed"]')" = True ] || fail "sign-in"
+token=$($py manage.py issue_tokens --count 1 --staff)
+[ "$(call "$api/stats/uv?days=7" | json 'data["pv"] >= 1')" = True ] || fail "UV/PV"
+
+echo "==> ok: a production install serves the product end to end"

@@ -15,33 +15,41 @@ root="$PWD/var/redis-cluster"
 
 up() { [ "$(redis-cli -p "$1" ping 2>/dev/null)" = PONG ]; }
 healthy() { redis-cli -p "$first" cluster info 2>/dev/null | grep -q '^cluster_state:ok'; }
+synced_replicas() {
+  local count=0
+  for port in "${ports[@]}"; do
+    redis-cli -p "$port" info replication 2>/dev/null | grep -q '^master_link_status:up' \
+      && count=$((count + 1))
+  done
+  echo "$count"
+}
 
 case "${1:-}" in
   start)
-    if ! healthy; then
-      for port in "${ports[@]}"; do
-        up "$port" && continue
-        mkdir -p "$root/$port"
-        redis-server --port "$port" --bind 127.0.0.1 --dir "$root/$port" \
-          --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 2000 \
-          --appendonly yes --appendfsync everysec --save "" --daemonize yes \
-          --logfile "$root/$port/redis.log" --pidfile "$root/$port/redis.pid" >&2
-      done
-      for port in "${ports[@]}"; do
-        for _ in $(seq 100); do up "$port" && break; sleep 0.05; done
-      done
-      if ! healthy; then
-        # A fresh set of nodes: make them one cluster, a replica per master.
-        known=$(redis-cli -p "$first" cluster info | sed -n 's/^cluster_known_nodes:\([0-9]*\).*/\1/p')
-        if [ "${known:-1}" -lt 6 ]; then
-          redis-cli --cluster create $(printf '127.0.0.1:%s ' "${ports[@]}") \
-            --cluster-replicas 1 --cluster-yes >"$root/create.log" 2>&1
-        fi
-        for _ in $(seq 200); do healthy && break; sleep 0.1; done
-      fi
-      healthy || { echo "error: the cluster did not come up; see $root" >&2; exit 1; }
-      echo "redis cluster: up on 127.0.0.1:${ports[0]}..${ports[5]}" >&2
+    for port in "${ports[@]}"; do  # every node, also one killed by the failover test
+      up "$port" && continue
+      mkdir -p "$root/$port"
+      redis-server --port "$port" --bind 127.0.0.1 --dir "$root/$port" \
+        --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 2000 \
+        --appendonly yes --appendfsync everysec --save "" --daemonize yes \
+        --logfile "$root/$port/redis.log" --pidfile "$root/$port/redis.pid" >&2
+    done
+    for port in "${ports[@]}"; do
+      for _ in $(seq 100); do up "$port" && break; sleep 0.05; done
+    done
+    known=$(redis-cli -p "$first" cluster info | sed -n 's/^cluster_known_nodes:\([0-9]*\).*/\1/p')
+    if [ "${known:-1}" -lt 6 ]; then  # fresh nodes: make them one cluster, a replica each
+      redis-cli --cluster create $(printf '127.0.0.1:%s ' "${ports[@]}") \
+        --cluster-replicas 1 --cluster-yes >"$root/create.log" 2>&1
     fi
+    for _ in $(seq 200); do healthy && break; sleep 0.1; done
+    healthy || { echo "error: the cluster did not come up; see $root" >&2; exit 1; }
+    # Every master with a replica in sync: a failover (and its test) needs one.
+    for _ in $(seq 300); do
+      [ "$(synced_replicas)" -ge 3 ] && break
+      sleep 0.1
+    done
+    echo "redis cluster: up on 127.0.0.1:${ports[0]}..${ports[5]}" >&2
     echo "redis://127.0.0.1:$first/0"
     ;;
   stop)

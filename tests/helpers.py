@@ -82,7 +82,8 @@ def reset_command_stats(client) -> None:  # type: ignore[no-untyped-def]
 
 def command_calls(client, *, ignore: set[str] = frozenset()) -> dict[str, int]:  # type: ignore[no-untyped-def]
     """Calls per command since `reset_command_stats` (summed over a cluster's nodes), e.g.
-    {"getex": 1}; the tests' own INFO and CONFIG and idle PINGs are never counted."""
+    {"getex": 1}; the tests' own INFO and CONFIG, idle PINGs and replication's own
+    traffic (REPLCONF, a replica's acks to its master) are never counted."""
     if is_cluster(client):
         per_node = client.info("commandstats", target_nodes=client.PRIMARIES).values()
     else:
@@ -91,6 +92,6 @@ def command_calls(client, *, ignore: set[str] = frozenset()) -> dict[str, int]: 
     for stats in per_node:
         for name, stat in stats.items():
             command = name.removeprefix("cmdstat_")
-            if command not in {"info", "config|resetstat", "ping", *ignore}:
+            if command not in {"info", "config|resetstat", "ping", "replconf", *ignore}:
                 calls[command] = calls.get(command, 0) + stat["calls"]
     return calls
