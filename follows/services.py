@@ -24,21 +24,26 @@ def follow(*, user_id: int, target_id: int) -> bool:
     _check_target(user_id, target_id)
     try:
         with transaction.atomic():
-            Follow.objects.create(user_id=user_id, followed_id=target_id)
-            _count(user_id, target_id, +1)
-            transaction.on_commit(lambda: _sync(user_id, target_id), robust=True)
-    except IntegrityError:
+            _lock_counters(user_id, target_id)
+            created = not Follow.objects.filter(user_id=user_id, followed_id=target_id).exists()
+            if created:
+                Follow.objects.create(user_id=user_id, followed_id=target_id)
+                _count(user_id, target_id, +1)
+                transaction.on_commit(lambda: _sync(user_id, target_id), robust=True)
+    except IntegrityError:  # a row written around the service (admin, a script)
         if not Follow.objects.filter(user_id=user_id, followed_id=target_id).exists():
             raise  # not the duplicate we expected
+        created = False
+    if not created:
         _sync_after_repeat(user_id, target_id)
-        return False
-    return True
+    return created
 
 
 def unfollow(*, user_id: int, target_id: int) -> bool:
     """Stop following (idempotent); True if a follow was removed."""
     _check_target(user_id, target_id)
     with transaction.atomic():
+        _lock_counters(user_id, target_id)
         removed, _ = Follow.objects.filter(user_id=user_id, followed_id=target_id).delete()
         if removed:
             _count(user_id, target_id, -1)
@@ -89,12 +94,20 @@ def _check_target(user_id: int, target_id: int) -> None:
     user_get(user_id=target_id)  # 404 for unknown or disabled users
 
 
-def _count(user_id: int, target_id: int, delta: int) -> None:
-    """Both counters move with the row, in its transaction; rows locked in id order so
-    two users following each other at once cannot deadlock."""
-    for uid in sorted((user_id, target_id)):
+def _lock_counters(user_id: int, target_id: int) -> None:
+    """Lock both users' counter rows, in id order, before the follow row is touched.
+    Every change to one pair then runs one at a time: without it, InnoDB deadlocks
+    when an unfollow's delete and two follows' duplicate checks meet on one index
+    entry (two shared locks that both want to become exclusive)."""
+    ids = sorted((user_id, target_id))
+    for uid in ids:
         UserInfo.objects.get_or_create(user_id=uid)
-        field = "followee" if uid == user_id else "fans"
+    list(UserInfo.objects.select_for_update().filter(user_id__in=ids).order_by("user_id"))
+
+
+def _count(user_id: int, target_id: int, delta: int) -> None:
+    """Both counters move with the row, in its transaction (rows already locked)."""
+    for uid, field in ((user_id, "followee"), (target_id, "fans")):
         rows = UserInfo.objects.filter(user_id=uid)
         if delta < 0:
             rows = rows.filter(**{f"{field}__gt": 0})

@@ -36,6 +36,9 @@ pids=()
 redis=""
 cleanup() {
   trap - EXIT INT TERM HUP
+  # No `set -e` in here: after a hang-up the terminal is gone and every echo fails, and
+  # the cleanup must still stop everything.
+  set +e
   echo
   echo "==> stopping"
   # Each leader first, so Celery shuts down warm (its pool finishes the task in hand,
@@ -49,6 +52,13 @@ cleanup() {
   done
   for pid in "${pids[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  if [ "$redis" = starting ]; then
+    # A signal came while Redis was starting: let that start finish, then stop what it
+    # started (and only that).
+    wait "$redis_pid" 2>/dev/null
+    redis=$(cat "$redis_state" 2>/dev/null)
+    rm -f "$redis_state"
+  fi
   if [ "$redis" = started ]; then scripts/redis.sh stop run; fi
 }
 trap cleanup EXIT
@@ -60,7 +70,9 @@ trap 'exit 129' HUP
 # data is handled at once, and the Redis it started is stopped too.
 redis_state=$(mktemp)
 scripts/redis.sh ensure run >"$redis_state" 9>&- &  # unless REDIS_URL is set
-wait $! || { rm -f "$redis_state"; exit 1; }
+redis_pid=$!
+redis=starting
+wait "$redis_pid" || { redis=""; rm -f "$redis_state"; exit 1; }
 redis=$(cat "$redis_state")
 rm -f "$redis_state"
 
