@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: run run-guard test test-cluster screenshots lint format setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims clean
+.PHONY: run run-guard test test-cluster screenshots lint format setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -70,6 +70,9 @@ bench-seckill: bench-setup  ## the flash sale under wrk, drain rate into MariaDB
 
 bench-claims: bench-setup  ## claims of normal vouchers: unlimited vs guarded stock, into MariaDB
 	cd bench && DATABASE_URL=$${DATABASE_URL:-$$(../scripts/mariadb.sh start)} ../$(PY) claims.py $(BENCH_ARGS)
+
+bench-capacity: bench-setup  ## CPU per request per tier (web, Redis, MariaDB), for docs/scaling.md
+	cd bench && DATABASE_URL=$${DATABASE_URL:-$$(../scripts/mariadb.sh start)} ../$(PY) capacity.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache

@@ -1,11 +1,13 @@
 """The process's background machinery, in one place.
 
 Four parts run beside requests and tasks: the near cache's invalidation listener, the
-UV/PV flusher, the cache's rebuild pool and the lock watchdogs. Each starts lazily on
-first use (so a forked server worker starts its own) and registers here; this module
-is the one that resets them (between tests), stops them (at exit) and forgets them in a
-forked child, whose parent's threads do not exist.
+UV/PV flusher, the cache's rebuild pool and the lock watchdogs. Each registers here and
+also starts on first use, so a forked server worker whose parent started them starts
+its own; this module is the one that starts the long-running ones up front, resets them
+(between tests), stops them (at exit) and forgets them in a forked child, whose
+parent's threads do not exist.
 
+    runtime.start()   start the long-running parts now (the WSGI entry point does)
     runtime.reset()   nothing buffered, cached or running from before (tests)
     runtime.stop()    flush what is buffered and stop (at exit; tests need not call it)
 """
@@ -28,6 +30,7 @@ class Part:
     reset: Callable[[], None]  # drop everything held; wait for work in flight
     stop: Callable[[], None]  # flush and stop, at exit
     after_fork: Callable[[], None]  # the child starts with none of the parent's threads
+    start: Callable[[], None] | None = None  # None: started per use (a watchdog per lock)
 
 
 _parts: dict[str, Part] = {}
@@ -36,6 +39,12 @@ _parts: dict[str, Part] = {}
 def register(part: Part) -> None:
     """Called once by each background part, when its module is imported."""
     _parts[part.name] = part
+
+
+def start() -> None:
+    for part in _parts.values():
+        if part.start is not None:
+            part.start()
 
 
 def reset() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any
 
@@ -47,11 +48,30 @@ def health(request: Request) -> Response:
     return Response(checks, status=200 if healthy else 503)
 
 
+def _get_only(view):
+    """The plain baseline views answer GET (and HEAD); any other method is a JSON 405,
+    never Django's CSRF page (they read no cookie, so CSRF does not apply)."""
+
+    @csrf_exempt
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest) -> HttpResponse:
+        if request.method not in ("GET", "HEAD"):
+            detail = f'Method "{request.method}" not allowed.'
+            response = JsonResponse({"detail": detail, "code": Code.METHOD_NOT_ALLOWED}, status=405)
+            response["Allow"] = "GET, HEAD"
+            return response
+        return view(request)
+
+    return wrapped
+
+
+@_get_only
 def ping(request: HttpRequest) -> JsonResponse:
     """The benchmark baseline: a bare Django JSON view behind the same middleware."""
     return JsonResponse({"pong": True})
 
 
+@_get_only
 def ping_redis(request: HttpRequest) -> JsonResponse:
     """The floor of any Redis-backed endpoint: `ping` plus one Redis round trip (PING).
     Benchmarks compare against it to separate our code's cost from the network's."""

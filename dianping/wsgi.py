@@ -7,3 +7,9 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dianping.settings.production")
 
 application = get_wsgi_application()
+
+# The near cache's listener and the UV/PV flusher start now rather than on the first
+# requests (a worker forked after this starts its own, see dianping.runtime).
+from dianping import runtime  # noqa: E402 (needs the configured settings)
+
+runtime.start()

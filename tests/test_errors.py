@@ -111,6 +111,16 @@ def test_the_fast_paths_answer_other_methods_through_drf(staff_api) -> None:
     assert shop["Content-Type"] == "application/json"
 
 
+@pytest.mark.parametrize("path", ["/api/ping", "/api/ping/redis"])
+@pytest.mark.parametrize("method", ["post", "put", "delete"])
+def test_the_baseline_views_refuse_writes_with_a_json_405(path: str, method: str) -> None:
+    response = getattr(Client(), method)(path)
+
+    assert response.status_code == 405
+    assert response.json()["code"] == "method_not_allowed"
+    assert response["Allow"] == "GET, HEAD"
+
+
 def _code_literals() -> list[str]:
     """`code="..."` keyword arguments and `default_code = "..."` in the apps' own code:
     codes must be members of an app's Code enum instead, so each app lists its codes."""

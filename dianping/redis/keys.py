@@ -254,10 +254,10 @@ def sign_bucket(user_id: int) -> int:
 def sign_month(user_id: int, month: str) -> str:
     """Bitmap of a user's sign-ins in one month (`month` is YYYYMM, local time): bit
     offset d - 1 is day d."""
-    return f"sign:{{s{sign_bucket(user_id)}}}:{user_id}:{month}"
+    return f"sign:{{g{sign_bucket(user_id)}}}:{user_id}:{month}"
 
 
 def sign_daily_counts(bucket: int) -> str:
     """Hash YYYYMMDD -> how many users of one bucket signed that day, counted as sign-ins
     happen (the day's total is the sum over the buckets)."""
-    return f"sign:{{s{bucket}}}:daily-counts"
+    return f"sign:{{g{bucket}}}:daily-counts"

@@ -152,7 +152,8 @@ class _Tracker:
         per primary a listener subscribed to invalidations and a connection with
         tracking on that redirects to it. Any failure ends them all; `_run` starts over
         from the current list of primaries (after a failover, say)."""
-        sessions = [_Session(kwargs) for kwargs in _primaries()]
+        primaries = _primaries()
+        sessions = [_Session(kwargs) for kwargs in primaries]
         selector = selectors.DefaultSelector()
         try:
             for session in sessions:
@@ -166,6 +167,9 @@ class _Tracker:
                 if not ready:
                     for session in sessions:
                         session.ping()  # tracking dies with its connection: keep it alive
+                    if settings.REDIS_CLUSTER and _primaries() != primaries:
+                        # A master was added (resharding) or replaced: track the new set.
+                        raise ConnectionError("the cluster's primaries changed")
                 for key, _ in ready:
                     listener = key.data.listener
                     while listener.can_read(timeout=0):  # what the parser already holds too
@@ -228,17 +232,29 @@ class _Session:
 def _primaries() -> list[dict[str, Any]]:
     """Connection settings of each server to track: REDIS_URL's, or each primary of the
     Cluster it names."""
-    if settings.REDIS_CLUSTER:
-        nodes = get_redis().get_primaries()
-        return [{"host": node.host, "port": node.port, "socket_timeout": 5} for node in nodes]
-    pool = redis.ConnectionPool.from_url(settings.REDIS_URL)
-    return [{**pool.connection_kwargs, "connection_class": pool.connection_class}]
+    pool = redis.ConnectionPool.from_url(settings.REDIS_URL)  # credentials, TLS, timeouts
+    base = {**pool.connection_kwargs, "connection_class": pool.connection_class}
+    if not settings.REDIS_CLUSTER:
+        return [base]
+    nodes = sorted(get_redis().get_primaries(), key=lambda node: (node.host, node.port))
+    return [{**base, "host": node.host, "port": node.port, "db": 0} for node in nodes]
 
 
 _tracker = _Tracker()
+
+
+def _start_if_used() -> None:
+    if any(cache.ttl > 0 for cache in _tracker._caches):  # SHOP_NEAR_CACHE_TTL=0: none
+        _tracker.ready()
+
+
 runtime.register(
     runtime.Part(
-        "near-cache", reset=_tracker.clear_all, stop=lambda: None, after_fork=_tracker._reset
+        "near-cache",
+        reset=_tracker.clear_all,
+        stop=lambda: None,  # a daemon thread; its connections close with the process
+        after_fork=_tracker._reset,
+        start=_start_if_used,
     )
 )
 

@@ -170,5 +170,11 @@ def _reset_after_fork() -> None:
 
 
 runtime.register(
-    runtime.Part("visits", reset=reset, stop=_flush_quietly, after_fork=_reset_after_fork)
+    runtime.Part(
+        "visits",
+        reset=reset,
+        stop=_flush_quietly,
+        after_fork=_reset_after_fork,
+        start=_ensure_flusher,
+    )
 )

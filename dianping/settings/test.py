@@ -22,6 +22,9 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = dict.fromkeys(
 )
 LOGGING = {"version": 1, "disable_existing_loggers": False}
 
+if DATABASES["default"]["NAME"] == str(VAR_DIR / "db.sqlite3"):  # noqa: F405
+    # Never `make run`'s database, not even from a process started outside pytest's switch.
+    DATABASES["default"]["NAME"] = str(VAR_DIR / "test-default.sqlite3")  # noqa: F405
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     # A file, not :memory:, so concurrency tests can share it across threads and processes.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}  # noqa: F405

@@ -146,12 +146,15 @@ def test_sign_keys_of_before_the_buckets_are_moved_into_them(redis_client) -> No
 
     migration = importlib.import_module("signin.migrations.0001_sign_keys_in_buckets")
     redis_client.setbit("sign:{u70}:202611", 20, 1)
+    redis_client.setbit(keys.sign_month(70, "202611"), 22, 1)  # signed after a deploy, before this
     redis_client.hset("sign:daily-counts", "20261121", 5)
 
     migration.forwards(None, None)
     migration.forwards(None, None)  # run again: nothing left to move
 
     assert redis_client.getbit(keys.sign_month(70, "202611"), 20) == 1
+    assert redis_client.getbit(keys.sign_month(70, "202611"), 22) == 1  # kept, not overwritten
+    assert not redis_client.exists(keys.sign_month(70, "202611") + ":moving")
     assert not redis_client.exists("sign:{u70}:202611", "sign:daily-counts")
     assert (
         sum(

@@ -50,3 +50,15 @@ def test_a_forked_child_never_writes_its_parents_buffered_views(redis_client) ->
 
     # Had the child inherited the buffer, it would have written the view a second time.
     assert _uv_pv(redis_client, "shop:2") == (1, 1)
+
+
+def test_start_brings_up_the_long_running_parts(redis_client) -> None:
+    from dianping.redis import nearcache
+    from vouchers import seckill  # noqa: F401 (its sale windows have a near cache)
+
+    runtime.start()
+
+    names = {t.name for t in threading.enumerate()}
+    assert "visits-flusher" in names
+    assert "nearcache-tracker" in names
+    wait_until(nearcache._tracker.ready, timeout=10)  # tracking is on: copies may be served

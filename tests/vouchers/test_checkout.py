@@ -272,3 +272,35 @@ def test_my_shop_orders_scroll_newest_first(user_api, shop) -> None:
     assert [o["id"] for o in first["results"] + second["results"]] == made[::-1]
     assert second["last_id"] is None
     assert user_api.get("/api/shop-orders?last_id=nope").status_code == 400
+
+
+@pytest.mark.django_db
+def test_checkouts_are_rate_limited_per_user(user_api, other_user, shop, settings) -> None:
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "checkout_user": "2/minute",
+        },
+    }
+
+    statuses = [_checkout(user_api, shop, 1000).status_code for _ in range(3)]
+
+    assert statuses == [201, 201, 429]
+    assert int(_checkout(user_api, shop, 1000).headers["Retry-After"]) >= 1
+    assert ShopOrder.objects.count() == 2  # the refused ones wrote nothing
+    assert _checkout(client_for(other_user), shop, 1000).status_code == 201  # per user
+
+
+@pytest.mark.django_db
+def test_bills_need_login_and_other_people_s_bills_are_404(api, user_api, other_user, shop) -> None:
+    bill = _checkout(user_api, shop, 1000).json()["id"]
+    other_api = client_for(other_user)
+
+    assert _checkout(api, shop, 1000).status_code == 401
+    assert api.get("/api/shop-orders").status_code == 401
+    assert api.post(f"/api/shop-orders/{bill}/refund").status_code == 401
+    assert other_api.post(f"/api/shop-orders/{bill}/refund").status_code == 404
+    assert user_api.post("/api/shop-orders/999999999/refund").status_code == 404
+    assert other_api.get("/api/shop-orders").json()["results"] == []
+    assert ShopOrder.objects.get(pk=bill).status == "paid"  # none of that touched it

@@ -4,7 +4,8 @@ and no order the sale accepted before the replica had it is lost or persisted tw
 Replication is asynchronous: an order accepted in the last moment before the master dies
 may not have reached the replica, and is then gone from Redis with its unit (the buyer
 was told "accepted"). The test waits for the replica to catch up before the kill, which
-is the case a failover normally is; docs/scaling.md says what the other case loses.
+is the case a failover normally is; docs/operations.md ("Redis Cluster failover") says
+what the other case loses and what `reconcile_seckill` can and cannot repair.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from redis.cluster import key_slot
 
 from accounts.services import users_ensure
 from dianping.redis.client import get_redis
@@ -43,7 +45,7 @@ def _kill_master_of(key: str) -> int:
     serve the key's slot; returns the dead master's port."""
     client = get_redis()
     master = client.get_node_from_key(key)
-    client.wait(1, 2000, target_nodes=master)  # the replica has every accepted order
+    _replica_caught_up(client, master, key)  # the replica has every accepted order
     pid = int((ROOT / "var" / "redis-cluster" / str(master.port) / "redis.pid").read_text())
     os.kill(pid, signal.SIGKILL)
 
@@ -56,6 +58,20 @@ def _kill_master_of(key: str) -> int:
 
     wait_until(promoted, timeout=60, interval=0.2)
     return master.port
+
+
+def _replica_caught_up(client, master, key: str) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the key's replica has applied everything its master has written (WAIT
+    would only count the writes of the connection that sends it, and this one made none)."""
+    written = client.info("replication", target_nodes=master)["master_repl_offset"]
+    replicas = client.nodes_manager.slots_cache[key_slot(key.encode())][1:]
+    assert replicas, "the test cluster gives every master a replica"
+
+    def applied() -> bool:
+        infos = [client.info("replication", target_nodes=r) for r in replicas]
+        return all(info["slave_repl_offset"] >= written for info in infos)
+
+    wait_until(applied, timeout=30, interval=0.05)
 
 
 @pytest.fixture

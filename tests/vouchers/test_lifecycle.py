@@ -200,6 +200,30 @@ def test_a_cancel_racing_the_pay_timeout_returns_one_unit(redis_client, fake_clo
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("move", ["cancel", "refund"])
+def test_retries_racing_each_other_return_the_unit_once(move, redis_client, fake_clock) -> None:
+    """A client that retries before its first answer came: several identical cancels (or
+    refunds) of one order at once all answer 200, and one unit goes back, not several."""
+    sale = start_sale(stock=10)
+    buyer = UserFactory()
+    order_id = _grab(buyer, sale)
+    if move == "refund":
+        order_services.order_pay(order_id=order_id, user_id=buyer.id)
+    apis = [client_for(buyer) for _ in range(8)]
+
+    statuses = run_concurrently(
+        lambda i: apis[i].post(f"/api/voucher-orders/{order_id}/{move}").status_code, workers=8
+    )
+
+    assert statuses == [200] * 8
+    expected = "cancelled" if move == "cancel" else "refunded"
+    assert VoucherOrder.objects.get(pk=order_id).status == expected
+    assert Voucher.objects.get(pk=sale.pk).stock == 10  # one unit back, never two
+    assert redis_client.get(shard.stock_key(sale.id)) == b"10"
+    assert _buyers(redis_client, sale) == {}
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_refund_racing_a_redemption_has_one_winner(redis_client, fake_clock) -> None:
     sale = start_sale(stock=30)
     clerk = UserFactory()

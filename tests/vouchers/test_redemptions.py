@@ -193,3 +193,28 @@ def test_operators_make_shop_staff_in_admin(admin_client, user, shop) -> None:
 
     assert added.status_code == 302
     assert _redeem(client_for(newcomer), coupon.redeem_code).status_code == 201
+
+
+@pytest.mark.django_db
+def test_redemptions_are_rate_limited_per_user(user, clerk_api, shop, settings) -> None:
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "redeem_user": "2/minute",
+        },
+    }
+    voucher = NormalVoucherFactory(shop=shop, pay_value=0, per_user_limit=3)
+    coupons = [_coupon(user, voucher) for _ in range(3)]
+
+    statuses = [_redeem(clerk_api, c.redeem_code).status_code for c in coupons]
+
+    assert statuses == [201, 201, 429]
+    assert VoucherOrder.objects.get(pk=coupons[2].pk).status == "paid"  # refused: untouched
+    assert WriteOff.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_a_shop_s_write_offs_need_its_staff(api, user_api, shop) -> None:
+    assert api.get(f"/api/shops/{shop.id}/redemptions").status_code == 401
+    assert user_api.get(f"/api/shops/{shop.id}/redemptions").status_code == 403

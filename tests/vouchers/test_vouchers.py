@@ -190,6 +190,8 @@ def test_activities_work_before_any_preheat_and_split_by_tab(api, fake_clock) ->
 
     assert [v["id"] for v in seizing] == [on_now.id]
     assert [v["id"] for v in upcoming] == [sooner.id, soon.id]
+    # No tab is the seizing tab, the one the client opens on.
+    assert api.get("/api/vouchers/activities").json() == seizing
 
 
 @pytest.mark.django_db
