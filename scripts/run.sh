@@ -94,8 +94,8 @@ start() {
   pids+=($!)
 }
 start web $PY manage.py runserver "$HOST:$PORT"
-start worker .venv/bin/celery -A dianping worker --loglevel WARNING --concurrency 2
-start beat .venv/bin/celery -A dianping beat --loglevel WARNING --schedule var/celerybeat-schedule
+start worker .venv/bin/celery --quiet -A dianping worker --loglevel WARNING --concurrency 2
+start beat .venv/bin/celery --quiet -A dianping beat --loglevel WARNING --schedule var/celerybeat-schedule
 
 cat <<MSG
 
