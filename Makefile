@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: run run-guard test test-cluster screenshots lint format setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity clean
+.PHONY: run run-guard test test-cluster screenshots lint format setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity bench-memory clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -73,6 +73,9 @@ bench-claims: bench-setup  ## claims of normal vouchers: unlimited vs guarded st
 
 bench-capacity: bench-setup  ## CPU per request per tier (web, Redis, MariaDB), for docs/scaling.md
 	cd bench && DATABASE_URL=$${DATABASE_URL:-$$(../scripts/mariadb.sh start)} ../$(PY) capacity.py $(BENCH_ARGS)
+
+bench-memory: bench-setup  ## Redis bytes per session, inbox item, follow, sign-in month, buyer
+	$(PY) bench/memory.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache
