@@ -81,7 +81,7 @@ def following_sets_rebuild() -> int:
     if stale:
         client.delete(*stale)
     for user_id, followed in by_user.items():
-        pipe = client.pipeline()  # MULTI: readers never see the set empty
+        pipe = client.pipeline(transaction=True)  # MULTI (one key, one slot): never seen empty
         pipe.delete(keys.following(user_id))
         pipe.sadd(keys.following(user_id), *followed)
         pipe.execute()

@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.serializers import PublicUserSerializer
+from dianping.api.schema import api_errors
 from dianping.api.throttles import WriteLimited
 
 from . import services
@@ -28,9 +29,10 @@ class FollowViewSet(WriteLimited, viewsets.ViewSet):
         services.follow(user_id=request.user.id, target_id=user_id)
         return Response({"following": True})
 
-    @extend_schema(responses=FollowingSerializer)
+    @extend_schema(responses={200: FollowingSerializer})
+    @api_errors(400)  # yourself
     def destroy(self, request: Request, user_id: int) -> Response:
-        """Unfollow (idempotent); their blogs leave your feed."""
+        """Unfollow (idempotent); their blogs leave your feed. 400 for yourself."""
         services.unfollow(user_id=request.user.id, target_id=user_id)
         return Response({"following": False})
 

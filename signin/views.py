@@ -67,7 +67,7 @@ class DaySignInsSerializer(serializers.Serializer):
 class SignViewSet(viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses=SignResultSerializer)
+    @extend_schema(request=None, responses={200: SignResultSerializer})
     def create(self, request: Request) -> Response:
         """Sign in for today (local time); signing again the same day changes nothing."""
         return Response(services.sign(user_id=request.user.id))

@@ -1,6 +1,6 @@
 """The OpenAPI schema tells the truth (SPEC §0): schemathesis generates requests for every
 operation from the schema, as a logged-in user and as staff, and no answer may be a
-server error or break the schema. Bounded (a few examples per operation) so CI stays
+server error, have a status the operation does not list, or break the schema. Bounded (a few examples per operation) so CI stays
 quick; `SCHEMATHESIS_EXAMPLES=200 make test PYTEST_ARGS=tests/test_schema_contract.py`
 digs deeper."""
 
@@ -15,13 +15,16 @@ from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import response_schema_conformance
+from schemathesis.specs.openapi.checks import (
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from accounts import tokens
 from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory
 
 EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "12"))
-CHECKS = [not_a_server_error, response_schema_conformance]
+CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance]
 
 
 # Loaded once, at collection (the schema view needs neither the database nor a token).

@@ -100,6 +100,31 @@ def test_pay_a_bill_with_the_best_coupon_then_refund_it(page: Page) -> None:
     assert order.coupon.status == "paid"
 
 
+def test_refund_a_paid_coupon_from_its_page(page: Page) -> None:
+    shop = ShopFactory()
+    voucher = NormalVoucherFactory(
+        shop=shop, title="¥50 for ¥40", pay_value=4000, actual_value=5000, stock=2
+    )
+    _log_in(page, "13900000014")
+    page.goto(f"/#/shops/{shop.id}")
+    page.get_by_role("button", name="Get").click()
+    expect(page.get_by_text("Pay for it in My vouchers.")).to_be_visible()
+    coupon = VoucherOrder.objects.get()
+    page.goto(f"/#/orders/{coupon.id}")
+    page.get_by_role("button", name="Pay ¥40").click()
+    expect(page.get_by_label("Redeem code", exact=True)).to_be_visible()
+
+    page.get_by_role("button", name="Refund").click()
+
+    expect(page.get_by_role("status")).to_have_text("Refunded.")
+    expect(page.get_by_label("Redeem code", exact=True)).to_have_count(0)  # no code to show
+    expect(page.get_by_role("button", name="Refund")).to_have_count(0)  # nothing left to do
+    coupon.refresh_from_db()
+    assert coupon.status == "refunded"
+    voucher.refresh_from_db()
+    assert voucher.stock == 2  # still on offer: the unit went back
+
+
 def test_cancel_an_unpaid_coupon_from_my_vouchers(page: Page) -> None:
     shop = ShopFactory()
     NormalVoucherFactory(shop=shop, title="¥30 for ¥25", pay_value=2500, actual_value=3000, stock=3)
