@@ -7,9 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.dispatch import Signal
 
 from . import services
 from .models import User
+
+# Sent after a change to a user's public profile (nick name, icon) commits, however it was
+# saved. Argument: user_id. blogs.receivers drops the cached blog details that show it.
+profile_changed = Signal()
+PUBLIC_FIELDS = {"nick_name", "icon"}
 
 
 def user_deleted(sender: type[User], instance: User, using: str, **kwargs: Any) -> None:
@@ -27,7 +33,14 @@ def user_deleted(sender: type[User], instance: User, using: str, **kwargs: Any) 
 def user_saved(
     sender: type[User], instance: User, created: bool, using: str, **kwargs: Any
 ) -> None:
-    """A disabled account stops working once the change commits (robust, as above)."""
+    """A disabled account stops working once the change commits (robust, as above), and
+    a changed public profile is announced."""
+    update_fields = kwargs.get("update_fields")
+    if not created and (update_fields is None or PUBLIC_FIELDS & set(update_fields)):
+        changed_id = instance.pk
+        transaction.on_commit(
+            lambda: profile_changed.send(sender=User, user_id=changed_id), using=using, robust=True
+        )
     if created or instance.is_active:
         return
     user_id = instance.pk

@@ -6,6 +6,7 @@ from django.contrib import admin
 from django.db import transaction
 
 from . import likes, services
+from .caches import blog_evict
 from .models import Blog, BlogComment
 
 
@@ -20,6 +21,7 @@ class BlogAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
         previous_author = form.initial.get("user") if change else None
         super().save_model(request, obj, form, change)
+        transaction.on_commit(lambda: blog_evict(obj.pk), robust=True)
         for user_id in {obj.user_id, previous_author} - {None}:
             transaction.on_commit(lambda u=user_id: services.pages_changed(u), robust=True)
 
@@ -31,6 +33,7 @@ class BlogAdmin(admin.ModelAdmin):
         gone = list(queryset.values_list("id", "user_id"))
         super().delete_queryset(request, queryset)
         for blog_id, _ in gone:
+            transaction.on_commit(lambda b=blog_id: blog_evict(b), robust=True)
             transaction.on_commit(lambda b=blog_id: likes.likes_forget(b), robust=True)
         for user_id in {user_id for _, user_id in gone}:
             transaction.on_commit(lambda u=user_id: services.pages_changed(u), robust=True)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from accounts.signals import profile_changed
 from follows.signals import follow_synced
 
 from . import feed
+from .caches import blog_evict
+from .models import Blog
 
 
 def _follow_synced(sender: Any, *, user_id: int, target_id: int, following: bool, **_: Any) -> None:
@@ -18,5 +21,11 @@ def _follow_synced(sender: Any, *, user_id: int, target_id: int, following: bool
         feed.feed_forget_author(user_id=user_id, author_id=target_id)
 
 
+def _profile_changed(sender: Any, *, user_id: int, **_: Any) -> None:
+    """Cached blog details show their author's nick name and icon: drop the author's."""
+    blog_evict(*Blog.objects.filter(user_id=user_id).values_list("id", flat=True))
+
+
 def connect() -> None:
     follow_synced.connect(_follow_synced, dispatch_uid="blogs.feed.follow_synced")
+    profile_changed.connect(_profile_changed, dispatch_uid="blogs.caches.profile_changed")

@@ -11,6 +11,7 @@ from django.db.models import F
 from dianping.errors import Forbidden, InvalidInput
 
 from . import likes, pages
+from .caches import blog_evict
 from .errors import BlogNotFound, Code
 from .models import Blog, BlogComment
 from .selectors import blog_exists
@@ -37,6 +38,7 @@ def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
             setattr(blog, name, value)
         if fields:
             blog.save(update_fields=[*fields, "updated_at"])
+            transaction.on_commit(lambda: blog_evict(blog_id), robust=True)
             transaction.on_commit(lambda: pages_changed(user_id), robust=True)
     return blog
 
@@ -44,6 +46,7 @@ def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
 def blog_delete(*, blog_id: int, user_id: int) -> None:
     with transaction.atomic():
         _own(blog_id, user_id).delete()
+        transaction.on_commit(lambda: blog_evict(blog_id), robust=True)
         transaction.on_commit(lambda: likes.likes_forget(blog_id), robust=True)
         transaction.on_commit(lambda: pages_changed(user_id), robust=True)
 
@@ -62,6 +65,7 @@ def comment_create(
             blog_id=blog_id, user_id=user_id, content=content, parent_id=parent_id
         )
         Blog.objects.filter(pk=blog_id).update(comments=F("comments") + 1)
+        transaction.on_commit(lambda: blog_evict(blog_id), robust=True)  # its count moved
     return comment
 
 

@@ -287,6 +287,9 @@ CELERY_BEAT_SCHEDULE.update(
 
 # --- Blogs, follows and the feed ------------------------------------------------------
 BLOG_PAGE_TTL = env.int("BLOG_PAGE_TTL", default=10 * 60)  # seconds, plus up to 50% jitter
+BLOG_CACHE_TTL = env.int("BLOG_CACHE_TTL", default=10 * 60)  # a blog's detail, plus jitter
+BLOG_CACHE_JITTER = 0.5  # up to 50 % more, at random: entries made together expire apart
+BLOG_CACHE_NULL_TTL = 60  # how long "no such blog" is remembered
 BLOG_PAGE_LOCK_WAIT = 0.2  # a reader's wait for a page another reader is building
 BLOG_REBUILD_LOCK_WAIT = 10.0  # the rebuild task's wait (it retries after that)
 FEED_INBOX_MAX = env.int("FEED_INBOX_MAX", default=1000)  # newest items kept per inbox
