@@ -29,6 +29,7 @@ class WrkResult:
     p99_ms: float
     non_2xx: int
     errors: int
+    requests: int = 0  # completed in the run (median_result leaves it 0)
 
 
 def server_env(**extra: str) -> dict[str, str]:
@@ -129,9 +130,11 @@ def parse_wrk(output: str) -> WrkResult:
     p99 = _ms(re.search(r"^\s+99%\s+(\S+)", output, re.M).group(1))
     non_2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", output)
     errors = re.search(r"Socket errors:.*?(\d+).*?(\d+).*?(\d+).*?(\d+)", output)
+    total = re.search(r"(\d+) requests in", output)
     return WrkResult(
         rps, p50, p99, int(non_2xx.group(1)) if non_2xx else 0,
         sum(map(int, errors.groups())) if errors else 0,
+        int(total.group(1)) if total else 0,
     )  # fmt: skip
 
 

@@ -1,22 +1,28 @@
-"""The push feed: a bounded inbox (sorted set) per user, filled when followees publish.
+"""The push-pull feed (seed 000 §3): a bounded inbox (sorted set) per user, filled when
+followees publish, except for authors with very many followers, whose blogs are pulled
+from the database at read time and merged in.
 
-Scores are the blogs' creation times in ms. Reading scrolls by (max_time, offset):
-the next page starts at the previous page's lowest score, skipping the items of that
-score already shown, so neither new arrivals nor shared timestamps repeat or skip items.
+Scores are the blogs' creation times in ms, and items of one score are ordered by their
+id as text, descending (Redis's own order for equal scores), in both sources. Reading
+scrolls by (max_time, offset): the next page starts at the previous page's lowest score,
+skipping the items of that score already shown, so neither new arrivals nor shared
+timestamps repeat or skip items.
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db.models import Q
 
+from accounts.models import UserInfo
 from dianping import clock
 from dianping.redis import keys
 from dianping.redis.client import get_redis
+from dianping.redis.multikey import intersection
 from dianping.redis.scripts import lua
 from follows.models import Follow
 
@@ -29,6 +35,22 @@ FEED_PAGE_SIZE = 10
 
 def score_of(blog: Blog) -> int:
     return int(blog.created_at.timestamp() * 1000)
+
+
+def _time_of(score: int) -> datetime:
+    """The first instant of the millisecond `score` (exact: no float rounding)."""
+    return datetime.fromtimestamp(score // 1000, tz=UTC) + timedelta(milliseconds=score % 1000)
+
+
+def is_pulled_author(author_id: int) -> bool:
+    """Whether a blog published now by this author is pulled rather than pushed."""
+    fans = UserInfo.objects.filter(user_id=author_id).values_list("fans", flat=True).first()
+    return (fans or 0) > settings.FEED_PUSH_MAX_FOLLOWERS
+
+
+def mark_pull_author(author_id: int) -> None:
+    """Readers pull this author from now on (for as long as any of their blogs may be)."""
+    get_redis().sadd(keys.feed_pull_authors(), author_id)
 
 
 def feed_push_batch(blog_id: int, *, after_follower: int = 0) -> int | None:
@@ -74,9 +96,9 @@ def feed_claim_unpushed(limit: int) -> list[int]:
 
 def feed_backfill(*, user_id: int, author_id: int) -> None:
     """A new follow brings in the author's recent blogs."""
-    recent = Blog.objects.filter(user_id=author_id).order_by("-created_at", "-id")[
+    recent = Blog.objects.filter(user_id=author_id, pulled=False).order_by("-created_at", "-id")[
         : settings.FEED_BACKFILL
-    ]
+    ]  # pulled blogs reach the follower by being pulled
     items = [(score_of(blog), blog.id) for blog in recent]
     if items:
         _PUSH(*_push_call(user_id, author_id, items))
@@ -105,27 +127,31 @@ def _push_call(
 
 
 def feed_page(*, user_id: int, max_time: int | None, offset: int) -> dict[str, Any]:
-    """One page of the inbox, newest first, at or below `max_time` (ms), skipping the
-    first `offset` items scored exactly `max_time` (shown on the previous page).
+    """One page of the feed, newest first, at or below `max_time` (ms), skipping the
+    first `offset` items scored exactly `max_time` (shown on the previous page): the
+    inbox merged with the blogs of followed authors who are pulled.
 
     Items whose blog was deleted are skipped; when a whole page of them is skipped the
-    read goes on, so an empty page always means the inbox is exhausted.
+    read goes on, so an empty page always means the feed is exhausted.
     """
+    followed_pulled = intersection([keys.following(user_id), keys.feed_pull_authors()])
+    pulled_authors = [int(author) for author in followed_pulled]
     while True:
-        rows = get_redis().zrevrangebyscore(
-            keys.feed_inbox(user_id),
-            "+inf" if max_time is None else max_time,
-            0,
-            start=offset,
-            num=FEED_PAGE_SIZE,
-            withscores=True,
-        )
+        wanted = offset + FEED_PAGE_SIZE
+        items = _inbox_items(user_id, max_time, wanted)
+        if pulled_authors:
+            items = sorted(
+                set(items) | set(_pulled_items(pulled_authors, max_time, wanted)),
+                key=lambda item: (item[0], str(item[1])),
+                reverse=True,
+            )
+        rows = items[offset : offset + FEED_PAGE_SIZE]
         if not rows:
             return {"results": [], "min_time": max_time or 0, "offset": 0}
-        scores = [int(score) for _, score in rows]
+        scores = [score for score, _ in rows]
         min_time = scores[-1]
         next_offset = scores.count(min_time) + (offset if min_time == max_time else 0)
-        ids = [int(member) for member, _ in rows]
+        ids = [blog_id for _, blog_id in rows]
         # Deleted blogs stay in the inbox (removing them would shift the offsets a client
         # is scrolling by) and age out as it is trimmed.
         blogs = Blog.objects.select_related("user").in_bulk(ids)
@@ -133,3 +159,32 @@ def feed_page(*, user_id: int, max_time: int | None, offset: int) -> dict[str, A
         if results:
             return {"results": results, "min_time": min_time, "offset": next_offset}
         max_time, offset = min_time, next_offset
+
+
+def _inbox_items(user_id: int, max_time: int | None, count: int) -> list[tuple[int, int]]:
+    """The inbox's first `count` (score, blog id) at or below `max_time`, in feed order."""
+    rows = get_redis().zrevrangebyscore(
+        keys.feed_inbox(user_id),
+        "+inf" if max_time is None else max_time,
+        0,
+        start=0,
+        num=count,
+        withscores=True,
+    )
+    return [(int(score), int(member)) for member, score in rows]
+
+
+def _pulled_items(authors: list[int], max_time: int | None, count: int) -> list[tuple[int, int]]:
+    """The pulled blogs of `authors` among the first `count` items at or below
+    `max_time`, in feed order: the newest `count` by time, plus every other blog of the
+    last one's millisecond (the database orders a millisecond's blogs differently)."""
+    blogs = Blog.objects.filter(user_id__in=authors, pulled=True)
+    if max_time is not None:
+        blogs = blogs.filter(created_at__lt=_time_of(max_time + 1))
+    newest = list(blogs.order_by("-created_at", "-id").values_list("id", "created_at")[:count])
+    items = {(int(at.timestamp() * 1000), blog_id) for blog_id, at in newest}
+    if len(newest) == count:
+        last = min(score for score, _ in items)
+        same_ms = blogs.filter(created_at__gte=_time_of(last), created_at__lt=_time_of(last + 1))
+        items |= {(last, blog_id) for blog_id in same_ms.values_list("id", flat=True)}
+    return sorted(items, key=lambda item: (item[0], str(item[1])), reverse=True)[:count]

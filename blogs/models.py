@@ -30,6 +30,9 @@ class Blog(models.Model):
     # notes when it last did so, to retry each blog at most once per interval.
     pushed_at = models.DateTimeField(null=True, blank=True, editable=False)
     push_retried_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Not pushed at all: its author had more than FEED_PUSH_MAX_FOLLOWERS followers when
+    # it was published, so followers' feeds pull it at read time (seed 000 §3, 推拉结合).
+    pulled = models.BooleanField(default=False, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]

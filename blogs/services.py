@@ -8,9 +8,10 @@ from typing import Any
 from django.db import transaction
 from django.db.models import F
 
+from dianping import clock
 from dianping.errors import Forbidden, InvalidInput
 
-from . import likes, pages
+from . import feed, likes, pages
 from .caches import blog_evict
 from .errors import BlogNotFound, Code
 from .models import Blog, BlogComment
@@ -20,13 +21,24 @@ WRITABLE = ("title", "content", "images", "shop_id")
 
 
 def blog_create(*, user_id: int, data: dict[str, Any]) -> Blog:
+    """Publish: pushed to the followers' inboxes by a task, or, for an author with more
+    than FEED_PUSH_MAX_FOLLOWERS followers, pulled by their feeds at read time."""
     from . import tasks
 
     with transaction.atomic():
-        blog = Blog.objects.create(user_id=user_id, **_writable(data))
+        pulled = feed.is_pulled_author(user_id)
+        if pulled:
+            # Before the blog exists: a reader must never miss it. Should this transaction
+            # roll back, an author listed without pulled blogs costs readers nothing.
+            feed.mark_pull_author(user_id)
+        blog = Blog.objects.create(
+            user_id=user_id, pulled=pulled, pushed_at=clock.now() if pulled else None,
+            **_writable(data),
+        )  # fmt: skip
         blog_id = blog.id
         transaction.on_commit(lambda: pages_changed(user_id), robust=True)
-        transaction.on_commit(lambda: tasks.push_to_followers.delay(blog_id), robust=True)
+        if not pulled:
+            transaction.on_commit(lambda: tasks.push_to_followers.delay(blog_id), robust=True)
     return blog
 
 

@@ -42,6 +42,10 @@ def register(part: Part) -> None:
 
 
 def start() -> None:
+    # Each part registers when its module is first imported; a fresh server process may
+    # not have imported them yet.
+    from dianping.redis import cache, lock, nearcache, visits  # noqa: F401
+
     for part in _parts.values():
         if part.start is not None:
             part.start()

@@ -22,6 +22,7 @@ from .signals import follow_synced
 def follow(*, user_id: int, target_id: int) -> bool:
     """Follow `target_id` (idempotent); True if this call created the follow."""
     _check_target(user_id, target_id)
+    _ensure_counters(user_id, target_id)
     try:
         with transaction.atomic():
             _lock_counters(user_id, target_id)
@@ -42,6 +43,7 @@ def follow(*, user_id: int, target_id: int) -> bool:
 def unfollow(*, user_id: int, target_id: int) -> bool:
     """Stop following (idempotent); True if a follow was removed."""
     _check_target(user_id, target_id)
+    _ensure_counters(user_id, target_id)
     with transaction.atomic():
         _lock_counters(user_id, target_id)
         removed, _ = Follow.objects.filter(user_id=user_id, followed_id=target_id).delete()
@@ -94,14 +96,22 @@ def _check_target(user_id: int, target_id: int) -> None:
     user_get(user_id=target_id)  # 404 for unknown or disabled users
 
 
+def _ensure_counters(user_id: int, target_id: int) -> None:
+    """Both users' counter rows exist, made in a statement of their own (autocommit):
+    creating one inside the follow's transaction would leave InnoDB's shared lock of a
+    duplicate-key check behind, for the row lock below to deadlock on."""
+    ids = {user_id, target_id}
+    missing = ids - set(UserInfo.objects.filter(user_id__in=ids).values_list("user_id", flat=True))
+    if missing:
+        UserInfo.objects.bulk_create([UserInfo(user_id=u) for u in missing], ignore_conflicts=True)
+
+
 def _lock_counters(user_id: int, target_id: int) -> None:
     """Lock both users' counter rows, in id order, before the follow row is touched.
     Every change to one pair then runs one at a time: without it, InnoDB deadlocks
     when an unfollow's delete and two follows' duplicate checks meet on one index
     entry (two shared locks that both want to become exclusive)."""
     ids = sorted((user_id, target_id))
-    for uid in ids:
-        UserInfo.objects.get_or_create(user_id=uid)
     list(UserInfo.objects.select_for_update().filter(user_id__in=ids).order_by("user_id"))
 
 

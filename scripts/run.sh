@@ -35,7 +35,10 @@ fi
 pids=()
 redis=""
 cleanup() {
-  trap - EXIT INT TERM HUP
+  # Ignore further signals: a closing terminal often sends SIGHUP twice, and a second
+  # Ctrl-C must not cut the cleanup short either.
+  trap '' INT TERM HUP
+  trap - EXIT
   # No `set -e` in here: after a hang-up the terminal is gone and every echo fails, and
   # the cleanup must still stop everything.
   set +e
@@ -69,7 +72,9 @@ trap 'exit 129' HUP
 # Started in the background and waited for, so a signal that arrives while Redis loads its
 # data is handled at once, and the Redis it started is stopped too.
 redis_state=$(mktemp)
-scripts/redis.sh ensure run >"$redis_state" 9>&- &  # unless REDIS_URL is set
+# It ignores the signals itself, so a start that is under way finishes and says what it
+# started, which the cleanup then stops.
+(trap '' INT TERM HUP; exec scripts/redis.sh ensure run) >"$redis_state" 9>&- &  # unless REDIS_URL is set
 redis_pid=$!
 redis=starting
 wait "$redis_pid" || { redis=""; rm -f "$redis_state"; exit 1; }

@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 broker=""
 cluster=""
 cleanup() {
-  trap - EXIT INT TERM HUP
+  trap '' INT TERM HUP  # a second signal must not cut the cleanup short
+  trap - EXIT
   set +e
   if [ -n "$cluster" ]; then scripts/redis-cluster.sh stop; fi
   if [ "$broker" = started ]; then scripts/redis.sh stop test; fi

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import redis
 from django.conf import settings
 from django.db.models import QuerySet
 
@@ -90,6 +91,27 @@ def shops_nearby(*, type_id: int, x: float, y: float) -> list[NearbyHit]:
         unit="m",
         withdist=True,
     )
+    return _ranked(hits)
+
+
+def shops_near_shop(*, shop_id: int, radius_m: int) -> tuple[Shop, list[NearbyHit]]:
+    """The shop, and the other shops of its type within `radius_m` of it, nearest first
+    (ties by id): one GEOSEARCH FROMMEMBER in the type's GEO set. A shop missing from
+    the set (its index not rebuilt yet) is searched from its stored coordinates."""
+    shop = Shop.objects.filter(pk=shop_id).only("id", "type_id", "x", "y").first()
+    if shop is None:
+        raise ShopNotFound()
+    where = {"radius": radius_m, "unit": "m", "withdist": True}
+    try:
+        hits = get_redis().geosearch(keys.geo_shops(shop.type_id), member=shop_id, **where)
+    except redis.ResponseError:  # not a member of the set
+        hits = get_redis().geosearch(
+            keys.geo_shops(shop.type_id), longitude=shop.x, latitude=shop.y, **where
+        )
+    return shop, [hit for hit in _ranked(hits) if hit.shop_id != shop_id]
+
+
+def _ranked(hits: list[Any]) -> list[NearbyHit]:
     ranked = sorted((float(dist), int(member)) for member, dist in hits)
     return [NearbyHit(shop_id, dist) for dist, shop_id in ranked]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from django.conf import settings
 from rest_framework import serializers
 
 from dianping.validation import MAX_DB_ID
@@ -32,7 +33,9 @@ class ShopSerializer(serializers.ModelSerializer):
 
 
 class NearbyShopSerializer(ShopSerializer):
-    distance = serializers.FloatField(read_only=True, help_text="Metres from (x, y).")
+    distance = serializers.FloatField(
+        read_only=True, help_text="Metres from the centre searched: (x, y), or the shop."
+    )
 
     class Meta(ShopSerializer.Meta):
         fields = [*ShopSerializer.Meta.fields, "distance"]
@@ -96,3 +99,12 @@ class ShopListQuerySerializer(serializers.Serializer):
         if "x" in attrs and "type_id" not in attrs:
             raise serializers.ValidationError({"type_id": ["Nearby search needs a shop type."]})
         return attrs
+
+
+class NearShopQuerySerializer(serializers.Serializer):
+    radius = serializers.IntegerField(
+        min_value=1,
+        max_value=settings.SHOP_NEARBY_RADIUS_M,
+        default=1000,
+        help_text="Metres around the shop (at most 5,000).",
+    )

@@ -6,4 +6,5 @@ urlpatterns = [
     path("shop-types", ShopTypeViewSet.as_view({"get": "list"}), name="shop-types"),
     path("shops", ShopViewSet.as_view({"get": "list", "post": "create"}), name="shops"),
     path("shops/<id:shop_id>", shop_detail_view, name="shop-detail"),
+    path("shops/<id:shop_id>/nearby", ShopViewSet.as_view({"get": "nearby"}), name="shop-nearby"),
 ]

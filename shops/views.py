@@ -21,6 +21,7 @@ from .errors import ShopNotFound
 from .models import Shop
 from .serializers import (
     NearbyShopSerializer,
+    NearShopQuerySerializer,
     ShopListItemSerializer,
     ShopListQuerySerializer,
     ShopSerializer,
@@ -60,7 +61,7 @@ class ShopTypeViewSet(viewsets.ViewSet):
 
 class ShopViewSet(viewsets.ViewSet):
     def get_permissions(self):  # type: ignore[no-untyped-def]
-        return [] if self.action in ("list", "retrieve") else [IsStaff()]
+        return [] if self.action in ("list", "retrieve", "nearby") else [IsStaff()]
 
     @extend_schema(
         parameters=[ShopListQuerySerializer, *PAGE_PARAMETERS],
@@ -90,6 +91,24 @@ class ShopViewSet(viewsets.ViewSet):
         # GETs never get here (`shop_detail_view` serves them); HEADs do. Both take
         # the one fast path, so they cannot drift apart.
         return _shop_detail(request._request, shop_id)
+
+    @extend_schema(
+        parameters=[NearShopQuerySerializer, *PAGE_PARAMETERS],
+        responses=paged(NearbyShopSerializer),
+    )
+    def nearby(self, request: Request, shop_id: int) -> Response:
+        """Other shops of the shop's type within `radius` metres of it (1,000 unless
+        given, at most 5,000), nearest first, each with its `distance` from the shop."""
+        query = NearShopQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        shop, hits = selectors.shops_near_shop(
+            shop_id=shop_id, radius_m=query.validated_data["radius"]
+        )
+        paginator = ShopPagination()
+        page = selectors.shops_by_ids_in_order(
+            paginator.paginate_queryset(hits, request), type_id=shop.type_id
+        )
+        return paginator.get_paginated_response(NearbyShopSerializer(page, many=True).data)
 
     @extend_schema(request=ShopWriteSerializer, responses={201: ShopSerializer})
     def create(self, request: Request) -> Response:

@@ -237,6 +237,12 @@ def feed_inbox(user_id: int) -> str:
     return f"feed:{{u{user_id}}}"
 
 
+def feed_pull_authors() -> str:
+    """Set of the authors who ever published a blog that was not pushed (they had more
+    than FEED_PUSH_MAX_FOLLOWERS followers then): readers pull those authors' blogs."""
+    return "feed:pull-authors"
+
+
 # --- sign-in -----------------------------------------------------------------------
 
 

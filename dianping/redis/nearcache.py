@@ -153,6 +153,7 @@ class _Tracker:
         tracking on that redirects to it. Any failure ends them all; `_run` starts over
         from the current list of primaries (after a failover, say)."""
         primaries = _primaries()
+        tracked = _addresses(primaries)
         sessions = [_Session(kwargs) for kwargs in primaries]
         selector = selectors.DefaultSelector()
         try:
@@ -162,12 +163,15 @@ class _Tracker:
             with self.lock:
                 self.generation += 1
                 self._live = True
+            next_check = time.monotonic() + _IDLE_PING
             while True:
                 ready = selector.select(timeout=_IDLE_PING)
                 if not ready:
                     for session in sessions:
                         session.ping()  # tracking dies with its connection: keep it alive
-                    if settings.REDIS_CLUSTER and _primaries() != primaries:
+                if settings.REDIS_CLUSTER and time.monotonic() >= next_check:
+                    next_check = time.monotonic() + _IDLE_PING
+                    if _addresses(_primaries()) != tracked:
                         # A master was added (resharding) or replaced: track the new set.
                         raise ConnectionError("the cluster's primaries changed")
                 for key, _ in ready:
@@ -232,12 +236,25 @@ class _Session:
 def _primaries() -> list[dict[str, Any]]:
     """Connection settings of each server to track: REDIS_URL's, or each primary of the
     Cluster it names."""
-    pool = redis.ConnectionPool.from_url(settings.REDIS_URL)  # credentials, TLS, timeouts
-    base = {**pool.connection_kwargs, "connection_class": pool.connection_class}
+    pool = redis.ConnectionPool.from_url(settings.REDIS_URL)  # credentials, TLS
+    options = settings.CACHES["default"].get("OPTIONS", {})
+    base = {
+        **pool.connection_kwargs,
+        "connection_class": pool.connection_class,
+        # A ping that never answers must fail, not hang with copies still being served.
+        "socket_timeout": options.get("SOCKET_TIMEOUT", 5),
+        "socket_connect_timeout": options.get("SOCKET_CONNECT_TIMEOUT", 2),
+    }
     if not settings.REDIS_CLUSTER:
         return [base]
     nodes = sorted(get_redis().get_primaries(), key=lambda node: (node.host, node.port))
     return [{**base, "host": node.host, "port": node.port, "db": 0} for node in nodes]
+
+
+def _addresses(primaries: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    """What identifies a set of primaries (their settings hold objects that compare by
+    identity, so two readings of the same set never compare equal)."""
+    return [(kwargs.get("host", ""), kwargs.get("port", 0)) for kwargs in primaries]
 
 
 _tracker = _Tracker()

@@ -293,6 +293,9 @@ BLOG_CACHE_NULL_TTL = 60  # how long "no such blog" is remembered
 BLOG_PAGE_LOCK_WAIT = 0.2  # a reader's wait for a page another reader is building
 BLOG_REBUILD_LOCK_WAIT = 10.0  # the rebuild task's wait (it retries after that)
 FEED_INBOX_MAX = env.int("FEED_INBOX_MAX", default=1000)  # newest items kept per inbox
+# Authors with more followers than this are not pushed to every inbox: their followers'
+# feeds pull their blogs at read time (the push-pull feed).
+FEED_PUSH_MAX_FOLLOWERS = env.int("FEED_PUSH_MAX_FOLLOWERS", default=5000)
 FEED_PUSH_BATCH = 500  # followers per push task run
 FEED_BACKFILL = 20  # recent blogs a new follow brings into the inbox
 # A blog whose push has not finished this long after it was made is pushed again (its

@@ -4,6 +4,8 @@ starts with none of its parent's buffered work."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 
 from dianping import runtime
@@ -52,13 +54,24 @@ def test_a_forked_child_never_writes_its_parents_buffered_views(redis_client) ->
     assert _uv_pv(redis_client, "shop:2") == (1, 1)
 
 
-def test_start_brings_up_the_long_running_parts(redis_client) -> None:
+def test_the_wsgi_entry_point_starts_the_background_parts() -> None:
+    """A fresh process, as a server worker is: importing the WSGI application starts the
+    UV/PV flusher (nothing else has imported it yet)."""
+    code = "import threading, dianping.wsgi; print(sorted(t.name for t in threading.enumerate()))"
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "dianping.settings.test"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+
+    assert out.returncode == 0, out.stderr
+    assert "visits-flusher" in out.stdout
+
+
+def test_start_tracks_keys_once_a_near_cache_exists(redis_client) -> None:
     from dianping.redis import nearcache
     from vouchers import seckill  # noqa: F401 (its sale windows have a near cache)
 
     runtime.start()
 
-    names = {t.name for t in threading.enumerate()}
-    assert "visits-flusher" in names
-    assert "nearcache-tracker" in names
     wait_until(nearcache._tracker.ready, timeout=10)  # tracking is on: copies may be served
+    assert "nearcache-tracker" in {t.name for t in threading.enumerate()}

@@ -240,3 +240,21 @@ def test_chinese_text_is_drawn_with_a_cjk_font(page: Page) -> None:
     )
 
     assert not drawn_alike, "no CJK font: `make test` installs Debian's fonts-noto-cjk"
+
+
+def test_a_shop_page_lists_shops_of_its_kind_nearby_and_links_to_them(page: Page) -> None:
+    from shops import services as shops
+
+    shop = ShopFactory(name="Lao Zhang Noodles", x=121.4737, y=31.2304)
+    ShopFactory(name="Noodle Corner", type=shop.type, x=121.4747, y=31.2304)  # ~95 m
+    ShopFactory(name="Far Away Noodles", type=shop.type, x=121.55, y=31.2304)  # ~7 km
+    ShopFactory(name="Tea Next Door", x=121.4738, y=31.2304)  # close, but another kind
+    shops.shop_geo_rebuild()
+
+    page.goto(f"/#/shops/{shop.id}")
+    section = page.get_by_role("region", name="Nearby")
+
+    expect(section.get_by_role("listitem")).to_have_text([re.compile(r"^Noodle Corner · 9\d m$")])
+    section.get_by_role("link", name="Noodle Corner").click()
+    expect(page.get_by_role("heading", name="Noodle Corner")).to_be_visible()
+    expect(page.get_by_role("region", name="Nearby")).to_contain_text("Lao Zhang Noodles")

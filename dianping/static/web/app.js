@@ -361,14 +361,21 @@ function claimable(card, voucher, status) {
 
 async function shopPage(id) {
   const show = screen();
-  const [shop, vouchers] = await Promise.all([get(`shops/${id}`), get(`shops/${id}/vouchers`)]);
+  const [shop, vouchers, nearby] = await Promise.all(
+    [get(`shops/${id}`), get(`shops/${id}/vouchers`), get(`shops/${id}/nearby?radius=1000`)]);
   show(
     h("h1", {}, shop.name),
     h("p", { class: "muted" }, `${shop.area} · ${shop.address}`),
     h("p", {}, `¥${shop.avg_price}/person · ★ ${(shop.score / 10).toFixed(1)} · open ${shop.open_hours || "—"}`),
     h("p", {}, h("a", { href: `#/checkout?shop=${shop.id}` }, "Pay a bill here, with a coupon")),
     h("h2", {}, "Vouchers"),
-    vouchers.length ? vouchers.map(voucherCard) : h("p", {}, "No vouchers for this shop."));
+    vouchers.length ? vouchers.map(voucherCard) : h("p", {}, "No vouchers for this shop."),
+    h("section", { "aria-label": "Nearby" },
+      h("h2", {}, "Nearby, within 1 km"),
+      nearby.results.length
+        ? h("ul", { class: "nearby" }, nearby.results.map((near) => h("li", {},
+          h("a", { href: `#/shops/${near.id}` }, near.name), ` · ${Math.round(near.distance)} m`)))
+        : h("p", {}, "No shops of this kind within 1 km.")));
 }
 
 async function vouchersPage(params) {
