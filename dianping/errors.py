@@ -26,6 +26,9 @@ class Code(StrEnum):
     PAYLOAD_TOO_LARGE = "payload_too_large"  # 413
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"  # 415
     THROTTLED = "throttled"  # 429, with Retry-After
+    NOT_AN_IMAGE = "not_an_image"  # 400: an upload that is no JPEG, PNG or WebP we can read
+    IMAGE_TOO_LARGE = "image_too_large"  # 400: an upload over 5 MB
+    IMAGE_TOO_MANY_PIXELS = "image_too_many_pixels"  # 400: a decompression bomb
     SERVER_ERROR = "server_error"  # 500
     SERVICE_UNAVAILABLE = "service_unavailable"  # 503
 

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.generic import TemplateView
@@ -6,6 +7,13 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from accounts.admin_login import admin_login
 from dianping import views
 from signin import views as signin_views
+
+# Uploaded pictures on local storage (a proxy in front may serve MEDIA_ROOT itself).
+MEDIA_URLS = (
+    [path(f"{settings.MEDIA_URL.strip('/')}/<path:path>", views.media, name="media")]
+    if settings.MEDIA_SERVE
+    else []
+)
 
 # Django tries patterns in order, so the hottest API routes come first.
 urlpatterns = [
@@ -17,6 +25,7 @@ urlpatterns = [
     path("api/", include("blogs.urls")),
     path("api/", include("follows.urls")),
     path("api/", include("signin.urls")),
+    path("api/uploads", views.UploadViewSet.as_view({"post": "create"}), name="uploads"),
     path("api/health", views.health, name="health"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
@@ -25,6 +34,7 @@ urlpatterns = [
     path("admin/signin/report/", signin_views.sign_report, name="sign-report"),
     path("admin/login/", admin_login, name="admin-login"),  # admin's own, rate limited
     path("admin/", admin.site.urls),
+    *MEDIA_URLS,
     path("", TemplateView.as_view(template_name="index.html"), name="home"),
 ]
 

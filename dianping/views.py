@@ -1,4 +1,4 @@
-"""Project-level views: health, and JSON error pages for /api/ paths."""
+"""Project-level views: health, picture uploads, and JSON error pages for /api/ paths."""
 
 from __future__ import annotations
 
@@ -6,19 +6,25 @@ import functools
 import time
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.views import csrf, defaults
+from django.views import csrf, defaults, static
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import api_view
+from rest_framework.parsers import MultiPartParser
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from dianping import images, uploads
 from dianping.api.exceptions import PayloadTooLarge, domain_error_json
-from dianping.errors import Code, NotFound
+from dianping.api.throttles import WriteLimited
+from dianping.errors import Code, InvalidInput, NotFound
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 
@@ -115,3 +121,48 @@ def server_error(request: HttpRequest) -> HttpResponse:
         body = {"detail": "Server error.", "code": Code.SERVER_ERROR}
         return JsonResponse(body, status=500)
     return defaults.server_error(request)
+
+
+def media(request: HttpRequest, path: str) -> HttpResponse:
+    """An uploaded picture from local storage (MEDIA_SERVE): their names are random and
+    their content re-encoded by us, so serving them as files is safe."""
+    return static.serve(request, path, document_root=settings.MEDIA_ROOT)
+
+
+class UploadRequestSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="A JPEG, PNG or WebP picture, at most 5 MB.")
+
+
+class UploadedImageSerializer(serializers.Serializer):
+    url = serializers.CharField()
+    thumbnail_url = serializers.CharField()
+    width = serializers.IntegerField()
+    height = serializers.IntegerField()
+
+
+class UploadViewSet(WriteLimited, viewsets.ViewSet):
+    permission_classes = [IsAuthenticated]
+    parser_classes = [MultiPartParser]
+    write_limits = {"create": "upload_user"}
+
+    @extend_schema(
+        request={"multipart/form-data": UploadRequestSerializer},
+        responses={201: UploadedImageSerializer},
+    )
+    def create(self, request: Request) -> Response:
+        """Upload a picture for a blog or an avatar: re-encoded (EXIF stripped), stored,
+        with a thumbnail. 400 for anything but a JPEG, PNG or WebP of at most 5 MB and
+        40 megapixels."""
+        form = UploadRequestSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        upload = form.validated_data["file"]
+        if upload.size > images.MAX_BYTES:  # refused before it is read into memory
+            raise InvalidInput("Pictures may be at most 5 MB.", code=Code.IMAGE_TOO_LARGE)
+        stored = uploads.image_upload(raw=upload.read())
+        body = {
+            "url": request.build_absolute_uri(stored.url),
+            "thumbnail_url": request.build_absolute_uri(stored.thumbnail_url),
+            "width": stored.width,
+            "height": stored.height,
+        }
+        return Response(body, status=status.HTTP_201_CREATED)

@@ -148,6 +148,24 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+# Uploaded pictures: local files under var/media by default, served by the app itself
+# (MEDIA_SERVE); MEDIA_S3_BUCKET stores them in any S3-compatible store instead, through
+# django-storages (credentials from the usual AWS_* environment variables).
+MEDIA_ROOT = env.path("MEDIA_ROOT", default=VAR_DIR / "media")
+MEDIA_URL = env.str("MEDIA_URL", default="/media/")
+MEDIA_S3_BUCKET = env.str("MEDIA_S3_BUCKET", default="")
+if MEDIA_S3_BUCKET:
+    STORAGES["default"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": MEDIA_S3_BUCKET,
+            "endpoint_url": env.str("MEDIA_S3_ENDPOINT_URL", default=None),
+            "custom_domain": env.str("MEDIA_S3_CUSTOM_DOMAIN", default=None),
+            "querystring_auth": False,  # public pictures: plain, cacheable URLs
+            "file_overwrite": False,
+        },
+    }
+MEDIA_SERVE = env.bool("MEDIA_SERVE", default=not MEDIA_S3_BUCKET)
 
 # --- DRF ----------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -170,6 +188,7 @@ REST_FRAMEWORK = {
         "claim_user": env.str("THROTTLE_CLAIM_USER", default="20/minute"),
         "checkout_user": env.str("THROTTLE_CHECKOUT_USER", default="20/minute"),
         "redeem_user": env.str("THROTTLE_REDEEM_USER", default="60/minute"),
+        "upload_user": env.str("THROTTLE_UPLOAD_USER", default="60/hour"),
         # Failed admin sign-ins, per client IP and per username.
         "admin_login_ip": env.str("THROTTLE_ADMIN_LOGIN_IP", default="20/15minutes"),
         "admin_login_user": env.str("THROTTLE_ADMIN_LOGIN_USER", default="10/15minutes"),

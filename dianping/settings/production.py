@@ -1,7 +1,7 @@
 """Production: secrets must come from the environment; HTTPS everywhere."""
 
 from .base import *  # noqa: F403
-from .base import MIDDLEWARE, REST_FRAMEWORK, env
+from .base import MIDDLEWARE, REST_FRAMEWORK, STORAGES, env
 
 # Static files (admin, API docs) served by the app itself, compressed and cache-busted.
 MIDDLEWARE = [MIDDLEWARE[0], "whitenoise.middleware.WhiteNoiseMiddleware", *MIDDLEWARE[1:]]
@@ -11,7 +11,7 @@ SECRET_KEY = env.str("SECRET_KEY")  # no default: refuse to start without a real
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
 
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    **STORAGES,  # the uploads' store, as base chose it
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 

@@ -59,6 +59,61 @@ async function api(method, path, body, extraHeaders = {}) {
 
 const get = (path) => api("GET", path);
 
+// A picture upload (multipart, so not through api()), reporting progress from 0 to 1.
+function uploadImage(file, onProgress) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", "/api/uploads");
+    xhr.setRequestHeader("X-Client-Id", clientId());
+    if (session.token) xhr.setRequestHeader("Authorization", `Bearer ${session.token}`);
+    xhr.upload.onprogress = (event) => { if (event.lengthComputable) onProgress(event.loaded / event.total); };
+    xhr.onload = () => {
+      let data = null;
+      try { data = JSON.parse(xhr.responseText); } catch { /* not JSON: status says it */ }
+      if (xhr.status === 201) { onProgress(1); resolve(data); } else reject(new ApiError(xhr.status, data));
+    };
+    xhr.onerror = () => reject(new ApiError(0, { detail: "The upload failed: check your connection." }));
+    const form = new FormData();
+    form.append("file", file);
+    xhr.send(form);
+  });
+}
+
+// A picker that uploads each chosen picture at once, with a preview and its progress.
+// `pictures()` gives the uploaded URLs; `busy()` tells whether some are still on their way.
+function picturePicker({ id, label, multiple, max }) {
+  const input = h("input", { id, type: "file", accept: "image/jpeg,image/png,image/webp", multiple: multiple || undefined });
+  const list = h("ul", { class: "pictures", "aria-label": "Chosen pictures" });
+  const status = h("p", { class: "message", role: "status" });
+  const uploaded = [];
+  let pending = 0;
+  input.addEventListener("change", () => {
+    const files = Array.from(input.files).slice(0, max - uploaded.length - pending);
+    input.value = "";
+    for (const file of files) {
+      const progress = h("progress", { max: "1", value: "0", "aria-label": `Uploading ${file.name}` });
+      const preview = h("img", { src: URL.createObjectURL(file), alt: file.name, width: "96", height: "96" });
+      const item = h("li", {}, preview, progress);
+      if (!multiple) list.replaceChildren();
+      list.append(item);
+      pending += 1;
+      uploadImage(file, (share) => { progress.value = share; }).then((picture) => {
+        if (!multiple) uploaded.length = 0;
+        uploaded.push(picture.url);
+        progress.replaceWith(h("span", { class: "muted" }, "uploaded"));
+      }, (error) => {
+        item.remove();
+        message(status, explain(error));
+      }).finally(() => { pending -= 1; });
+    }
+  });
+  return {
+    nodes: [h("label", { for: id }, label), input, list, status],
+    pictures: () => [...uploaded],
+    busy: () => pending > 0,
+  };
+}
+
 // --- DOM helpers ---------------------------------------------------------------------
 
 function h(tag, attrs = {}, ...children) {
@@ -628,6 +683,8 @@ async function blogPage(id) {
     h("p", { class: "muted" }, "by ", h("a", { href: `#/users/${blog.user.id}` }, blog.user.nick_name), ` · ${when(blog.created_at)}`,
       blog.shop_id ? [" · ", h("a", { href: `#/shops/${blog.shop_id}` }, "the shop")] : ""),
     h("p", {}, blog.content),
+    blog.images.length ? h("div", { class: "photos" }, blog.images.map((url, i) =>
+      h("img", { src: url, alt: `Photo ${i + 1} of ${blog.title}`, loading: "lazy" }))) : null,
     h("div", { class: "row" }, like, h("span", {}, count, " likes")), likeStatus,
     h("h2", {}, "First to like"), top,
     h("h2", {}, `Comments (${blog.comments})`), commentList, form, status);
@@ -638,15 +695,18 @@ async function writePage() {
   if (needLogin()) return;
   const title = h("input", { id: "title", name: "title", maxlength: "128", required: true });
   const content = h("textarea", { id: "content", name: "content", maxlength: "5000", required: true });
+  const photos = picturePicker({ id: "photos", label: "Photos (up to 9)", multiple: true, max: 9 });
   const status = h("p", { class: "message", role: "status" });
   const publish = h("button", { type: "submit" }, "Publish");
   show(h("h1", {}, "Write a note"), h("form", { onsubmit: act(publish, status, async () => {
-    const blog = await api("POST", "blogs", { title: title.value, content: content.value });
+    if (photos.busy()) throw new ApiError(0, { detail: "Wait until your photos are uploaded." });
+    const blog = await api("POST", "blogs", { title: title.value, content: content.value, images: photos.pictures() });
     location.hash = `#/blogs/${blog.id}`;
     return true; // published: leaving the page, never twice
   }) },
   h("label", { for: "title" }, "Title"), title,
   h("label", { for: "content" }, "What was it like?"), content,
+  ...photos.nodes,
   h("p", {}, publish)), status);
 }
 
@@ -658,10 +718,25 @@ async function userPage(id) {
     get(`users/${id}/info`), get(`users/${id}/blogs`), other ? get(`follows/${id}`) : null,
   ]);
   const user = blogs.user; // the blogs page names its author: no separate user request
+  const avatar = h("img", { class: "avatar", src: user.icon || "", alt: `${user.nick_name}'s picture`, hidden: !user.icon });
   const nodes = [
-    h("h1", {}, user.nick_name),
+    h("h1", {}, avatar, user.nick_name),
     h("p", { class: "muted" }, [info.city, info.introduce].filter(Boolean).join(" · ")),
   ];
+  if (me && String(me.id) === String(id)) {
+    const picker = picturePicker({ id: "avatar", label: "Change your picture", multiple: false, max: 1 });
+    const save = h("button", { type: "button" }, "Save picture");
+    const saveStatus = h("p", { class: "message", role: "status" });
+    save.addEventListener("click", act(save, saveStatus, async () => {
+      const [icon] = picker.pictures();
+      if (picker.busy() || !icon) throw new ApiError(0, { detail: "Choose a picture and wait for its upload." });
+      const updated = await api("PATCH", "users/me", { icon });
+      avatar.src = updated.icon;
+      avatar.hidden = false;
+      message(saveStatus, "Saved.", true);
+    }));
+    nodes.push(...picker.nodes, h("p", {}, save), saveStatus);
+  }
   const fans = h("span", {}, String(info.fans));
   nodes.push(h("p", {}, fans, " followers · ", String(info.followee), " following"));
   if (other) {

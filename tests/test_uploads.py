@@ -1,0 +1,118 @@
+"""Picture uploads (SPEC §10): re-encoded with Pillow, EXIF gone, thumbnails made, stored
+through Django's storage API; anything else is a 400 that stores nothing."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from PIL import Image
+
+from dianping import images
+
+
+def _picture(fmt: str = "JPEG", size: tuple[int, int] = (800, 600), **save) -> bytes:  # type: ignore[no-untyped-def]
+    out = io.BytesIO()
+    Image.new("RGB", size, (200, 30, 30)).save(out, format=fmt, **save)
+    return out.getvalue()
+
+
+def _with_gps_exif() -> bytes:
+    exif = Image.Exif()
+    exif[0x010F] = "PhoneMaker"  # Make
+    exif[0x0112] = 6  # Orientation: rotate 90° clockwise to view
+    exif.get_ifd(0x8825)[2] = (31.0, 13.0, 49.0)  # GPSLatitude: where the photo was taken
+    return _picture(exif=exif.tobytes())
+
+
+def _upload(api, data: bytes, name: str = "photo.jpg"):  # type: ignore[no-untyped-def]
+    return api.post("/api/uploads", {"file": SimpleUploadedFile(name, data)}, format="multipart")
+
+
+def _stored(settings, url: str) -> Path:  # type: ignore[no-untyped-def]
+    return Path(settings.MEDIA_ROOT) / url.split(settings.MEDIA_URL, 1)[1]
+
+
+@pytest.fixture(autouse=True)
+def media_root(settings, tmp_path):  # type: ignore[no-untyped-def]
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("fmt", ["JPEG", "PNG", "WEBP"])
+def test_a_picture_is_stored_with_a_thumbnail(user_api, settings, fmt) -> None:
+    response = _upload(user_api, _picture(fmt, (1600, 900)), f"photo.{fmt.lower()}")
+
+    assert response.status_code == 201
+    body = response.json()
+    assert (body["width"], body["height"]) == (1600, 900)
+    assert body["url"].startswith("http://testserver/media/uploads/")
+    with Image.open(_stored(settings, body["url"])) as stored:
+        assert (stored.format, stored.size) == (fmt, (1600, 900))
+    with Image.open(_stored(settings, body["thumbnail_url"])) as thumbnail:
+        assert thumbnail.size == (400, 225)  # within 400 x 400, same shape
+    assert user_api.get(body["url"].removeprefix("http://testserver")).status_code == 200
+
+
+@pytest.mark.django_db
+def test_exif_is_stripped_and_the_picture_turned_upright(user_api, settings) -> None:
+    raw = _with_gps_exif()
+    assert Image.open(io.BytesIO(raw)).getexif()  # the test's own check: it has some
+
+    body = _upload(user_api, raw).json()
+
+    with Image.open(_stored(settings, body["url"])) as stored:
+        assert not stored.getexif()  # no camera, no GPS position, no orientation left
+        assert "exif" not in stored.info
+        assert stored.size == (600, 800)  # rotated as the orientation asked
+    assert (body["width"], body["height"]) == (600, 800)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        (b"GIF89a" + b"\x00" * 100, "not_an_image"),  # a format we do not take
+        (b"just some text, not a picture", "not_an_image"),
+        (_picture()[:200], "not_an_image"),  # a truncated JPEG
+        (_picture("GIF"), "not_an_image"),
+        (b"\xff" * (images.MAX_BYTES + 1), "image_too_large"),
+    ],
+)
+def test_anything_else_is_a_400_that_stores_nothing(user_api, media_root, data, code) -> None:
+    response = _upload(user_api, data)
+
+    assert response.status_code == 400
+    assert response.json()["code"] == code
+    assert not any(Path(media_root).rglob("*.*"))
+
+
+@pytest.mark.django_db
+def test_a_decompression_bomb_is_refused_before_it_is_decoded(user_api, media_root) -> None:
+    out = io.BytesIO()
+    Image.new("1", (20_000, 20_000)).save(out, format="PNG")  # 400 MP, a few dozen KB
+    assert len(out.getvalue()) < 200_000
+
+    response = _upload(user_api, out.getvalue(), "bomb.png")
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "image_too_many_pixels"
+    assert not any(Path(media_root).rglob("*.*"))
+
+
+@pytest.mark.django_db
+def test_uploads_need_login_a_file_and_are_rate_limited(api, user_api, settings) -> None:
+    assert _upload(api, _picture()).status_code == 401
+    assert user_api.post("/api/uploads", {}, format="multipart").status_code == 400
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "upload_user": "2/hour",
+        },
+    }
+    statuses = [_upload(user_api, _picture()).status_code for _ in range(3)]
+    assert statuses == [201, 201, 429]
