@@ -7,6 +7,8 @@ import os
 from django.contrib.auth.hashers import make_password
 from django.db import transaction
 
+from dianping.demo_pictures import demo_picture
+
 from .models import User, UserInfo
 
 ADMIN_USERNAME = "admin"
@@ -57,6 +59,7 @@ def seed_clerk() -> User:
         },
     )
     UserInfo.objects.get_or_create(user=clerk)
+    _give_avatar(clerk)
     return clerk
 
 
@@ -76,5 +79,13 @@ def seed_users() -> list[User]:
         UserInfo.objects.update_or_create(
             user=user, defaults={"city": city, "introduce": introduce}
         )
+        _give_avatar(user)
         users.append(user)
     return users
+
+
+def _give_avatar(user: User) -> None:
+    """A drawn picture, unless the user chose one since (kept)."""
+    if not user.icon:
+        user.icon = demo_picture(f"avatar-{user.phone}", size=(240, 240))
+        user.save(update_fields=["icon"])

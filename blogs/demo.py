@@ -11,6 +11,7 @@ from datetime import timedelta
 
 from accounts.models import User
 from dianping import clock
+from dianping.demo_pictures import demo_picture
 from follows import services as follows
 from shops.models import Shop
 
@@ -39,6 +40,7 @@ def seed_blogs(users: list[User]) -> dict[str, int]:
             shop_id=rng.choice(shops) if shops else None,
             title=NOTES[i % len(NOTES)][0],
             content=NOTES[i % len(NOTES)][1],
+            images=[demo_picture(f"blog-{i}-{k}") for k in range(1 + i % 3)],
             created_at=start + timedelta(hours=8 * i),
             pushed_at=start + timedelta(hours=8 * i),  # nobody follows yet: nothing to push
         )

@@ -6,7 +6,10 @@ import random
 
 from django.db import transaction
 
+from dianping.demo_pictures import demo_picture
+
 from . import services
+from .caches import shop_cache
 from .models import Shop, ShopStaff, ShopType
 
 CITY_CENTRE = (121.4737, 31.2304)  # People's Square, Shanghai (longitude, latitude)
@@ -52,9 +55,9 @@ _METRES_PER_DEGREE_LAT = 111_320
 def _demo_shops(types: dict[str, ShopType]) -> list[Shop]:
     rng = random.Random(2026)
     shops = []
-    for name, _sort, brands, (low, high), hours, count in TYPES:
+    for name, sort, brands, (low, high), hours, count in TYPES:
         combos = [(brand, area) for brand in brands for area in AREAS]
-        for brand, (area, lon, lat, street) in rng.sample(combos, count):
+        for n, (brand, (area, lon, lat, street)) in enumerate(rng.sample(combos, count)):
             # Scatter within about a kilometre of the district centre.
             dy, dx = rng.gauss(0, 450), rng.gauss(0, 450)
             shops.append(
@@ -70,9 +73,15 @@ def _demo_shops(types: dict[str, ShopType]) -> list[Shop]:
                     comments=rng.randint(0, 5_000),
                     score=rng.randint(30, 50),
                     open_hours=hours,
+                    images=[_shop_picture(sort, n)],
                 )
             )
     return shops
+
+
+def _shop_picture(type_sort: int, n: int) -> str:
+    """One of four pictures per shop type (drawn once, shared by its shops)."""
+    return demo_picture(f"shop-{type_sort}-{n % 4}")
 
 
 def seed_shops() -> tuple[int, int]:
@@ -81,11 +90,20 @@ def seed_shops() -> tuple[int, int]:
         types = {}
         for name, sort, *_ in TYPES:
             types[name], _ = ShopType.objects.get_or_create(name=name, defaults={"sort": sort})
-        existing = set(Shop.objects.values_list("name", flat=True))
-        fresh = [shop for shop in _demo_shops(types) if shop.name not in existing]
+        demo = {shop.name: shop for shop in _demo_shops(types)}
+        existing = {shop.name: shop for shop in Shop.objects.only("id", "name", "images")}
+        fresh = [shop for name, shop in demo.items() if name not in existing]
         Shop.objects.bulk_create(fresh, batch_size=500)
+        # Demo shops seeded before they had pictures get theirs (a picture set by an
+        # operator since is kept).
+        bare = [shop for name, shop in existing.items() if name in demo and not shop.images]
+        for shop in bare:
+            shop.images = demo[shop.name].images
+        Shop.objects.bulk_update(bare, ["images"], batch_size=500)
     if fresh:  # a bulk insert bypasses the per-shop service: rebuild the indexes wholesale
         services.shop_indexes_rebuild()
+    for shop in bare:
+        shop_cache().evict(shop.id)
     services.shop_types_changed()
     return ShopType.objects.count(), Shop.objects.count()
 

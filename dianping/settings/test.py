@@ -14,6 +14,7 @@ CACHES["default"]["LOCATION"] = REDIS_URL
 # On a cluster (make test-cluster) the broker is the single test Redis, as in production.
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=celery_broker_url(REDIS_URL))
 SMS_BACKEND = "locmem"
+MEDIA_ROOT = VAR_DIR / "test-media"  # pictures of the suite, never `make run`'s
 SMS_FILE_PATH = VAR_DIR / "test-sms"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Generous limits, so tests that repeat a request are never throttled unless they say so.

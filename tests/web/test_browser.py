@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -258,3 +259,23 @@ def test_a_shop_page_lists_shops_of_its_kind_nearby_and_links_to_them(page: Page
     section.get_by_role("link", name="Noodle Corner").click()
     expect(page.get_by_role("heading", name="Noodle Corner")).to_be_visible()
     expect(page.get_by_role("region", name="Nearby")).to_contain_text("Lao Zhang Noodles")
+
+
+def test_times_are_the_server_s_24_hour_whatever_the_browser_s_zone(browser, live_server) -> None:  # type: ignore[no-untyped-def]
+    shop = ShopFactory()
+    begin = clock.now() + timedelta(hours=1)
+    VoucherFactory(
+        shop=shop, title="Evening deal", begin_time=begin,
+        end_time=datetime(begin.year + 1, 1, 5, 8, 31, tzinfo=UTC),  # 16:31 in Shanghai
+    )  # fmt: skip
+    context = browser.new_context(
+        base_url=live_server.url, timezone_id="America/New_York", locale="en-US"
+    )
+    try:
+        page = context.new_page()
+        page.goto(f"/#/shops/{shop.id}")
+
+        card = page.locator("article", has_text="Evening deal")
+        expect(card).to_contain_text(f"ends {begin.year + 1}-01-05 16:31")  # not 3:31 AM
+    finally:
+        context.close()

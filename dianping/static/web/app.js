@@ -153,7 +153,16 @@ function message(el, text, ok = false) {
 }
 
 const money = (fen) => `¥${(fen / 100).toFixed(fen % 100 ? 2 : 0)}`;
-const when = (iso) => new Date(iso).toLocaleString();
+// Times as the server counts them (its TIME_ZONE, on <body>), 24-hour, the same in every
+// browser: "2026-11-24 16:31", whatever zone or locale the browser is in.
+const SERVER_TIME = new Intl.DateTimeFormat("en-GB", {
+  timeZone: document.body.dataset.timeZone || undefined, hourCycle: "h23",
+  year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit",
+});
+function when(iso) {
+  const part = Object.fromEntries(SERVER_TIME.formatToParts(new Date(iso)).map((p) => [p.type, p.value]));
+  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}`;
+}
 
 function discountText(voucher) {
   // What a coupon takes off, in the words of its discount rule (SPEC §3.4).
@@ -247,7 +256,9 @@ function needLogin() {
 }
 
 function blogCard(blog) {
-  return h("article", { class: "card" },
+  const picture = blog.images && blog.images.length ? blog.images[0] : null;
+  return h("article", { class: picture ? "card shop" : "card" },
+    picture ? h("img", { class: "thumb", src: picture, alt: "", loading: "lazy" }) : null,
     h("h3", {}, h("a", { href: `#/blogs/${blog.id}` }, blog.title)),
     h("p", { class: "muted" },
       blog.user ? h("a", { href: `#/users/${blog.user.id}` }, blog.user.nick_name) : null,
@@ -327,7 +338,8 @@ async function shopsPage(params) {
     const data = await get(query);
     if (mine !== generation) return;
     for (const shop of data.results) {
-      list.append(h("article", { class: "card" },
+      list.append(h("article", { class: "card shop" },
+        shop.images.length ? h("img", { class: "thumb", src: shop.images[0], alt: "", loading: "lazy" }) : null,
         h("h3", {}, h("a", { href: `#/shops/${shop.id}` }, shop.name)),
         h("p", { class: "muted" }, `${shop.area} · ${shop.address}`),
         h("p", {}, `¥${shop.avg_price}/person · ★ ${(shop.score / 10).toFixed(1)}`,
@@ -419,6 +431,7 @@ async function shopPage(id) {
   const [shop, vouchers, nearby] = await Promise.all(
     [get(`shops/${id}`), get(`shops/${id}/vouchers`), get(`shops/${id}/nearby?radius=1000`)]);
   show(
+    shop.images.length ? h("img", { class: "cover", src: shop.images[0], alt: `${shop.name}` }) : null,
     h("h1", {}, shop.name),
     h("p", { class: "muted" }, `${shop.area} · ${shop.address}`),
     h("p", {}, `¥${shop.avg_price}/person · ★ ${(shop.score / 10).toFixed(1)} · open ${shop.open_hours || "—"}`),
