@@ -33,7 +33,6 @@ class BlogAdmin(admin.ModelAdmin):
         gone = list(queryset.values_list("id", "user_id"))
         super().delete_queryset(request, queryset)
         for blog_id, _ in gone:
-            transaction.on_commit(lambda b=blog_id: blog_evict(b), robust=True)
             transaction.on_commit(lambda b=blog_id: likes.likes_forget(b), robust=True)
         for user_id in {user_id for _, user_id in gone}:
             transaction.on_commit(lambda u=user_id: services.pages_changed(u), robust=True)

@@ -25,3 +25,12 @@ def blog_evict(*blog_ids: int) -> None:
     """Drop cached details after a committed change (edit, delete, comment, author)."""
     for blog_id in blog_ids:
         blog_cache().evict(blog_id)
+
+
+def author_blogs_evict(user_id: int) -> int:
+    """Drop the cached details of every blog of an author; returns how many."""
+    from .models import Blog
+
+    ids = list(Blog.objects.filter(user_id=user_id).values_list("id", flat=True))
+    blog_evict(*ids)
+    return len(ids)

@@ -108,7 +108,7 @@ def feed_forget_author(*, user_id: int, author_id: int) -> None:
     """An unfollow takes the author's items out of the inbox (only the author's newest
     FEED_INBOX_MAX blogs can be there: the inbox keeps that many newest items)."""
     ids = list(
-        Blog.objects.filter(user_id=author_id)
+        Blog.objects.filter(user_id=author_id, pulled=False)  # pulled ones were never there
         .order_by("-created_at", "-id")
         .values_list("id", flat=True)[: settings.FEED_INBOX_MAX]
     )

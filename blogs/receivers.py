@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
+from django.db.models.signals import post_delete
+
 from accounts.signals import profile_changed
 from follows.signals import follow_synced
 
@@ -22,10 +25,21 @@ def _follow_synced(sender: Any, *, user_id: int, target_id: int, following: bool
 
 
 def _profile_changed(sender: Any, *, user_id: int, **_: Any) -> None:
-    """Cached blog details show their author's nick name and icon: drop the author's."""
-    blog_evict(*Blog.objects.filter(user_id=user_id).values_list("id", flat=True))
+    """Cached blog details show their author's nick name and icon: drop the author's,
+    in a task (an author may have many blogs; the profile edit need not wait)."""
+    from . import tasks
+
+    tasks.evict_author_blogs.delay(user_id)
+
+
+def _blog_deleted(sender: Any, instance: Blog, using: str, **_: Any) -> None:
+    """However a blog goes (the author, admin, its author's account deleted in a
+    cascade), its cached detail goes after the commit."""
+    blog_id = instance.pk
+    transaction.on_commit(lambda: blog_evict(blog_id), using=using, robust=True)
 
 
 def connect() -> None:
     follow_synced.connect(_follow_synced, dispatch_uid="blogs.feed.follow_synced")
     profile_changed.connect(_profile_changed, dispatch_uid="blogs.caches.profile_changed")
+    post_delete.connect(_blog_deleted, sender=Blog, dispatch_uid="blogs.caches.blog_deleted")

@@ -36,6 +36,8 @@ def blog_create(*, user_id: int, data: dict[str, Any]) -> Blog:
             **_writable(data),
         )  # fmt: skip
         blog_id = blog.id
+        # A read of this id before it existed may have cached "no such blog".
+        transaction.on_commit(lambda: blog_evict(blog_id), robust=True)
         transaction.on_commit(lambda: pages_changed(user_id), robust=True)
         if not pulled:
             transaction.on_commit(lambda: tasks.push_to_followers.delay(blog_id), robust=True)
@@ -57,8 +59,7 @@ def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
 
 def blog_delete(*, blog_id: int, user_id: int) -> None:
     with transaction.atomic():
-        _own(blog_id, user_id).delete()
-        transaction.on_commit(lambda: blog_evict(blog_id), robust=True)
+        _own(blog_id, user_id).delete()  # its cached detail goes with it (receivers)
         transaction.on_commit(lambda: likes.likes_forget(blog_id), robust=True)
         transaction.on_commit(lambda: pages_changed(user_id), robust=True)
 

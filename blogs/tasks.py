@@ -8,7 +8,7 @@ from django.conf import settings
 
 from dianping.redis.lock import LockTimeout
 
-from . import feed, pages
+from . import caches, feed, pages
 
 
 @shared_task(ignore_result=True, autoretry_for=(LockTimeout,), retry_backoff=1, max_retries=5)
@@ -37,3 +37,9 @@ def push_unpushed_blogs() -> int:
     for blog_id in blog_ids:
         push_to_followers.delay(blog_id)
     return len(blog_ids)
+
+
+@shared_task(ignore_result=True, autoretry_for=(redis.RedisError,), retry_backoff=1, max_retries=5)
+def evict_author_blogs(user_id: int) -> int:
+    """Drop the cached details of an author's blogs (their name or picture changed)."""
+    return caches.author_blogs_evict(user_id)

@@ -8,6 +8,7 @@ import functools
 import io
 import random
 
+from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from PIL import Image, ImageDraw, ImageFilter
@@ -23,9 +24,13 @@ PALETTES = [
 ]
 
 
-@functools.cache  # 560 shops share 40 pictures: ask the storage once per picture
 def demo_picture(name: str, *, size: tuple[int, int] = (640, 480)) -> str:
     """The URL of the demo picture called `name`, drawn and stored the first time."""
+    return _stored(name, size, str(settings.MEDIA_ROOT), str(settings.MEDIA_URL))
+
+
+@functools.cache  # 560 shops share 40 pictures: ask the storage once per picture and place
+def _stored(name: str, size: tuple[int, int], _root: str, _url: str) -> str:
     path = f"demo/{name}.jpg"
     if not default_storage.exists(path):
         default_storage.save(path, ContentFile(_draw(name, size)))

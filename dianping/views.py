@@ -140,6 +140,9 @@ class UploadedImageSerializer(serializers.Serializer):
     height = serializers.IntegerField()
 
 
+UPLOAD_OVERHEAD = 64 * 1024  # multipart boundaries and headers around the picture
+
+
 class UploadViewSet(WriteLimited, viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
     parser_classes = [MultiPartParser]
@@ -153,6 +156,9 @@ class UploadViewSet(WriteLimited, viewsets.ViewSet):
         """Upload a picture for a blog or an avatar: re-encoded (EXIF stripped), stored,
         with a thumbnail. 400 for anything but a JPEG, PNG or WebP of at most 5 MB and
         40 megapixels."""
+        # Refused before the body is parsed: a parser would first write it all to disk.
+        if int(request.META.get("CONTENT_LENGTH") or 0) > images.MAX_BYTES + UPLOAD_OVERHEAD:
+            raise InvalidInput("Pictures may be at most 5 MB.", code=Code.IMAGE_TOO_LARGE)
         form = UploadRequestSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         upload = form.validated_data["file"]

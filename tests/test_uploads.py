@@ -116,3 +116,29 @@ def test_uploads_need_login_a_file_and_are_rate_limited(api, user_api, settings)
     }
     statuses = [_upload(user_api, _picture()).status_code for _ in range(3)]
     assert statuses == [201, 201, 429]
+
+
+@pytest.mark.django_db
+def test_a_phone_s_jpeg_with_a_second_picture_is_a_jpeg(user_api, settings) -> None:
+    out = io.BytesIO()
+    first, gain_map = Image.new("RGB", (64, 48), (200, 0, 0)), Image.new("RGB", (64, 48))
+    first.save(out, format="MPO", save_all=True, append_images=[gain_map])  # as phones do
+
+    body = _upload(user_api, out.getvalue()).json()
+
+    with Image.open(_stored(settings, body["url"])) as stored:
+        assert (stored.format, stored.size) == ("JPEG", (64, 48))
+
+
+@pytest.mark.django_db
+def test_colours_survive_the_re_encoding(user_api, settings) -> None:
+    grey16 = Image.new("I;16", (4, 1))
+    grey16.putdata([0, 20000, 40000, 65535])
+    out = io.BytesIO()
+    grey16.save(out, format="PNG")
+
+    body = _upload(user_api, out.getvalue(), "scan.png").json()
+
+    with Image.open(_stored(settings, body["url"])) as stored:
+        assert sorted(stored.convert("L").getcolors()) == [(1, 0), (1, 77), (1, 155), (1, 255)]
+        assert "icc_profile" not in stored.info

@@ -108,3 +108,23 @@ def test_admin_edits_and_deletes_evict_cached_details(user, api, client) -> None
 
     assert _read(api, kept.id)["title"] == "moderated"
     assert api.get(f"/api/blogs/{deleted.id}").status_code == 404
+
+
+def test_a_new_blog_is_not_hidden_by_a_miss_cached_before_it_existed(user, user_api, api) -> None:
+    earlier = BlogFactory(user=user)
+    next_id = earlier.id + 1
+    assert api.get(f"/api/blogs/{next_id}").status_code == 404  # "no such blog", cached
+
+    created = user_api.post("/api/blogs", {"title": "new", "content": "c"}, format="json")
+
+    assert created.json()["id"] == next_id
+    assert _read(api, next_id)["title"] == "new"
+
+
+def test_blogs_deleted_with_their_author_leave_the_cache_too(user, api) -> None:
+    blog = BlogFactory(user=user)
+    _read(api, blog.id)
+
+    user.delete()  # the blogs go in a cascade, past every service
+
+    assert api.get(f"/api/blogs/{blog.id}").status_code == 404

@@ -88,7 +88,8 @@ function picturePicker({ id, label, multiple, max }) {
   const uploaded = [];
   let pending = 0;
   input.addEventListener("change", () => {
-    const files = Array.from(input.files).slice(0, max - uploaded.length - pending);
+    // A single picture is replaced by the next one chosen; photos add up to `max`.
+    const files = Array.from(input.files).slice(0, multiple ? max - uploaded.length - pending : 1);
     input.value = "";
     for (const file of files) {
       const progress = h("progress", { max: "1", value: "0", "aria-label": `Uploading ${file.name}` });
