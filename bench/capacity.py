@@ -30,6 +30,12 @@ WRK_DIR = ROOT / "bench" / "wrk"
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
+def _cpu_ticks(stat: Path) -> tuple[int, int]:
+    """(process group, user + system ticks of all its threads) from /proc/<pid>/stat."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()  # after the command name
+    return int(fields[2]), int(fields[11]) + int(fields[12])
+
+
 def group_cpu_seconds(pgid: int) -> float:
     """User + system CPU of every live process in a process group."""
     total = 0
@@ -37,18 +43,17 @@ def group_cpu_seconds(pgid: int) -> float:
         if not entry.name.isdigit():
             continue
         try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            group, ticks = _cpu_ticks(entry / "stat")
         except OSError:
             continue  # exited meanwhile
-        if int(fields[2]) == pgid:  # pgrp; utime and stime follow at 11 and 12
-            total += int(fields[11]) + int(fields[12])
+        if group == pgid:
+            total += ticks
     return total / TICKS
 
 
 def process_cpu_seconds(pid: int) -> float:
     """User + system CPU of one process, all its threads."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
+    return _cpu_ticks(Path(f"/proc/{pid}/stat"))[1] / TICKS
 
 
 def mariadb_cpu_seconds() -> float:

@@ -59,16 +59,30 @@ def like_states(
     if not blog_ids or (user_id is None and not counts):
         return dict.fromkeys(blog_ids, (0, False) if counts else False)
     pipe = get_redis().pipeline(transaction=False)
+    queue_like_states(pipe, blog_ids, user_id, counts=counts)
+    return read_like_states(pipe.execute(), blog_ids, user_id, counts=counts)
+
+
+def queue_like_states(
+    pipe: Any, blog_ids: Sequence[int], user_id: int | None, *, counts: bool
+) -> None:
+    """`like_states`' reads, queued on a caller's pipeline (to share its round trip)."""
     for blog_id in blog_ids:
         if counts:
             pipe.zcard(keys.blog_likes(blog_id))
         if user_id is not None:
             pipe.zscore(keys.blog_likes(blog_id), user_id)
-    replies = iter(pipe.execute())
+
+
+def read_like_states(
+    replies: Sequence[Any], blog_ids: Sequence[int], user_id: int | None, *, counts: bool
+) -> dict[int, Any]:
+    """The states from the replies to `queue_like_states`, in the same shape."""
+    answers = iter(replies)
     states: dict[int, Any] = {}
     for blog_id in blog_ids:
-        count = next(replies) if counts else None
-        liked = user_id is not None and next(replies) is not None
+        count = next(answers) if counts else None
+        liked = user_id is not None and next(answers) is not None
         states[blog_id] = (count, liked) if counts else liked
     return states
 

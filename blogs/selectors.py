@@ -19,19 +19,26 @@ def blog_get(*, blog_id: int) -> Blog:
     return blog
 
 
-def blog_detail(*, blog_id: int) -> dict[str, Any]:
+def blog_detail(*, blog_id: int, viewer_id: int | None) -> dict[str, Any]:
     """A blog as the API shows it, with its author, from the blog cache (a database read
-    only on a miss). Its `liked` is as of caching: callers overlay the live count."""
+    only on a miss), its like count and `is_liked` read live on the same round trip."""
+    from . import likes  # likes reads through this module
     from .serializers import BlogSerializer  # the cached value is the API's own shape
 
     def load() -> dict[str, Any] | None:
         blog = Blog.objects.select_related("user").filter(pk=blog_id).first()
         return BlogSerializer(blog).data if blog else None
 
-    raw = blog_cache().get(blog_id, load)
-    if raw is None:
+    def live_likes(pipe: Any) -> None:
+        likes.queue_like_states(pipe, [blog_id], viewer_id, counts=True)
+
+    found = blog_cache().lookup(blog_id, load, piggyback=live_likes)
+    if found.raw is None:
         raise BlogNotFound()
-    return json.loads(raw)
+    blog = json.loads(found.raw)
+    states = likes.read_like_states(found.extra, [blog_id], viewer_id, counts=True)
+    blog["liked"], blog["is_liked"] = states[blog_id]
+    return blog
 
 
 def blog_exists(*, blog_id: int) -> None:

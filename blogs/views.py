@@ -59,10 +59,7 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
     def retrieve(self, request: Request, blog_id: int) -> Response:
         """A blog with its author and whether the caller likes it (cached; the like
         count and `is_liked` are read live)."""
-        blog = selectors.blog_detail(blog_id=blog_id)
-        state = likes.like_states([blog_id], _caller_id(request), counts=True)[blog_id]
-        blog["liked"], blog["is_liked"] = state
-        return Response(blog)
+        return Response(selectors.blog_detail(blog_id=blog_id, viewer_id=_caller_id(request)))
 
     @extend_schema(request=BlogWriteSerializer, responses=BlogSerializer)
     @api_errors(403)  # not the author

@@ -95,3 +95,42 @@ def command_calls(client, *, ignore: set[str] = frozenset()) -> dict[str, int]: 
             if command not in {"info", "config|resetstat", "ping", "replconf", *ignore}:
                 calls[command] = calls.get(command, 0) + stat["calls"]
     return calls
+
+
+def count_round_trips(monkeypatch) -> list[tuple]:  # type: ignore[no-untyped-def]
+    """Record each batch of commands this thread sends to Redis (one entry a round trip),
+    as the server it went to: a pipeline over a Cluster's keys sends a batch per node."""
+    from redis.connection import AbstractConnection
+
+    sent: list[list] = []
+    me = threading.get_ident()
+    real = AbstractConnection.send_packed_command
+
+    def spy(self, command, check_health=True):  # type: ignore[no-untyped-def]
+        if threading.get_ident() == me:
+            sent.append((getattr(self, "host", None), getattr(self, "port", None)))
+        return real(self, command, check_health)
+
+    monkeypatch.setattr(AbstractConnection, "send_packed_command", spy)
+    return sent
+
+
+def throttle_rates(settings, **rates: str) -> None:  # type: ignore[no-untyped-def]
+    """Set some DRF throttle rates for one test (`settings` is pytest-django's fixture),
+    the others left as the test settings have them."""
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], **rates},
+    }
+
+
+def all_pages(api, url: str) -> list[dict]:  # type: ignore[no-untyped-def]
+    """Every `results` item of a page-numbered list, following `next` to the end."""
+    results, page = [], 1
+    separator = "&" if "?" in url else "?"
+    while True:
+        body = api.get(f"{url}{separator}page={page}").json()
+        results += body["results"]
+        if not body["next"]:
+            return results
+        page += 1

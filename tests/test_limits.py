@@ -9,6 +9,7 @@ from blogs.models import Blog, BlogComment
 from dianping.api.clients import client_ip
 from follows.models import Follow
 from tests.factories import BlogFactory, UserFactory
+from tests.helpers import throttle_rates
 
 
 def _request(remote: str, forwarded: str | None = None):  # type: ignore[no-untyped-def]
@@ -55,19 +56,9 @@ def test_a_forged_forwarded_for_does_not_escape_the_ip_limit(api, settings, sms_
     assert len(sms_outbox) == 2
 
 
-def _limit(settings, scope: str, rate: str) -> None:  # type: ignore[no-untyped-def]
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {
-            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
-            scope: rate,
-        },
-    }
-
-
 @pytest.mark.django_db
 def test_blogs_are_limited_per_user(user_api, user, settings, eager_tasks) -> None:
-    _limit(settings, "blog_user", "2/hour")
+    throttle_rates(settings, blog_user="2/hour")
     body = {"title": "t", "content": "c"}
 
     statuses = [user_api.post("/api/blogs", body, format="json").status_code for _ in range(3)]
@@ -78,7 +69,7 @@ def test_blogs_are_limited_per_user(user_api, user, settings, eager_tasks) -> No
 
 @pytest.mark.django_db
 def test_comments_are_limited_per_user(user_api, settings) -> None:
-    _limit(settings, "comment_user", "5/10seconds")
+    throttle_rates(settings, comment_user="5/10seconds")
     blog = BlogFactory()
 
     statuses = [
@@ -94,7 +85,7 @@ def test_comments_are_limited_per_user(user_api, settings) -> None:
 
 @pytest.mark.django_db
 def test_likes_are_limited_per_user(user_api, settings) -> None:
-    _limit(settings, "like_user", "3/minute")
+    throttle_rates(settings, like_user="3/minute")
     blog = BlogFactory()
 
     responses = [user_api.post(f"/api/blogs/{blog.id}/like") for _ in range(3)]
@@ -108,7 +99,7 @@ def test_likes_are_limited_per_user(user_api, settings) -> None:
 
 @pytest.mark.django_db
 def test_follows_are_limited_per_user(user_api, user, settings) -> None:
-    _limit(settings, "follow_user", "2/minute")
+    throttle_rates(settings, follow_user="2/minute")
     others = [UserFactory() for _ in range(3)]
 
     statuses = [user_api.put(f"/api/follows/{o.id}").status_code for o in others]

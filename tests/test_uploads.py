@@ -11,6 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
 from dianping import images
+from tests.helpers import throttle_rates
 
 
 def _picture(fmt: str = "JPEG", size: tuple[int, int] = (800, 600), **save) -> bytes:  # type: ignore[no-untyped-def]
@@ -104,18 +105,15 @@ def test_a_decompression_bomb_is_refused_before_it_is_decoded(user_api, media_ro
 
 
 @pytest.mark.django_db
-def test_uploads_need_login_a_file_and_are_rate_limited(api, user_api, settings) -> None:
+def test_uploads_need_login_a_file_and_are_rate_limited(
+    api, user_api, settings, media_root
+) -> None:
     assert _upload(api, _picture()).status_code == 401
     assert user_api.post("/api/uploads", {}, format="multipart").status_code == 400
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {
-            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
-            "upload_user": "2/hour",
-        },
-    }
+    throttle_rates(settings, upload_user="2/hour")
     statuses = [_upload(user_api, _picture()).status_code for _ in range(3)]
     assert statuses == [201, 201, 429]
+    assert len(list(Path(media_root).rglob("*.*"))) == 2 * 2  # two pictures and thumbnails
 
 
 @pytest.mark.django_db

@@ -41,7 +41,13 @@ def start_celery(
     *args: str, env: dict[str, str] | None = None, capture: bool = False
 ) -> subprocess.Popen:
     """`celery -A dianping <args>` in its own process group; `capture` keeps its output for
-    `kill` to return, otherwise it is discarded."""
+    `kill` to return, otherwise it is discarded. The queue is emptied first: on a Cluster
+    run the broker is a Redis database no test flushes, and messages earlier tests left
+    there (even earlier runs': it keeps an AOF) would make the new worker work through
+    them before reaching the test's own."""
+    from dianping.celery import app
+
+    app.control.purge()
     stdout, stderr = (subprocess.PIPE, subprocess.STDOUT) if capture else (subprocess.DEVNULL,) * 2
     return subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "dianping", *args],

@@ -13,6 +13,7 @@ from accounts.services import user_update_profile
 from blogs.caches import blog_cache
 from tests.conftest import client_for
 from tests.factories import BlogFactory, UserFactory
+from tests.helpers import count_round_trips
 
 pytestmark = pytest.mark.django_db(transaction=True)  # evictions run after commit
 
@@ -128,3 +129,18 @@ def test_blogs_deleted_with_their_author_leave_the_cache_too(user, api) -> None:
     user.delete()  # the blogs go in a cascade, past every service
 
     assert api.get(f"/api/blogs/{blog.id}").status_code == 404
+
+
+def test_a_cached_detail_with_live_likes_costs_one_round_trip(user, user_api, monkeypatch) -> None:
+    blog = BlogFactory()
+    _read(user_api, blog.id)  # cached
+    round_trips = count_round_trips(monkeypatch)
+
+    _read(user_api, blog.id)
+
+    # Token refresh aside (the authentication's own), the entry and the like state share
+    # one pipeline: one batch per server (on a Cluster, per node holding one of the keys).
+    reads = round_trips[1:]
+    assert len(reads) == len(set(reads)) >= 1
+    if not settings.REDIS_CLUSTER:
+        assert len(reads) == 1

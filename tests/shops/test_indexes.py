@@ -13,7 +13,7 @@ from shops.caches import shop_bloom
 from shops.models import Shop, ShopType
 from shops.serializers import ShopSerializer
 from tests.factories import ShopFactory, ShopTypeFactory
-from tests.helpers import run_concurrently, wait_until, warm_near_cache
+from tests.helpers import count_round_trips, run_concurrently, wait_until, warm_near_cache
 
 
 @pytest.mark.django_db
@@ -152,26 +152,6 @@ def test_a_logged_in_viewer_counts_once_and_gets_the_token_refreshed(
     assert redis_client.pfcount(keys.visits_uv(f"shop:{shop.id}", visits.local_day())) == 1
 
 
-def _count_round_trips(monkeypatch) -> list[tuple]:  # type: ignore[no-untyped-def]
-    """Record each batch of commands this thread sends to Redis (one entry a round trip),
-    as the server it went to: a pipeline over a Cluster's keys sends a batch per node."""
-    import threading
-
-    from redis.connection import AbstractConnection
-
-    sent: list[list] = []
-    me = threading.get_ident()
-    real = AbstractConnection.send_packed_command
-
-    def spy(self, command, check_health=True):  # type: ignore[no-untyped-def]
-        if threading.get_ident() == me:
-            sent.append((getattr(self, "host", None), getattr(self, "port", None)))
-        return real(self, command, check_health)
-
-    monkeypatch.setattr(AbstractConnection, "send_packed_command", spy)
-    return sent
-
-
 CLUSTER = settings.REDIS_CLUSTER
 
 
@@ -190,7 +170,7 @@ def test_shop_detail_costs_one_round_trip_on_a_hit(user_api, api, monkeypatch, n
     else:
         monkeypatch.setattr(cache, "near", None)
         cache.get(shop.id, load)  # in Redis only
-    round_trips = _count_round_trips(monkeypatch)
+    round_trips = count_round_trips(monkeypatch)
 
     assert user_api.get(f"/api/shops/{shop.id}").status_code == 200
     logged_in = list(round_trips)

@@ -9,6 +9,7 @@ import pytest
 
 from shops import services
 from tests.factories import ShopFactory, ShopTypeFactory
+from tests.helpers import all_pages
 
 CENTRE = (121.4737, 31.2304)
 EARTH_RADIUS_M = 6372797.560856  # the radius Redis uses for GEO distances
@@ -21,16 +22,6 @@ def haversine(x1: float, y1: float, x2: float, y2: float) -> float:
         + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
     )
     return 2 * EARTH_RADIUS_M * math.asin(math.sqrt(a))
-
-
-def _all_pages(api, query: str) -> list[dict]:  # type: ignore[no-untyped-def]
-    results, page = [], 1
-    while True:
-        body = api.get(f"/api/shops?{query}&page={page}").json()
-        results += body["results"]
-        if not body["next"]:
-            return results
-        page += 1
 
 
 @pytest.mark.django_db
@@ -94,7 +85,7 @@ def test_nearby_matches_haversine_in_order_across_pages(api) -> None:
     ShopFactory(type=other, x=CENTRE[0], y=CENTRE[1])  # another type, right at the centre
     services.shop_geo_rebuild()
 
-    results = _all_pages(api, f"type_id={food.id}&x={CENTRE[0]}&y={CENTRE[1]}")
+    results = all_pages(api, f"/api/shops?type_id={food.id}&x={CENTRE[0]}&y={CENTRE[1]}")
 
     expected = sorted(
         (haversine(*CENTRE, s.x, s.y), s.id) for s in shops if haversine(*CENTRE, s.x, s.y) <= 5000

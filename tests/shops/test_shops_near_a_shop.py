@@ -10,17 +10,8 @@ import pytest
 from dianping.redis import keys
 from shops import services
 from tests.factories import ShopFactory, ShopTypeFactory
+from tests.helpers import all_pages
 from tests.shops.test_shop_list import CENTRE, haversine
-
-
-def _all_pages(api, shop_id: int, query: str = "") -> list[dict]:  # type: ignore[no-untyped-def]
-    results, page = [], 1
-    while True:
-        body = api.get(f"/api/shops/{shop_id}/nearby?page={page}{query}").json()
-        results += body["results"]
-        if not body["next"]:
-            return results
-        page += 1
 
 
 @pytest.mark.django_db
@@ -36,7 +27,7 @@ def test_the_shop_s_neighbours_of_its_type_nearest_first(api) -> None:
     ShopFactory(type=other, x=CENTRE[0], y=CENTRE[1])  # another type, at the same place
     services.shop_geo_rebuild()
 
-    results = _all_pages(api, centre.id, "&radius=2500")
+    results = all_pages(api, f"/api/shops/{centre.id}/nearby?radius=2500")
 
     expected = sorted(
         (haversine(*CENTRE, s.x, s.y), s.id) for s in shops if haversine(*CENTRE, s.x, s.y) <= 2500

@@ -7,7 +7,7 @@ import pytest
 
 from tests.conftest import client_for
 from tests.factories import NormalVoucherFactory, ShopFactory
-from tests.helpers import run_concurrently
+from tests.helpers import run_concurrently, throttle_rates
 from vouchers.models import ShopOrder, VoucherOrder, WriteOff
 
 
@@ -276,13 +276,7 @@ def test_my_shop_orders_scroll_newest_first(user_api, shop) -> None:
 
 @pytest.mark.django_db
 def test_checkouts_are_rate_limited_per_user(user_api, other_user, shop, settings) -> None:
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {
-            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
-            "checkout_user": "2/minute",
-        },
-    }
+    throttle_rates(settings, checkout_user="2/minute")
 
     statuses = [_checkout(user_api, shop, 1000).status_code for _ in range(3)]
 

@@ -11,7 +11,7 @@ from dianping import clock
 from dianping.redis import ids
 from tests.conftest import client_for
 from tests.factories import NormalVoucherFactory, UserFactory
-from tests.helpers import run_concurrently
+from tests.helpers import run_concurrently, throttle_rates
 from tests.vouchers.sales import drain_all, start_sale
 from vouchers import claims, order_services, releases, seckill, shard
 from vouchers.models import Voucher, VoucherOrder
@@ -118,13 +118,7 @@ def test_unknown_flash_sale_withdrawn_and_anonymous(api, user_api, fake_clock) -
 
 @pytest.mark.django_db
 def test_claims_are_rate_limited_per_user(user_api, settings) -> None:
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {
-            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
-            "claim_user": "2/minute",
-        },
-    }
+    throttle_rates(settings, claim_user="2/minute")
     voucher = NormalVoucherFactory(pay_value=0, per_user_limit=5)
 
     statuses = [claim(user_api, voucher.id).status_code for _ in range(3)]

@@ -11,6 +11,7 @@ from dianping import clock
 from shops.models import ShopStaff
 from tests.conftest import client_for
 from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory
+from tests.helpers import throttle_rates
 from vouchers.models import VoucherOrder, WriteOff
 
 
@@ -129,13 +130,7 @@ def test_expired_and_refunded_coupons_are_refused(user, clerk_api, shop, fake_cl
 
 @pytest.mark.django_db
 def test_misses_are_limited_per_user_and_hits_cost_nothing(user, clerk_api, shop, settings) -> None:
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {
-            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
-            "redeem_miss_user": "3/10minutes",
-        },
-    }
+    throttle_rates(settings, redeem_miss_user="3/10minutes")
     voucher = NormalVoucherFactory(shop=shop, pay_value=0, per_user_limit=5)
     hits = [_coupon(user, voucher) for _ in range(5)]
     guesses = [f"{n:012d}" for n in range(3) if f"{n:012d}" not in {c.redeem_code for c in hits}]
@@ -197,13 +192,7 @@ def test_operators_make_shop_staff_in_admin(admin_client, user, shop) -> None:
 
 @pytest.mark.django_db
 def test_redemptions_are_rate_limited_per_user(user, clerk_api, shop, settings) -> None:
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {
-            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
-            "redeem_user": "2/minute",
-        },
-    }
+    throttle_rates(settings, redeem_user="2/minute")
     voucher = NormalVoucherFactory(shop=shop, pay_value=0, per_user_limit=3)
     coupons = [_coupon(user, voucher) for _ in range(3)]
 
