@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: run run-guard test test-cluster screenshots lint format setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity bench-memory clean
+.PHONY: run run-guard test test-cluster screenshots lint format messages setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity bench-memory clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -36,6 +36,15 @@ test-cluster: setup  ## the whole suite on a local 3-master Redis Cluster (start
 screenshots: SETUP_FOR = test
 screenshots: setup  ## the browser tests, saving the README's screenshots to docs/screenshots/
 	@UPDATE_SCREENSHOTS=1 scripts/test.sh tests/web
+
+# The translations: strings extracted into locale/zh_Hans (edit the .po files, then run
+# this again); the compiled .mo files are committed, so installs need no gettext.
+I18N_IGNORE := --ignore 'var/*' --ignore 'tests/*' --ignore 'bench/*' --ignore '*/vendor/*'
+messages: SETUP_FOR = test  # gettext comes with the test tools
+messages: setup  ## extract the client's, admin's and API's strings into locale/ and compile them
+	$(PY) manage.py makemessages --locale zh_Hans --domain django --add-location file --no-obsolete $(I18N_IGNORE)
+	$(PY) manage.py makemessages --locale zh_Hans --domain djangojs --add-location file --no-obsolete $(I18N_IGNORE)
+	$(PY) manage.py compilemessages --locale zh_Hans --ignore '.venv' --ignore 'var'
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -1,5 +1,7 @@
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from . import services
 from .models import User, UserInfo
@@ -21,10 +23,13 @@ class UserAdmin(DjangoUserAdmin):
     actions = ["log_out_everywhere"]
     fieldsets = (
         *DjangoUserAdmin.fieldsets,
-        ("Dianping profile", {"fields": ("phone", "nick_name", "icon")}),
+        (_("Dianping profile"), {"fields": ("phone", "nick_name", "icon")}),
     )
 
-    @admin.action(description="Log out everywhere (revoke all login tokens)")
+    @admin.action(description=_("Log out everywhere (revoke all login tokens)"))
     def log_out_everywhere(self, request, queryset):  # type: ignore[no-untyped-def]
         revoked = services.users_revoke_sessions(user_ids=queryset.values_list("pk", flat=True))
-        self.message_user(request, f"Revoked {revoked} live token(s).", messages.SUCCESS)
+        message = ngettext(
+            "Revoked %(count)s live token.", "Revoked %(count)s live tokens.", revoked
+        ) % {"count": revoked}
+        self.message_user(request, message, messages.SUCCESS)

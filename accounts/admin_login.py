@@ -10,6 +10,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
+from django.utils.html import format_html
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 
@@ -49,8 +51,11 @@ def admin_login(request: HttpRequest) -> HttpResponse:
 
 def _too_many(retry_after: float) -> HttpResponse:
     wait = max(1, int(retry_after + 0.999))
-    body = (
-        "<!doctype html><title>Too many attempts</title><h1>Too many failed sign-ins</h1>"
-        f"<p>Try again in {wait} seconds.</p>"
+    body = format_html(
+        "<!doctype html><title>{}</title><h1>{}</h1><p>{}</p>",
+        gettext("Too many attempts"),
+        gettext("Too many failed sign-ins"),
+        ngettext("Try again in %(seconds)s second.", "Try again in %(seconds)s seconds.", wait)
+        % {"seconds": wait},
     )
     return HttpResponse(body, status=429, headers={"Retry-After": str(wait)})

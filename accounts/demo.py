@@ -15,17 +15,17 @@ ADMIN_USERNAME = "admin"
 ADMIN_PASSWORD = os.environ.get("DEMO_ADMIN_PASSWORD", "dianping-admin")
 
 DEMO_USERS = [
-    ("13800000001", "Xiao Ming", "Shanghai", "Noodle hunter, weekend brunch reviewer."),
-    ("13800000002", "Lily Chen", "Shanghai", "Hotpot is a lifestyle."),
-    ("13800000003", "Wang Lei", "Hangzhou", "Coffee, bikes and dumplings."),
-    ("13800000004", "Zhang Wei", "Shanghai", "I review every xiaolongbao I meet."),
-    ("13800000005", "Amy Liu", "Suzhou", "Desserts first."),
-    ("13800000006", "Chen Jie", "Shanghai", "Late-night barbecue scout."),
-    ("13800000007", "Sun Yu", "Nanjing", "Tea houses and quiet corners."),
-    ("13800000008", "Zhao Min", "Shanghai", "Family dinners, big tables."),
-    ("13800000009", "Zhou Tao", "Shanghai", "Spicy food, no regrets."),
-    ("13800000010", "Huang Qi", "Ningbo", "Seafood from the coast."),
-]
+    ("13800000001", "魔都吃货小明", "上海", "上海土著，生煎面馆老字号一家家吃过去，周末顺便剪个头、按个脚。"),
+    ("13800000002", "火锅少女Lily", "上海", "火锅是一种生活方式，吃完必须转场唱K。"),
+    ("13800000003", "骑行的阿磊", "杭州", "单车、撸铁和咖啡，练完就要吃顿好的。"),
+    ("13800000004", "小笼包测评员张伟", "上海", "见一只小笼包测一只：皮厚、汤汁、褶子数都记。"),
+    ("13800000005", "Amy的精致日常", "苏州", "美甲美睫做SPA，周末坐高铁来上海变美。"),
+    ("13800000006", "夜猫子阿杰", "上海", "深夜觅食侦察兵，专找开到凌晨两点的店。"),
+    ("13800000007", "偷得半日闲", "南京", "喜欢早茶、足疗和安静的角落，出差也要偷个闲。"),
+    ("13800000008", "二宝妈妈赵敏", "上海", "家有两娃，大桌聚餐和遛娃乐园全靠我踩点。"),
+    ("13800000009", "无辣不欢周涛", "上海", "吃辣从不后悔，后悔是第二天的事。"),
+    ("13800000010", "宁波小黄鱼", "宁波", "海边长大，对海鲜很挑剔；来上海就找好吃的和好看的夜景。"),
+]  # fmt: skip
 
 
 @transaction.atomic
@@ -35,7 +35,7 @@ def seed_admin() -> tuple[User, bool]:
     purpose, and `make run` seeds on every start."""
     staff, created = User.objects.get_or_create(
         username=ADMIN_USERNAME,
-        defaults={"nick_name": "Operator", "is_staff": True, "is_superuser": True},
+        defaults={"nick_name": "平台运营", "is_staff": True, "is_superuser": True},
     )
     if created:
         staff.set_password(ADMIN_PASSWORD)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
+
 from dianping.errors import NotAuthenticated, NotFound
 
 from .errors import Code
@@ -11,7 +13,7 @@ from .models import User, UserInfo
 def user_get(*, user_id: int) -> User:
     user = User.objects.filter(pk=user_id, is_active=True).first()
     if user is None:
-        raise NotFound("No such user.", code=Code.USER_NOT_FOUND)
+        raise NotFound(gettext("No such user."), code=Code.USER_NOT_FOUND)
     return user
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from django.utils.translation import gettext
 from rest_framework import serializers
 
 from .models import ICON_MAX, NICK_NAME_MAX, User, UserInfo
@@ -15,7 +16,9 @@ _ICON_RE = re.compile(r"(https?://|/)[^\s]*")
 
 def validate_phone(value: str) -> str:
     if not PHONE_RE.fullmatch(value):
-        raise serializers.ValidationError("Enter a mainland mobile number: 11 digits from 13-19.")
+        raise serializers.ValidationError(
+            gettext("Enter a mainland mobile number: 11 digits from 13-19.")
+        )
     return value
 
 
@@ -62,17 +65,21 @@ class ProfileUpdateSerializer(serializers.Serializer):
 
     def validate_nick_name(self, value: str) -> str:
         if _CONTROL_CHARS.search(value):
-            raise serializers.ValidationError("Control characters are not allowed.")
+            raise serializers.ValidationError(gettext("Control characters are not allowed."))
         return value
 
     def validate_icon(self, value: str) -> str:
         if value and not _ICON_RE.fullmatch(value):
-            raise serializers.ValidationError("Use an http(s) URL or a path starting with /.")
+            raise serializers.ValidationError(
+                gettext("Use an http(s) URL or a path starting with /.")
+            )
         return value
 
 
 class UserInfoSerializer(serializers.ModelSerializer):
-    gender = serializers.CharField(source="get_gender_display", read_only=True)
+    # The choice's name, not its label: labels are translated for the admin, while the
+    # API answers the same value in every language.
+    gender = serializers.SerializerMethodField()
 
     class Meta:
         model = UserInfo
@@ -88,3 +95,6 @@ class UserInfoSerializer(serializers.ModelSerializer):
             "level",
         ]
         read_only_fields = fields
+
+    def get_gender(self, info: UserInfo) -> str:
+        return UserInfo.Gender(info.gender).name.lower()

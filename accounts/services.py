@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from django.conf import settings
 from django.contrib.auth.hashers import make_password
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
 
 from dianping.errors import (
     Conflict,
@@ -54,7 +55,7 @@ def auth_code_send(*, phone: str) -> None:
     limiter = _phone_limiter()
     decision = limiter.hit(phone)
     if not decision.allowed:
-        raise RateLimited(decision.retry_after, "Too many codes requested for this phone.")
+        raise RateLimited(decision.retry_after, gettext("Too many codes requested for this phone."))
     code = f"{secrets.randbelow(10**6):06d}"
     key = keys.login_code(phone)
     pipe = get_redis().pipeline(transaction=True)
@@ -62,14 +63,19 @@ def auth_code_send(*, phone: str) -> None:
     pipe.hset(key, mapping={"digest": _code_digest(phone, code), "attempts": 0})
     pipe.expire(key, settings.AUTH_CODE_TTL)
     pipe.execute()
-    minutes = settings.AUTH_CODE_TTL // 60
+    # In the requester's language; translations keep the code apart from the words around
+    # it (a space or punctuation), so phones can offer to fill it in.
+    text = gettext("Your Dianping login code is %(code)s. It expires in %(minutes)s minutes.") % {
+        "code": code,
+        "minutes": settings.AUTH_CODE_TTL // 60,
+    }
     try:
-        send_sms(phone, f"Your Dianping login code is {code}. It expires in {minutes} minutes.")
+        send_sms(phone, text)
     except Exception as exc:
         get_redis().delete(key)  # a code nobody received must not stay guessable
         limiter.refund(phone, decision)  # nor count against the phone's quota
         log.exception("sms delivery to %s failed", phone)
-        raise ServiceUnavailable("The text message could not be sent; try again.") from exc
+        raise ServiceUnavailable(gettext("The text message could not be sent; try again.")) from exc
 
 
 def auth_login(*, phone: str, code: str) -> tuple[str, User]:
@@ -78,14 +84,14 @@ def auth_login(*, phone: str, code: str) -> tuple[str, User]:
         [keys.login_code(phone)], [_code_digest(phone, code), settings.AUTH_CODE_MAX_ATTEMPTS]
     )
     if verdict == _CODE_WRONG:
-        raise InvalidInput("The code is wrong.", code=Code.INVALID_CODE)
+        raise InvalidInput(gettext("The code is wrong."), code=Code.INVALID_CODE)
     if verdict != _CODE_ACCEPTED:
         raise InvalidInput(
-            "No valid code for this phone; request a new one.", code=Code.INVALID_CODE
+            gettext("No valid code for this phone; request a new one."), code=Code.INVALID_CODE
         )
     user = user_get_or_create_by_phone(phone=phone)
     if not user.is_active:
-        raise Forbidden("This account is disabled.", code=Code.ACCOUNT_DISABLED)
+        raise Forbidden(gettext("This account is disabled."), code=Code.ACCOUNT_DISABLED)
     return tokens.token_issue(user), user
 
 
@@ -129,7 +135,7 @@ def user_get_or_create_by_phone(*, phone: str) -> User:
         user = User.objects.filter(phone=phone).first()
         if user is None:
             raise Conflict(
-                "This phone number clashes with an existing account; contact support.",
+                gettext("This phone number clashes with an existing account; contact support."),
                 code=Code.ACCOUNT_CONFLICT,
             ) from None
         return user

@@ -1,8 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class BlogsConfig(AppConfig):
     name = "blogs"
+    verbose_name = _("Blogs")
 
     def ready(self) -> None:
         from . import receivers

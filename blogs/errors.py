@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from django.utils.translation import gettext_lazy as _
+
 from dianping.errors import NotFound
 
 
@@ -15,4 +17,4 @@ class Code(StrEnum):
 
 class BlogNotFound(NotFound):
     default_code = Code.BLOG_NOT_FOUND
-    default_detail = "No such blog."
+    default_detail = _("No such blog.")

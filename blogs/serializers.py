@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.utils.translation import gettext
 from rest_framework import serializers
 
 from accounts.serializers import PublicUserSerializer
@@ -20,7 +21,7 @@ class BlogWriteSerializer(serializers.Serializer):
 
     def validate_shop_id(self, value: int | None) -> int | None:
         if value is not None and not Shop.objects.filter(pk=value).exists():
-            raise serializers.ValidationError("No such shop.")
+            raise serializers.ValidationError(gettext("No such shop."))
         return value
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import F
+from django.utils.translation import gettext
 
 from dianping import clock
 from dianping.errors import Forbidden, InvalidInput
@@ -73,7 +74,7 @@ def comment_create(
             parent_id is not None
             and not BlogComment.objects.filter(pk=parent_id, blog_id=blog_id).exists()
         ):
-            raise InvalidInput("No such comment on this blog.", code=Code.INVALID_PARENT)
+            raise InvalidInput(gettext("No such comment on this blog."), code=Code.INVALID_PARENT)
         comment = BlogComment.objects.create(
             blog_id=blog_id, user_id=user_id, content=content, parent_id=parent_id
         )
@@ -89,7 +90,7 @@ def _own(blog_id: int, user_id: int) -> Blog:
     if blog is None:
         raise BlogNotFound()
     if blog.user_id != user_id:
-        raise Forbidden("Only the author may change this blog.", code=Code.NOT_AUTHOR)
+        raise Forbidden(gettext("Only the author may change this blog."), code=Code.NOT_AUTHOR)
     return blog
 
 

@@ -1,11 +1,18 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class DianpingConfig(AppConfig):
     name = "dianping"
-    verbose_name = "Dianping platform"
+    verbose_name = _("Dianping platform")
 
     def ready(self) -> None:
+        from django.contrib import admin
+
         from .api import converters
 
         converters.register()
+        # The admin's own titles, in the operator's language like the rest of it.
+        admin.site.site_header = _("Dianping operators' admin")
+        admin.site.site_title = _("Dianping admin")
+        admin.site.index_title = _("Platform data")

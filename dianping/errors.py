@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from django.utils.translation import gettext_lazy as _
+
 
 class Code(StrEnum):
     """The codes any endpoint may answer with; each app lists its own in <app>/errors.py."""
@@ -34,14 +36,17 @@ class Code(StrEnum):
 
 
 class DomainError(Exception):
-    """A business rule said no. `code` is the stable machine-readable reason."""
+    """A business rule said no. `code` is the stable machine-readable reason; `detail`
+    is for people, in the language of the request that raised it (SPEC §10)."""
 
     status_code = 400
     default_code: str = Code.INVALID
-    default_detail = "The request cannot be processed."
+    default_detail = _("The request cannot be processed.")
 
     def __init__(self, detail: str | None = None, code: str | None = None) -> None:
-        self.detail = detail or self.default_detail
+        # Translated now, while the request's language is active, and a plain str from
+        # here on: safe for json.dumps, logging and pickling alike.
+        self.detail = str(detail or self.default_detail)
         self.code = code or self.default_code
         super().__init__(self.detail)
 
@@ -53,31 +58,31 @@ class InvalidInput(DomainError):
 class NotAuthenticated(DomainError):
     status_code = 401
     default_code = Code.NOT_AUTHENTICATED
-    default_detail = "Authentication credentials were not provided or have expired."
+    default_detail = _("Authentication credentials were not provided or have expired.")
 
 
 class NotFound(DomainError):
     status_code = 404
     default_code = Code.NOT_FOUND
-    default_detail = "Not found."
+    default_detail = _("Not found.")
 
 
 class Forbidden(DomainError):
     status_code = 403
     default_code = Code.PERMISSION_DENIED
-    default_detail = "You do not have permission to perform this action."
+    default_detail = _("You do not have permission to perform this action.")
 
 
 class Conflict(DomainError):
     status_code = 409
     default_code = Code.CONFLICT
-    default_detail = "The request conflicts with the current state."
+    default_detail = _("The request conflicts with the current state.")
 
 
 class RateLimited(DomainError):
     status_code = 429
     default_code = Code.THROTTLED
-    default_detail = "Too many requests."
+    default_detail = _("Too many requests.")
 
     def __init__(self, retry_after: float, detail: str | None = None) -> None:
         super().__init__(detail)
@@ -87,4 +92,4 @@ class RateLimited(DomainError):
 class ServiceUnavailable(DomainError):
     status_code = 503
     default_code = Code.SERVICE_UNAVAILABLE
-    default_detail = "A dependency is unavailable; try again shortly."
+    default_detail = _("A dependency is unavailable; try again shortly.")

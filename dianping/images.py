@@ -2,8 +2,9 @@
 store is a clean image of a format we accept, without its metadata (EXIF, with the
 camera's GPS position, never leaves the server), turned upright, plus a thumbnail.
 
-Pure functions over bytes: no storage, no Django. The limits are refused before any
-pixel is decoded where they can be (size, format, pixel count from the header).
+Pure functions over bytes: no storage, no Django beyond translating the refusals. The
+limits are refused before any pixel is decoded where they can be (size, format, pixel
+count from the header).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import threading
 import warnings
 from dataclasses import dataclass
 
+from django.utils.translation import gettext
 from PIL import Image, ImageCms, ImageOps, UnidentifiedImageError
 
 from dianping.errors import Code, InvalidInput
@@ -46,7 +48,7 @@ def clean_image(raw: bytes) -> CleanImage:
     """Decode, check and re-encode an uploaded picture. InvalidInput (400) for anything
     that is not a JPEG, PNG or WebP within the limits."""
     if len(raw) > MAX_BYTES:
-        raise InvalidInput("Pictures may be at most 5 MB.", code=Code.IMAGE_TOO_LARGE)
+        raise too_large()
     with _DECODING:
         image = _decode(raw)
         kind, extension = FORMATS[image.format]
@@ -82,7 +84,7 @@ def _decode(raw: bytes) -> Image.Image:
             raise _too_many_pixels() from None
         except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
             raise InvalidInput(
-                "Send a JPEG, PNG or WebP picture we can read.", code=Code.NOT_AN_IMAGE
+                gettext("Send a JPEG, PNG or WebP picture we can read."), code=Code.NOT_AN_IMAGE
             ) from None
     return image
 
@@ -106,9 +108,17 @@ def _in_srgb(image: Image.Image) -> Image.Image:
     return image
 
 
+def too_large() -> InvalidInput:
+    return InvalidInput(
+        gettext("Pictures may be at most %(mb)s MB.") % {"mb": MAX_BYTES // (1024 * 1024)},
+        code=Code.IMAGE_TOO_LARGE,
+    )
+
+
 def _too_many_pixels() -> InvalidInput:
     return InvalidInput(
-        "This picture has too many pixels (at most 40 megapixels).",
+        gettext("This picture has too many pixels (at most %(mp)s megapixels).")
+        % {"mp": MAX_PIXELS // 1_000_000},
         code=Code.IMAGE_TOO_MANY_PIXELS,
     )
 

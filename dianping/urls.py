@@ -2,6 +2,7 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.generic import TemplateView
+from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.admin_login import admin_login
@@ -35,6 +36,9 @@ urlpatterns = [
     path("admin/login/", admin_login, name="admin-login"),  # admin's own, rate limited
     path("admin/", admin.site.urls),
     *MEDIA_URLS,
+    # The client's language: the switch posts to set_language, its strings come from here.
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("", TemplateView.as_view(template_name="index.html"), name="home"),
 ]
 

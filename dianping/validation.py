@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from django.utils.translation import gettext
+
 MAX_DB_ID = 2**63 - 1  # signed BIGINT: larger values overflow SQLite and MariaDB
 
 
@@ -21,11 +23,11 @@ def parse_id(raw: str) -> int:
 def parse_positive_int(raw: str | None, *, default: int) -> int:
     """A positive integer from a query string; `default` when absent.
 
-    Raises ValueError with a message fit for the client.
+    Raises ValueError with a message fit for the client (in the request's language).
     """
     number = parse_whole_number(raw, default=default)
     if number < 1:
-        raise ValueError("A positive whole number is required.")
+        raise ValueError(gettext("A positive whole number is required."))
     return number
 
 
@@ -34,7 +36,7 @@ def parse_whole_number(raw: str | None, *, default: int | None) -> int | None:
     if raw is None or raw == "":
         return default
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:
-        raise ValueError("A whole number (0 or more) is required.")
+        raise ValueError(gettext("A whole number (0 or more) is required."))
     return int(raw)
 
 
@@ -45,11 +47,11 @@ _ISO_MONTH = re.compile(r"(\d{4})-(\d{2})", re.ASCII)
 def parse_iso_date(raw: str) -> date:
     """YYYY-MM-DD, and only that (`date.fromisoformat` also takes week dates)."""
     if not _ISO_DATE.fullmatch(raw):
-        raise ValueError("Use YYYY-MM-DD.")
+        raise ValueError(gettext("Use YYYY-MM-DD."))
     try:
         return date.fromisoformat(raw)
     except ValueError:
-        raise ValueError("Use YYYY-MM-DD.") from None
+        raise ValueError(gettext("Use YYYY-MM-DD.")) from None
 
 
 def parse_month(raw: str) -> date:
@@ -60,4 +62,4 @@ def parse_month(raw: str) -> date:
             raise ValueError
         return date(int(match[1]), int(match[2]), 1)
     except ValueError:
-        raise ValueError("Use YYYY-MM, e.g. 2026-11.") from None
+        raise ValueError(gettext("Use YYYY-MM, e.g. 2026-11.")) from None

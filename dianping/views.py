@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.translation import gettext
 from django.views import csrf, defaults, static
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
@@ -24,7 +25,7 @@ from rest_framework.response import Response
 from dianping import images, uploads
 from dianping.api.exceptions import PayloadTooLarge, domain_error_json
 from dianping.api.throttles import WriteLimited
-from dianping.errors import Code, InvalidInput, NotFound
+from dianping.errors import Code, NotFound
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 
@@ -62,7 +63,7 @@ def _get_only(view):
     @functools.wraps(view)
     def wrapped(request: HttpRequest) -> HttpResponse:
         if request.method not in ("GET", "HEAD"):
-            detail = f'Method "{request.method}" not allowed.'
+            detail = gettext('Method "%(method)s" not allowed.') % {"method": request.method}
             response = JsonResponse({"detail": detail, "code": Code.METHOD_NOT_ALLOWED}, status=405)
             response["Allow"] = "GET, HEAD"
             return response
@@ -97,7 +98,7 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """CSRF_FAILURE_VIEW: the API never uses cookies, so a CSRF refusal there can only
     come from a view that forgot its exemption; answer in the API's shape anyway."""
     if _is_api(request):
-        body = {"detail": "CSRF verification failed.", "code": Code.CSRF_FAILED}
+        body = {"detail": gettext("CSRF verification failed."), "code": Code.CSRF_FAILED}
         return JsonResponse(body, status=403)
     return csrf.csrf_failure(request, reason)
 
@@ -112,13 +113,14 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
         if isinstance(exception, RequestDataTooBig):  # read by a middleware or plain view
             return domain_error_json(PayloadTooLarge())
-        return JsonResponse({"detail": "Bad request.", "code": Code.BAD_REQUEST}, status=400)
+        body = {"detail": gettext("Bad request."), "code": Code.BAD_REQUEST}
+        return JsonResponse(body, status=400)
     return defaults.bad_request(request, exception)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
     if _is_api(request):
-        body = {"detail": "Server error.", "code": Code.SERVER_ERROR}
+        body = {"detail": gettext("Server error."), "code": Code.SERVER_ERROR}
         return JsonResponse(body, status=500)
     return defaults.server_error(request)
 
@@ -158,7 +160,7 @@ class UploadViewSet(WriteLimited, viewsets.ViewSet):
         40 megapixels."""
         # Refused before the body is parsed: a parser would first write it all to disk.
         if int(request.META.get("CONTENT_LENGTH") or 0) > images.MAX_BYTES + UPLOAD_OVERHEAD:
-            raise InvalidInput("Pictures may be at most 5 MB.", code=Code.IMAGE_TOO_LARGE)
+            raise images.too_large()
         form = UploadRequestSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         # At most MAX_BYTES plus the overhead (checked above): clean_image refuses the rest.

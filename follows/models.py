@@ -4,20 +4,29 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from dianping import clock
 
 
 class Follow(models.Model):
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="following"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="following",
+        verbose_name=_("follower"),
     )
     followed = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="followers"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="followers",
+        verbose_name=_("followed user"),
     )
-    created_at = models.DateTimeField(default=clock.now)
+    created_at = models.DateTimeField(_("followed at"), default=clock.now)
 
     class Meta:
+        verbose_name = _("follow")
+        verbose_name_plural = _("follows")
         constraints = [
             models.UniqueConstraint(fields=["user", "followed"], name="follow_once"),
             models.CheckConstraint(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.utils.translation import gettext
 
 from accounts.models import User, UserInfo
 from accounts.selectors import user_get
@@ -92,7 +93,7 @@ def following_sets_rebuild() -> int:
 
 def _check_target(user_id: int, target_id: int) -> None:
     if user_id == target_id:
-        raise InvalidInput("You cannot follow yourself.", code=Code.CANNOT_FOLLOW_SELF)
+        raise InvalidInput(gettext("You cannot follow yourself."), code=Code.CANNOT_FOLLOW_SELF)
     user_get(user_id=target_id)  # 404 for unknown or disabled users
 
 

@@ -2,8 +2,8 @@
 # Install the Debian packages the project needs when they are missing: what
 # `python -m venv` and the mysqlclient build need, and redis-server unless the
 # target's Redis lives elsewhere (REDIS_URL for `run` and `bench`, TEST_REDIS_URL for
-# `test`), chromium, zbar-tools and a CJK font for the browser tests, and wrk for the
-# benchmarks.
+# `test`), chromium, zbar-tools and a CJK font for the browser tests, gettext's msgfmt
+# for the catalog test, and wrk for the benchmarks.
 # Needs root and apt; says so clearly otherwise.
 #   scripts/bootstrap-system.sh [run|test|bench]
 set -euo pipefail
@@ -25,6 +25,8 @@ if [ "${1:-run}" = test ]; then
   command -v zbarimg >/dev/null 2>&1 || missing+=(zbar-tools)
   # Shop names and the client's text are Chinese: without a CJK font they draw as boxes.
   [ -n "$(fc-list :lang=zh 2>/dev/null)" ] || missing+=(fonts-noto-cjk)
+  # tests/test_i18n.py compiles the translations anew to prove the committed .mo is current.
+  command -v msgfmt >/dev/null 2>&1 || missing+=(gettext)
 fi
 if [ "${1:-run}" = bench ]; then
   command -v wrk >/dev/null 2>&1 || missing+=(wrk)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from django.utils.translation import gettext_lazy as _
+
 from dianping.errors import NotFound
 
 
@@ -15,4 +17,4 @@ class Code(StrEnum):
 
 class ShopNotFound(NotFound):
     default_code = Code.SHOP_NOT_FOUND
-    default_detail = "No such shop."
+    default_detail = _("No such shop.")

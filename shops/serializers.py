@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext
 from rest_framework import serializers
 
 from dianping.validation import MAX_DB_ID
@@ -55,7 +56,7 @@ class ShopListItemSerializer(ShopSerializer):
 
 def _finite(value: float) -> float:
     if not math.isfinite(value):
-        raise serializers.ValidationError("A finite number is required.")
+        raise serializers.ValidationError(gettext("A finite number is required."))
     return value
 
 
@@ -95,9 +96,11 @@ class ShopListQuerySerializer(serializers.Serializer):
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if ("x" in attrs) != ("y" in attrs):
-            raise serializers.ValidationError({"x": ["Give both x (longitude) and y (latitude)."]})
+            message = gettext("Give both x (longitude) and y (latitude).")
+            raise serializers.ValidationError({"x": [message]})
         if "x" in attrs and "type_id" not in attrs:
-            raise serializers.ValidationError({"type_id": ["Nearby search needs a shop type."]})
+            message = gettext("Nearby search needs a shop type.")
+            raise serializers.ValidationError({"type_id": [message]})
         return attrs
 
 

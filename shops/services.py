@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.db.models import ProtectedError
 from django.utils import timezone
+from django.utils.translation import gettext
 from tqdm import tqdm
 
 from dianping.errors import Conflict
@@ -66,7 +67,7 @@ def shop_delete(*, shop_id: int) -> None:
             shop.delete()
         except ProtectedError:
             raise Conflict(
-                "The shop has vouchers or orders; remove or move them first.",
+                gettext("The shop has vouchers or orders; remove or move them first."),
                 code=Code.SHOP_IN_USE,
             ) from None
         transaction.on_commit(lambda: _sync_indexes(shop_id, type_id), robust=True)
@@ -109,7 +110,8 @@ def shop_type_delete(*, shop_type: ShopType) -> None:
             shop_type.delete()
         except ProtectedError:
             raise Conflict(
-                "Shops still have this type; move them first.", code=Code.SHOP_TYPE_IN_USE
+                gettext("Shops still have this type; move them first."),
+                code=Code.SHOP_TYPE_IN_USE,
             ) from None
 
         def after() -> None:

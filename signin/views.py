@@ -10,6 +10,7 @@ from django.contrib import admin
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.exceptions import ValidationError
@@ -110,7 +111,8 @@ class StatsViewSet(viewsets.ViewSet):
             try:
                 shop_id = parse_id(raw)
             except ValueError:
-                raise ValidationError({"shop_id": ["A shop id is required."]}) from None
+                message = gettext("A shop id is required.")
+                raise ValidationError({"shop_id": [message]}) from None
             shop_exists(shop_id=shop_id)
         return Response(stats.uv_stats(end=end, days=days, shop_id=shop_id))
 
@@ -134,7 +136,11 @@ def sign_report(request: HttpRequest) -> HttpResponse:
     peak = max((row["users"] for row in rows), default=0) or 1
     for row in rows:
         row["percent"] = round(100 * row["users"] / peak)
-    context = {**admin.site.each_context(request), "title": "Sign-ins per day", "rows": rows}
+    context = {
+        **admin.site.each_context(request),
+        "title": gettext("Sign-ins per day"),
+        "rows": rows,
+    }
     return render(request, "admin/signin_report.html", context)
 
 
@@ -158,11 +164,11 @@ def _parse_span(request: Request) -> tuple[date, int]:
     try:
         days = parse_positive_int(request.query_params.get("days"), default=1)
         if days > settings.STATS_MAX_DAYS:
-            raise ValueError(f"At most {settings.STATS_MAX_DAYS} days.")
+            raise ValueError(gettext("At most %(days)s days.") % {"days": settings.STATS_MAX_DAYS})
     except ValueError as exc:
         errors["days"] = [str(exc)]
     if not errors and end.toordinal() - days < 0:
-        errors["date"] = ["The window starts before year 1."]
+        errors["date"] = [gettext("The window starts before year 1.")]
     if errors:
         raise ValidationError(errors)
     return end, days

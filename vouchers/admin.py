@@ -8,6 +8,8 @@ from collections.abc import Iterator
 
 from django.contrib import admin, messages
 from django.http import StreamingHttpResponse
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from dianping import clock
 from dianping.errors import DomainError
@@ -41,19 +43,27 @@ class VoucherAdmin(admin.ModelAdmin):
             fields += [f for f in services.FROZEN_WITH_ORDERS if f not in fields]
         return fields
 
-    @admin.display(description="status")
+    @admin.display(description=_("status"))
     def live_status(self, voucher: Voucher) -> str:
-        return voucher.status_at(clock.now())
+        return Voucher.Status(voucher.status_at(clock.now())).label
 
-    @admin.display(description="discount")
+    @admin.display(description=_("discount"))
     def discount(self, voucher: Voucher) -> str:
+        """The rule in a few words; amounts in fen, as the fields are."""
         rule = voucher.discount_rule
+        values = {
+            "off": rule.discount_amount,
+            "threshold": rule.amount_condition,
+            "rate": rule.discount_rate,
+            "cap": rule.max_discount,
+        }
         if rule.type == Voucher.DiscountType.FULL_REDUCTION:
-            return f"{rule.discount_amount} off from {rule.amount_condition}"
+            return gettext("%(off)s off from %(threshold)s") % values
         if rule.type == Voucher.DiscountType.PERCENTAGE:
-            cap = f", at most {rule.max_discount}" if rule.max_discount else ""
-            return f"pay {rule.discount_rate}% from {rule.amount_condition}{cap}"
-        return f"{rule.value} off"
+            if rule.max_discount:
+                return gettext("pay %(rate)s%% from %(threshold)s, at most %(cap)s off") % values
+            return gettext("pay %(rate)s%% from %(threshold)s") % values
+        return gettext("%(value)s off") % {"value": rule.value}
 
     def get_changelist_instance(self, request):  # type: ignore[no-untyped-def]
         """The page's Redis stock in one round trip and its order counts in one query,
@@ -67,7 +77,7 @@ class VoucherAdmin(admin.ModelAdmin):
             voucher._counts = counts[voucher.id]
         return changelist
 
-    @admin.display(description="Redis stock")
+    @admin.display(description=_("Redis stock"))
     def redis_stock(self, voucher: Voucher) -> str:
         if not voucher.is_seckill:
             return "-"
@@ -75,7 +85,7 @@ class VoucherAdmin(admin.ModelAdmin):
             remaining = voucher._live_stock
         else:  # a row the changelist did not fetch: ask for it alone
             remaining = stock.live_stock([voucher.id])[voucher.id]
-        return "not loaded" if remaining is None else str(remaining)
+        return gettext("not loaded") if remaining is None else str(remaining)
 
     def _count(self, voucher: Voucher, name: str) -> int:
         counts = (
@@ -83,19 +93,19 @@ class VoucherAdmin(admin.ModelAdmin):
         )
         return counts[name]
 
-    @admin.display(description="claimed")
+    @admin.display(description=_("claimed"))
     def claimed_count(self, voucher: Voucher) -> int:
         return self._count(voucher, "claimed")
 
-    @admin.display(description="paid")
+    @admin.display(description=_("paid"))
     def paid_count(self, voucher: Voucher) -> int:
         return self._count(voucher, "paid")
 
-    @admin.display(description="used")
+    @admin.display(description=_("used"))
     def used_count(self, voucher: Voucher) -> int:
         return self._count(voucher, "used")
 
-    @admin.display(description="refunded")
+    @admin.display(description=_("refunded"))
     def refunded_count(self, voucher: Voucher) -> int:
         return self._count(voucher, "refunded")
 
@@ -114,7 +124,7 @@ class VoucherAdmin(admin.ModelAdmin):
         protected rows, so a voucher in use is refused there, before anything runs."""
         deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
         refusals = [
-            f"{voucher}: {refusal.detail}"
+            gettext("%(voucher)s: %(reason)s") % {"voucher": voucher, "reason": refusal.detail}
             for voucher in objs
             if (refusal := services.voucher_delete_refusal(voucher)) is not None
         ]
@@ -133,23 +143,31 @@ class VoucherAdmin(admin.ModelAdmin):
             try:
                 services.voucher_delete(voucher_id=voucher_id)
             except DomainError as exc:  # a sale or an order landed after the confirmation
-                self.message_user(request, f"Voucher {voucher_id}: {exc.detail}", messages.ERROR)
+                message = gettext("Voucher %(id)s: %(reason)s") % {
+                    "id": voucher_id,
+                    "reason": exc.detail,
+                }
+                self.message_user(request, message, messages.ERROR)
 
-    @admin.action(description="Preheat now (activity list and stock)")
+    @admin.action(description=_("Preheat now (activity list and stock)"))
     def preheat_now(self, request, queryset):  # type: ignore[no-untyped-def]
         listed = services.activities_preheat()
-        self.message_user(request, f"Preheated {listed} flash sale(s).", messages.SUCCESS)
+        message = ngettext(
+            "Preheated %(count)s flash sale.", "Preheated %(count)s flash sales.", listed
+        ) % {"count": listed}
+        self.message_user(request, message, messages.SUCCESS)
 
-    @admin.action(description="Reload stock to Redis")
+    @admin.action(description=_("Reload stock to Redis"))
     def reload_stock(self, request, queryset):  # type: ignore[no-untyped-def]
         outcome = stock.stock_load(queryset.filter(type=Voucher.Kind.SECKILL))
-        self.message_user(request, f"Stock reload: {outcome}", messages.SUCCESS)
+        message = gettext("Stock reload: %(outcome)s") % {"outcome": outcome}
+        self.message_user(request, message, messages.SUCCESS)
 
-    @admin.action(description="Void (withdraw: no more sales or claims)")
+    @admin.action(description=_("Void (withdraw: no more sales or claims)"))
     def void(self, request, queryset):  # type: ignore[no-untyped-def]
         for voucher_id in queryset.values_list("pk", flat=True):
             services.voucher_void(voucher_id=voucher_id)
-        self.message_user(request, "Voided.", messages.SUCCESS)
+        self.message_user(request, gettext("Voided."), messages.SUCCESS)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -191,7 +209,7 @@ class ShopOrderAdmin(ReadOnlyAdmin):
 class ShopWithWriteOffsFilter(admin.SimpleListFilter):
     """Shops that have write-offs (a list of every shop would run to hundreds)."""
 
-    title = "shop"
+    title = _("shop")
     parameter_name = "shop"
 
     def lookups(self, request, model_admin):  # type: ignore[no-untyped-def]
@@ -227,7 +245,7 @@ class WriteOffAdmin(ReadOnlyAdmin):
     list_select_related = ["shop", "voucher", "order", "redeemed_by"]
     actions = ["export_csv"]
 
-    @admin.action(description="Export as CSV")
+    @admin.action(description=_("Export as CSV"))
     def export_csv(self, request, queryset):  # type: ignore[no-untyped-def]
         """Streamed row by row, so a month of write-offs never sits in memory at once."""
         writer = csv.writer(Echo())

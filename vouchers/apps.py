@@ -1,5 +1,7 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class VouchersConfig(AppConfig):
     name = "vouchers"
+    verbose_name = _("Vouchers")

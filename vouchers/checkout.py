@@ -4,6 +4,7 @@ refund it. An Idempotency-Key makes a retried checkout return the first one's or
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
 
 from dianping import clock
 from dianping.errors import Conflict, NotFound
@@ -82,7 +83,7 @@ def _coupon(user_id: int, coupon_id: int, order: ShopOrder) -> VoucherOrder:
         VoucherOrder.objects.select_related("voucher").filter(pk=coupon_id, user_id=user_id).first()
     )
     if coupon is None:
-        raise NotFound("No such coupon.", code=Code.COUPON_NOT_FOUND)
+        raise NotFound(gettext("No such coupon."), code=Code.COUPON_NOT_FOUND)
     if (refusal := coupon_refusal(coupon, order.created_at)) is not None:
         raise refusal
     return coupon
@@ -95,7 +96,7 @@ def _keyed(user_id: int, key: str) -> ShopOrder | None:
 def _replayed(order: ShopOrder, *, shop_id: int, amount: int, coupon_id: int | None) -> ShopOrder:
     if (order.shop_id, order.amount, order.coupon_id) != (shop_id, amount, coupon_id):
         raise Conflict(
-            "This Idempotency-Key was used for a different checkout.",
+            gettext("This Idempotency-Key was used for a different checkout."),
             code=Code.IDEMPOTENCY_KEY_REUSED,
         )
     return order
@@ -111,7 +112,7 @@ def shop_order_refund(*, shop_order_id: int, user_id: int) -> ShopOrder:
         ).update(status=ShopOrder.Status.REFUNDED, refunded_at=now)
         order = ShopOrder.objects.filter(pk=shop_order_id, user_id=user_id).first()
         if order is None:
-            raise NotFound("No such shop order.", code=Code.SHOP_ORDER_NOT_FOUND)
+            raise NotFound(gettext("No such shop order."), code=Code.SHOP_ORDER_NOT_FOUND)
         if refunded and order.coupon_id is not None:
             coupon_give_back(shop_order=order, now=now)
     return order

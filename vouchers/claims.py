@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.utils.translation import gettext
 
 from dianping import clock
 from dianping.errors import Conflict, NotFound
@@ -23,9 +24,9 @@ def voucher_claim(*, user_id: int, voucher_id: int) -> VoucherOrder:
     one user; a guarded UPDATE in the same transaction decides stock (none: unlimited)."""
     voucher = Voucher.objects.filter(pk=voucher_id, type=Voucher.Kind.NORMAL).first()
     if voucher is None:
-        raise NotFound("No such voucher to claim.", code=Code.VOUCHER_NOT_FOUND)
+        raise NotFound(gettext("No such voucher to claim."), code=Code.VOUCHER_NOT_FOUND)
     if voucher.status == Voucher.Status.VOID:
-        raise Conflict("This voucher was withdrawn.", code=Code.ENDED)
+        raise Conflict(gettext("This voucher was withdrawn."), code=Code.ENDED)
     # Slot 1 first: most claims are a user's first, and the unique index refuses a taken
     # slot without a query to look. Then the lowest free one, for as long as claims of
     # the same user keep winning the slot we picked (or, once in 10^12, the redeem code).
@@ -39,7 +40,7 @@ def voucher_claim(*, user_id: int, voucher_id: int) -> VoucherOrder:
 
 
 def _limit_reached() -> Conflict:
-    return Conflict("You hold as many of these as allowed.", code=Code.LIMIT_REACHED)
+    return Conflict(gettext("You hold as many of these as allowed."), code=Code.LIMIT_REACHED)
 
 
 def _free_slot(user_id: int, voucher: Voucher) -> int:
@@ -77,7 +78,7 @@ def _claim_in_slot(user_id: int, voucher: Voucher, slot: int) -> VoucherOrder:
             .exclude(status=Voucher.Status.VOID)
             .update(stock=F("stock") - 1)
         ):
-            raise Conflict("Sold out.", code=Code.SOLD_OUT)
+            raise Conflict(gettext("Sold out."), code=Code.SOLD_OUT)
         order.save(force_insert=True)
         if not free:
             # Still inside the transaction: if Redis refuses the timeout, the claim rolls

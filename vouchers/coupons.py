@@ -7,6 +7,8 @@ from __future__ import annotations
 import secrets
 from datetime import datetime, timedelta
 
+from django.utils.translation import gettext
+
 from dianping import clock
 from dianping.errors import Conflict, InvalidInput
 
@@ -30,12 +32,14 @@ def new_redeem_code() -> str:
 def coupon_refusal(coupon: VoucherOrder, now: datetime) -> Conflict | None:
     """Why the coupon cannot be used now, judged from its state; None if it can."""
     if coupon.status == Status.PAID and coupon.is_expired(now):
-        return Conflict("The coupon has expired.", code=Code.COUPON_EXPIRED)
+        return Conflict(gettext("The coupon has expired."), code=Code.COUPON_EXPIRED)
     return {
-        Status.UNPAID: Conflict("The coupon is not paid yet.", code=Code.COUPON_UNPAID),
-        Status.CANCELLED: Conflict("The coupon was cancelled.", code=Code.COUPON_CANCELLED),
-        Status.USED: Conflict("The coupon has been used.", code=Code.COUPON_USED),
-        Status.REFUNDED: Conflict("The coupon was refunded.", code=Code.COUPON_REFUNDED),
+        Status.UNPAID: Conflict(gettext("The coupon is not paid yet."), code=Code.COUPON_UNPAID),
+        Status.CANCELLED: Conflict(
+            gettext("The coupon was cancelled."), code=Code.COUPON_CANCELLED
+        ),
+        Status.USED: Conflict(gettext("The coupon has been used."), code=Code.COUPON_USED),
+        Status.REFUNDED: Conflict(gettext("The coupon was refunded."), code=Code.COUPON_REFUNDED),
     }.get(coupon.status)
 
 
@@ -45,18 +49,19 @@ def coupon_discount(coupon: VoucherOrder, *, shop_id: int, amount: int | None) -
     shop, below the threshold, no amount for a coupon whose discount needs one."""
     voucher = coupon.voucher
     if voucher.shop_id != shop_id:
-        raise Conflict("The coupon belongs to another shop.", code=Code.WRONG_SHOP)
+        raise Conflict(gettext("The coupon belongs to another shop."), code=Code.WRONG_SHOP)
     if amount is None:
         if voucher.discount_type != discounts.CASH:
             raise InvalidInput(
-                "This coupon's discount depends on the bill: send its amount.",
+                gettext("This coupon's discount depends on the bill: send its amount."),
                 code=Code.AMOUNT_REQUIRED,
             )
         return voucher.actual_value
     off = discounts.discount_for(voucher.discount_rule, amount)
     if off is None:
         raise Conflict(
-            f"The coupon needs an amount of at least {voucher.amount_condition} fen.",
+            gettext("The coupon needs an amount of at least %(amount)s fen.")
+            % {"amount": voucher.amount_condition},
             code=Code.BELOW_THRESHOLD,
         )
     return off
@@ -75,7 +80,7 @@ def coupon_take(coupon: VoucherOrder) -> datetime:
     if not used:
         coupon.refresh_from_db(fields=["status", "expires_at"])
         raise coupon_refusal(coupon, now) or Conflict(
-            "The coupon cannot be used.", code=Code.COUPON_USED
+            gettext("The coupon cannot be used."), code=Code.COUPON_USED
         )
     return now
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext
+
 CASH, FULL_REDUCTION, PERCENTAGE = "cash", "full_reduction", "percentage"
 TYPES = (CASH, FULL_REDUCTION, PERCENTAGE)
 
@@ -61,15 +63,20 @@ def rule_errors(
     discount_rate: int | None,
     max_discount: int | None,
 ) -> dict[str, str]:
-    """What is missing or contradictory in a rule, by field ({} when it is sound). Used
-    by the staff API and by admin, so both refuse the same rules."""
+    """What is missing or contradictory in a rule, by field ({} when it is sound), in the
+    request's language. Used by the staff API and by admin, so both refuse the same rules."""
     errors: dict[str, str] = {}
     if discount_type not in TYPES:
-        return {"discount_type": f"Choose one of: {', '.join(TYPES)}."}
+        return {
+            "discount_type": gettext("Choose one of: %(choices)s.") % {"choices": ", ".join(TYPES)}
+        }
 
     def forbid(field: str, value: int | None, *, empty: object = None) -> None:
         if value != empty:
-            errors[field] = f"A {discount_type} voucher takes no {field}."
+            errors[field] = gettext("A %(type)s voucher takes no %(field)s.") % {
+                "type": discount_type,
+                "field": field,
+            }
 
     if discount_type == CASH:
         forbid("amount_condition", amount_condition, empty=0)
@@ -80,15 +87,19 @@ def rule_errors(
         forbid("discount_rate", discount_rate)
         forbid("max_discount", max_discount)
         if not discount_amount:
-            errors["discount_amount"] = "A full_reduction voucher needs discount_amount > 0."
+            errors["discount_amount"] = gettext(
+                "A full_reduction voucher needs discount_amount > 0."
+            )
         elif amount_condition < discount_amount:
-            errors["amount_condition"] = (
+            errors["amount_condition"] = gettext(
                 "A full_reduction voucher needs amount_condition >= discount_amount."
             )
     else:
         forbid("discount_amount", discount_amount)
         if discount_rate is None or not 1 <= discount_rate <= 99:
-            errors["discount_rate"] = "A percentage voucher needs discount_rate from 1 to 99."
+            errors["discount_rate"] = gettext(
+                "A percentage voucher needs discount_rate from 1 to 99."
+            )
         if max_discount is not None and max_discount < 1:
-            errors["max_discount"] = "max_discount must be at least 1 fen when set."
+            errors["max_discount"] = gettext("max_discount must be at least 1 fen when set.")
     return errors

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext
 
 from dianping import clock
 from dianping.errors import NotFound
@@ -39,7 +40,7 @@ def order_get(*, order_id: int, user_id: int) -> VoucherOrder:
                 id=order_id, user_id=user_id, voucher_id=voucher_id, status=PENDING,
                 created_at=created_at,
             )  # fmt: skip
-    raise NotFound("No such order.", code=Code.ORDER_NOT_FOUND)
+    raise NotFound(gettext("No such order."), code=Code.ORDER_NOT_FOUND)
 
 
 def my_vouchers(

@@ -16,6 +16,7 @@ import logging
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.utils.translation import gettext
 
 from dianping import clock
 from dianping.errors import Conflict, ServiceUnavailable
@@ -46,12 +47,12 @@ def order_pay(*, order_id: int, user_id: int) -> VoucherOrder:
         except IntegrityError:
             continue
     else:  # three codes taken in a row: something is wrong with the generator, not the user
-        raise ServiceUnavailable("No redeem code could be made; try again.")
+        raise ServiceUnavailable(gettext("No redeem code could be made; try again."))
     order = _owned(order_id, user_id)
     if order.status in (Status.PAID, Status.USED):
         return order
     if order.status == Status.UNPAID:
-        raise Conflict("The coupon expired before it was paid.", code=Code.COUPON_EXPIRED)
+        raise Conflict(gettext("The coupon expired before it was paid."), code=Code.COUPON_EXPIRED)
     raise _wrong_state(order.status)
 
 
@@ -90,7 +91,7 @@ def order_refund(*, order_id: int, user_id: int) -> VoucherOrder:
     if order.status == Status.REFUNDED:
         return order
     if order.status == Status.PAID:  # it was not refunded: so it has expired
-        raise Conflict("The coupon has expired.", code=Code.COUPON_EXPIRED)
+        raise Conflict(gettext("The coupon has expired."), code=Code.COUPON_EXPIRED)
     raise _wrong_state(order.status)
 
 
@@ -160,7 +161,8 @@ def _owned(order_id: int, user_id: int) -> VoucherOrder:
     if order is None:
         order_get(order_id=order_id, user_id=user_id)  # 404 unless it is pending:
         raise Conflict(
-            "The order is still being placed; try again in a moment.", code=Code.ORDER_PENDING
+            gettext("The order is still being placed; try again in a moment."),
+            code=Code.ORDER_PENDING,
         )
     return order
 
@@ -168,10 +170,13 @@ def _owned(order_id: int, user_id: int) -> VoucherOrder:
 def _wrong_state(status: str) -> Conflict:
     """The answer to a move the order's current state does not allow."""
     detail, code = {
-        Status.UNPAID: ("The order is not paid yet; cancel it instead.", Code.ORDER_UNPAID),
-        Status.PAID: ("The order is paid; refund it instead.", Code.ORDER_PAID),
-        Status.USED: ("The coupon has been used.", Code.COUPON_USED),
-        Status.CANCELLED: ("The order was cancelled.", Code.ORDER_CANCELLED),
-        Status.REFUNDED: ("The order was refunded.", Code.ORDER_REFUNDED),
+        Status.UNPAID: (
+            gettext("The order is not paid yet; cancel it instead."),
+            Code.ORDER_UNPAID,
+        ),
+        Status.PAID: (gettext("The order is paid; refund it instead."), Code.ORDER_PAID),
+        Status.USED: (gettext("The coupon has been used."), Code.COUPON_USED),
+        Status.CANCELLED: (gettext("The order was cancelled."), Code.ORDER_CANCELLED),
+        Status.REFUNDED: (gettext("The order was refunded."), Code.ORDER_REFUNDED),
     }[status]
     return Conflict(detail, code=code)

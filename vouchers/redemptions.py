@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import transaction
+from django.utils.translation import gettext
 
 from dianping import clock
 from dianping.errors import NotFound, RateLimited
@@ -36,12 +37,12 @@ def coupon_redeem(
     subject = f"user:{by_user_id}"
     attempt = misses.hit(subject)  # counted now, taken back below if the code is a hit
     if not attempt.allowed:
-        raise RateLimited(attempt.retry_after, "Too many unknown codes; try again later.")
+        raise RateLimited(attempt.retry_after, gettext("Too many unknown codes; try again later."))
     coupon = VoucherOrder.objects.select_related("voucher").filter(redeem_code=code).first()
     if coupon is None or not (
         by_site_staff or works_at(user_id=by_user_id, shop_id=coupon.voucher.shop_id)
     ):
-        raise NotFound("No coupon with this code.", code=Code.CODE_NOT_FOUND)
+        raise NotFound(gettext("No coupon with this code."), code=Code.CODE_NOT_FOUND)
     misses.refund(subject, attempt)
     if (refusal := coupon_refusal(coupon, clock.now())) is not None:
         raise refusal

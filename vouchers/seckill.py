@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext
 
 from accounts import tokens
 from dianping import clock
@@ -89,11 +90,11 @@ def _open_window(voucher_id: int) -> dict[str, Any]:
     """The sale's window, or the verdicts that need no Redis: unknown, void, sold out."""
     window = _sale_window(voucher_id)
     if window is None or not window["seckill"]:
-        raise NotFound("No such flash sale.", code=Code.VOUCHER_NOT_FOUND)
+        raise NotFound(gettext("No such flash sale."), code=Code.VOUCHER_NOT_FOUND)
     if window["void"]:
-        raise Conflict("This sale was cancelled.", code=Code.ENDED)
+        raise Conflict(gettext("This sale was cancelled."), code=Code.ENDED)
     if _sold_out_until.get(voucher_id, 0) > time.monotonic():
-        raise Conflict("Sold out.", code=Code.SOLD_OUT)
+        raise Conflict(gettext("Sold out."), code=Code.SOLD_OUT)
     return window
 
 
@@ -106,19 +107,21 @@ def _decide(verdict: list[int], voucher_id: int, window: dict[str, Any]) -> int:
         verdict = _run(voucher_id, window, user_id=verdict[1], charge_funnel=False)
     code = verdict[0]
     if code == _THROTTLED:
-        raise RateLimited(verdict[1] / 1000, "Too many attempts; slow down.")
+        raise RateLimited(verdict[1] / 1000, gettext("Too many attempts; slow down."))
     if code == _OK:
         return ids.compose(ids.ID_EPOCH + int(verdict[1]), int(verdict[2]))
     if code == _SOLD_OUT:
         _sold_out_until[voucher_id] = time.monotonic() + settings.SECKILL_SOLD_OUT_FLAG_TTL
-        raise Conflict("Sold out.", code=Code.SOLD_OUT)
+        raise Conflict(gettext("Sold out."), code=Code.SOLD_OUT)
     if code == _DUPLICATE:
-        raise Conflict("You already have an order for this voucher.", code=Code.DUPLICATE_ORDER)
+        raise Conflict(
+            gettext("You already have an order for this voucher."), code=Code.DUPLICATE_ORDER
+        )
     if code == _NOT_STARTED:
-        raise Conflict("The sale has not started yet.", code=Code.NOT_STARTED)
+        raise Conflict(gettext("The sale has not started yet."), code=Code.NOT_STARTED)
     if code == _ENDED:
-        raise Conflict("The sale has ended.", code=Code.ENDED)
-    raise ServiceUnavailable("The sale is not ready; try again shortly.")
+        raise Conflict(gettext("The sale has ended."), code=Code.ENDED)
+    raise ServiceUnavailable(gettext("The sale is not ready; try again shortly."))
 
 
 def _run(

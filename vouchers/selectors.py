@@ -10,6 +10,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext
 
 from dianping import clock
 from dianping.errors import NotFound
@@ -24,7 +25,7 @@ from .serializers import VoucherSerializer
 def voucher_get(*, voucher_id: int) -> Voucher:
     voucher = Voucher.objects.filter(pk=voucher_id).first()
     if voucher is None:
-        raise NotFound("No such voucher.", code=Code.VOUCHER_NOT_FOUND)
+        raise NotFound(gettext("No such voucher."), code=Code.VOUCHER_NOT_FOUND)
     return voucher
 
 

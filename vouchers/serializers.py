@@ -8,6 +8,7 @@ import re
 from datetime import datetime
 from typing import Any
 
+from django.utils.translation import gettext
 from rest_framework import serializers
 
 from dianping import clock
@@ -77,7 +78,10 @@ def _within_sale_years(value: datetime | None) -> None:
     """Sale times this century: far-off years are typos, and before 1901 local time zones
     have second offsets that ISO-8601 clients cannot read back."""
     if value is not None and not SALE_YEARS[0] <= value.year < SALE_YEARS[1]:
-        raise serializers.ValidationError(f"Use a time from {SALE_YEARS[0]} to {SALE_YEARS[1]}.")
+        raise serializers.ValidationError(
+            gettext("Use a time from %(first)s to %(last)s.")
+            % {"first": SALE_YEARS[0], "last": SALE_YEARS[1]}
+        )
 
 
 class VoucherWriteSerializer(serializers.ModelSerializer):
@@ -126,13 +130,13 @@ class VoucherWriteSerializer(serializers.ModelSerializer):
         if merged.get("type") == Voucher.Kind.SECKILL:
             begin, end = merged.get("begin_time"), merged.get("end_time")
             if begin is None or end is None:
-                errors["begin_time"] = "A flash sale needs begin_time and end_time."
+                errors["begin_time"] = gettext("A flash sale needs begin_time and end_time.")
             elif begin >= end:
-                errors["end_time"] = "end_time must follow begin_time."
+                errors["end_time"] = gettext("end_time must follow begin_time.")
             if merged.get("stock") is None:
-                errors["stock"] = "A flash sale needs stock."
+                errors["stock"] = gettext("A flash sale needs stock.")
             if merged.get("per_user_limit", 1) != 1:
-                errors["per_user_limit"] = "A flash sale sells one unit per user."
+                errors["per_user_limit"] = gettext("A flash sale sells one unit per user.")
         if errors:
             raise serializers.ValidationError({f: [m] for f, m in errors.items()})
         return attrs
@@ -219,7 +223,7 @@ class ShopOrderCreateSerializer(serializers.Serializer):
         try:
             return parse_id(value)
         except ValueError:
-            raise serializers.ValidationError("An order id is required.") from None
+            raise serializers.ValidationError(gettext("An order id is required.")) from None
 
 
 class ShopOrderSerializer(serializers.ModelSerializer):

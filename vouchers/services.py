@@ -8,6 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
+from django.utils.translation import gettext
 
 from dianping import clock
 from dianping.errors import Conflict, NotFound
@@ -47,20 +48,24 @@ def voucher_update(*, voucher_id: int, data: dict[str, Any]) -> Voucher:
     with transaction.atomic():
         voucher = Voucher.objects.select_for_update().filter(pk=voucher_id).first()
         if voucher is None:
-            raise NotFound("No such voucher.", code=Code.VOUCHER_NOT_FOUND)
+            raise NotFound(gettext("No such voucher."), code=Code.VOUCHER_NOT_FOUND)
         changed = {name for name, value in data.items() if getattr(voucher, name) != value}
         started = voucher.status_at(clock.now()) != Voucher.Status.PENDING
         sale = changed & {"stock", "begin_time", "end_time", "type"}
         if voucher.is_seckill and started and sale:
             raise Conflict(
-                f"{', '.join(sorted(sale))} cannot change once the sale has started.",
+                gettext("%(fields)s cannot change once the sale has started.")
+                % {"fields": ", ".join(sorted(sale))},
                 code=Code.SALE_STARTED,
             )
         frozen = changed & set(FROZEN_WITH_ORDERS)
         if frozen and VoucherOrder.objects.filter(voucher_id=voucher_id).exists():
             raise Conflict(
-                f"{', '.join(sorted(frozen))} cannot change once coupons were issued; "
-                "void the voucher and create another.",
+                gettext(
+                    "%(fields)s cannot change once coupons were issued; "
+                    "void the voucher and create another."
+                )
+                % {"fields": ", ".join(sorted(frozen))},
                 code=Code.RULE_FROZEN,
             )
         for field, value in data.items():
@@ -78,7 +83,7 @@ def voucher_void(*, voucher_id: int) -> Voucher:
     with transaction.atomic():
         updated = Voucher.objects.filter(pk=voucher_id).update(status=Voucher.Status.VOID)
         if not updated:
-            raise NotFound("No such voucher.", code=Code.VOUCHER_NOT_FOUND)
+            raise NotFound(gettext("No such voucher."), code=Code.VOUCHER_NOT_FOUND)
         voucher = Voucher.objects.get(pk=voucher_id)
         _after_commit(voucher)
     return voucher
@@ -89,7 +94,7 @@ def voucher_delete_refusal(voucher: Voucher) -> Conflict | None:
     it has orders, persisted or still in the stream (void it instead: deleting it would
     strand accepted orders in the dead letters)."""
     if voucher.is_seckill and voucher.status_at(clock.now()) == Voucher.Status.ACTIVE:
-        return Conflict("The sale is on: void it first.", code=Code.SALE_ACTIVE)
+        return Conflict(gettext("The sale is on: void it first."), code=Code.SALE_ACTIVE)
     has_buyers = voucher.is_seckill and get_redis().exists(buyers_key(voucher.id))
     if has_buyers or VoucherOrder.objects.filter(voucher_id=voucher.id).exists():
         return _has_orders()
@@ -97,7 +102,9 @@ def voucher_delete_refusal(voucher: Voucher) -> Conflict | None:
 
 
 def _has_orders() -> Conflict:
-    return Conflict("The voucher has orders: void it instead.", code=Code.VOUCHER_HAS_ORDERS)
+    return Conflict(
+        gettext("The voucher has orders: void it instead."), code=Code.VOUCHER_HAS_ORDERS
+    )
 
 
 def voucher_delete(*, voucher_id: int) -> None:
@@ -105,7 +112,7 @@ def voucher_delete(*, voucher_id: int) -> None:
     with transaction.atomic():
         voucher = Voucher.objects.select_for_update().filter(pk=voucher_id).first()
         if voucher is None:
-            raise NotFound("No such voucher.", code=Code.VOUCHER_NOT_FOUND)
+            raise NotFound(gettext("No such voucher."), code=Code.VOUCHER_NOT_FOUND)
         if (refusal := voucher_delete_refusal(voucher)) is not None:
             raise refusal
         # A sale accepted since the check above holds a buyer: the script looks again and

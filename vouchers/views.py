@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from django.http import HttpRequest, JsonResponse
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.exceptions import ValidationError
@@ -66,8 +67,12 @@ def _query_id(request: Request, name: str, errors: dict[str, list[str]]) -> int 
     try:
         return parse_id(raw)
     except ValueError:
-        errors[name] = ["A positive whole number (an id) is required."]
+        errors[name] = [gettext("A positive whole number (an id) is required.")]
         return None
+
+
+def _choose_one_of(choices: tuple[str, ...]) -> str:
+    return gettext("Choose one of: %(choices)s.") % {"choices": ", ".join(choices)}
 
 
 def _staff_views(vouchers: list) -> list[dict]:  # type: ignore[type-arg]
@@ -114,7 +119,7 @@ class VoucherViewSet(WriteLimited, viewsets.ViewSet):
         shop_id = _query_id(request, "shop_id", errors)
         wanted = request.query_params.get("status") or None
         if wanted is not None and wanted not in STATUSES:
-            errors["status"] = [f"Choose one of: {', '.join(STATUSES)}."]
+            errors["status"] = [_choose_one_of(STATUSES)]
         if errors:
             raise ValidationError(errors)
         paginator = PageNumberPagination()
@@ -161,7 +166,7 @@ class VoucherViewSet(WriteLimited, viewsets.ViewSet):
         (`upcoming`)."""
         tab = request.query_params.get("tab") or "seizing"
         if tab not in TABS:
-            raise ValidationError({"tab": [f"Choose one of: {', '.join(TABS)}."]})
+            raise ValidationError({"tab": [_choose_one_of(TABS)]})
         return Response(selectors.activities(tab=tab))
 
     @extend_schema(request=None, responses={201: OrderIdSerializer})
@@ -225,7 +230,7 @@ class OrderViewSet(viewsets.ViewSet):
         `last_id`."""
         tab = request.query_params.get("status") or "unused"
         if tab not in MY_TABS:
-            raise ValidationError({"status": [f"Choose one of: {', '.join(MY_TABS)}."]})
+            raise ValidationError({"status": [_choose_one_of(MY_TABS)]})
         page, next_last_id = order_selectors.my_vouchers(
             user_id=request.user.id, tab=tab, last_id=_scroll_from(request)
         )
@@ -280,14 +285,14 @@ class CouponViewSet(viewsets.ViewSet):
         errors: dict[str, list[str]] = {}
         shop_id = _query_id(request, "shop_id", errors)
         if shop_id is None and "shop_id" not in errors:
-            errors["shop_id"] = ["This field is required."]
+            errors["shop_id"] = [gettext("This field is required.")]
         try:
             amount = parse_whole_number(request.query_params.get("amount"), default=None)
         except ValueError as exc:
             errors["amount"] = [str(exc)]
         else:
             if not amount:
-                errors["amount"] = ["A positive amount in fen is required."]
+                errors["amount"] = [gettext("A positive amount in fen is required.")]
         if errors:
             raise ValidationError(errors)
         shop_exists(shop_id=shop_id)
@@ -302,7 +307,8 @@ def _idempotency_key(request: Request) -> str | None:
     if key is None:
         return None
     if not IDEMPOTENCY_KEY.fullmatch(key):
-        raise ValidationError({"Idempotency-Key": ["1 to 64 visible ASCII characters."]})
+        message = gettext("1 to 64 visible ASCII characters.")
+        raise ValidationError({"Idempotency-Key": [message]})
     return key
 
 
@@ -376,7 +382,7 @@ class RedemptionViewSet(WriteLimited, viewsets.ViewSet):
         `coupon_refunded`; 429 after too many codes that match nothing."""
         site_staff = is_site_staff(user_id=request.user.id)
         if not (site_staff or works_at(user_id=request.user.id)):
-            raise Forbidden("Only shop staff redeem coupons.")
+            raise Forbidden(gettext("Only shop staff redeem coupons."))
         serializer = RedemptionCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         write_off = redemptions.coupon_redeem(
@@ -406,7 +412,7 @@ class RedemptionViewSet(WriteLimited, viewsets.ViewSet):
         shop_exists(shop_id=shop_id)
         user_id = request.user.id
         if not (works_at(user_id=user_id, shop_id=shop_id) or is_site_staff(user_id=user_id)):
-            raise Forbidden("Only this shop's staff see its write-offs.")
+            raise Forbidden(gettext("Only this shop's staff see its write-offs."))
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(
             order_selectors.shop_write_offs(shop_id=shop_id, day=day), request, self

@@ -7,6 +7,8 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.db.models import ProtectedError, RestrictedError
 from django.http import Http404, JsonResponse
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -19,7 +21,7 @@ class PayloadTooLarge(DomainError):
 
     status_code = 413
     default_code = Code.PAYLOAD_TOO_LARGE
-    default_detail = "The request body is too large."
+    default_detail = _("The request body is too large.")
 
 
 def domain_error_headers(exc: DomainError) -> dict[str, str] | None:
@@ -31,11 +33,12 @@ def domain_error_headers(exc: DomainError) -> dict[str, str] | None:
 
 
 def _domain_error_body(exc: DomainError) -> dict[str, str]:
-    return {"detail": exc.detail, "code": exc.code}
+    # `detail` follows the request's language; `code` is the contract and never does.
+    return {"detail": str(exc.detail), "code": exc.code}
 
 
 def _validation_error_body(errors: dict[str, Any]) -> dict[str, Any]:
-    return {"detail": "Invalid input.", "code": Code.INVALID, "errors": errors}
+    return {"detail": gettext("Invalid input."), "code": Code.INVALID, "errors": errors}
 
 
 def domain_error_json(exc: DomainError) -> JsonResponse:
@@ -54,7 +57,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         exc = PayloadTooLarge()
     elif isinstance(exc, ProtectedError | RestrictedError):
         # A backstop: services refuse such deletes themselves, with a reason of their own.
-        exc = Conflict("Other records still point at this; it cannot be deleted.", Code.IN_USE)
+        exc = Conflict(
+            gettext("Other records still point at this; it cannot be deleted."), Code.IN_USE
+        )
     if isinstance(exc, DomainError):
         body = _domain_error_body(exc)
         return Response(body, exc.status_code, headers=domain_error_headers(exc))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
@@ -20,10 +21,14 @@ class BoundedJSONParser(JSONParser):
         try:
             data = super().parse(stream, media_type, parser_context)
         except RecursionError:
-            raise ParseError(f"JSON nested deeper than {MAX_DEPTH} levels.") from None
+            raise ParseError(_too_deep()) from None
         if _depth_exceeds(data, MAX_DEPTH):
-            raise ParseError(f"JSON nested deeper than {MAX_DEPTH} levels.")
+            raise ParseError(_too_deep())
         return data
+
+
+def _too_deep() -> str:
+    return gettext("JSON nested deeper than %(depth)s levels.") % {"depth": MAX_DEPTH}
 
 
 def _depth_exceeds(data: Any, limit: int) -> bool:

@@ -22,6 +22,7 @@ SECURE_HSTS_PRELOAD = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
+LANGUAGE_COOKIE_SECURE = True
 SMS_BACKEND = env.str("SMS_BACKEND", default="file")
 # NUM_PROXIES (base settings, default 0) says how many proxies of ours stand in front.
 # Only behind one do the X-Forwarded-* headers come from us: trusted then, ignored else.

@@ -27,5 +27,6 @@ if DATABASES["default"]["NAME"] == str(VAR_DIR / "db.sqlite3"):  # noqa: F405
     # Never `make run`'s database, not even from a process started outside pytest's switch.
     DATABASES["default"]["NAME"] = str(VAR_DIR / "test-default.sqlite3")  # noqa: F405
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
-    # A file, not :memory:, so concurrency tests can share it across threads and processes.
-    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}  # noqa: F405
+    # A file, not :memory:, so concurrency tests can share it across threads and processes;
+    # one per test Redis, so two suites on two Redis ports can run side by side.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-{TEST_REDIS_PORT}.sqlite3")}  # noqa: F405

@@ -37,4 +37,4 @@ def test_login_code_reaches_the_file_backend(settings, tmp_path, api) -> None:
     api.post("/api/auth/code", {"phone": "13912345678"}, format="json")
 
     (message,) = tmp_path.iterdir()
-    assert "Your Dianping login code is" in message.read_text()
+    assert "【大众点评】您的登录验证码是" in message.read_text()  # in the requester's language

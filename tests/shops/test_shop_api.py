@@ -94,7 +94,7 @@ def test_unknown_shop_is_404(api) -> None:
     response = api.get("/api/shops/424242")
 
     assert response.status_code == 404
-    assert response.json() == {"detail": "No such shop.", "code": "shop_not_found"}
+    assert response.json() == {"detail": "商户不存在。", "code": "shop_not_found"}  # the fast path
 
 
 @pytest.mark.django_db
@@ -114,7 +114,7 @@ def test_a_malformed_id_in_the_path_names_nothing(staff_api, shop_id, method) ->
     response = getattr(staff_api, method)(f"/api/shops/{shop_id}")
 
     assert response.status_code == 404  # the one rule: a path that names nothing is a 404
-    assert response.json() == {"detail": "Not found.", "code": "not_found"}
+    assert response.json() == {"detail": "未找到。", "code": "not_found"}
 
 
 @pytest.mark.django_db

@@ -154,5 +154,5 @@ def test_admin_refuses_the_same_rules(admin_client) -> None:
     response = admin_client.post("/admin/vouchers/voucher/add/", form)
 
     assert response.status_code == 200  # the form again, with the error
-    assert "A percentage voucher needs discount_rate from 1 to 99." in response.content.decode()
+    assert "折扣券的 discount_rate 必须在 1 到 99 之间。" in response.content.decode()
     assert not Voucher.objects.exists()

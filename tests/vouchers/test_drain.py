@@ -11,6 +11,7 @@ import pytest
 from django.conf import settings
 
 from accounts.services import users_ensure
+from dianping.errors import Conflict
 from dianping.redis import keys
 from tests.factories import UserFactory
 from tests.helpers import wait_until
@@ -316,8 +317,9 @@ def test_redis_restart_mid_sale_loses_no_accepted_order_and_oversells_nothing(
     wait_until(lambda: _ping(redis_client), timeout=30)
 
     assert redis_client.get(shard.stock_key(sale.id)) == b"4950"
-    with pytest.raises(Exception, match="already have an order"):
+    with pytest.raises(Conflict) as refused:
         seckill.voucher_seckill(user_id=users[0].id, voucher_id=sale.id)
+    assert refused.value.code == "duplicate_order"
     after = [seckill.voucher_seckill(user_id=u.id, voucher_id=sale.id) for u in users[50:]]
     drain_all()
 

@@ -184,7 +184,7 @@ def test_admin_lists_counts_and_refuses_to_delete_a_voucher_in_use(admin_client,
 
     assert '<td class="field-claimed_count">3</td>' in page
     assert '<td class="field-refunded_count">1</td>' in page
-    assert "Counted coupon: The voucher has orders: void it instead." in confirm
+    assert "Counted coupon：这张优惠券已有订单，请改为作废。" in confirm
     assert Voucher.objects.filter(pk=voucher.pk).exists()
 
 

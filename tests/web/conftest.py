@@ -49,8 +49,17 @@ def expected_http() -> set[int]:
 
 
 @pytest.fixture
-def page(browser: Browser, live_server, eager_tasks, expected_http) -> Iterator[Page]:  # type: ignore[no-untyped-def]
-    context = browser.new_context(viewport=PHONE, base_url=live_server.url)
+def browser_locale() -> str:
+    """The browser's language (Accept-Language): Chinese, the client's default, unless a
+    test overrides this fixture."""
+    return "zh-CN"
+
+
+@pytest.fixture
+def page(
+    browser: Browser, live_server, eager_tasks, expected_http, browser_locale
+) -> Iterator[Page]:  # type: ignore[no-untyped-def]
+    context = browser.new_context(viewport=PHONE, base_url=live_server.url, locale=browser_locale)
     page = context.new_page()
     page.set_default_timeout(10_000)
     expect.set_options(timeout=10_000)  # expect() has its own default (5 s)

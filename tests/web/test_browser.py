@@ -28,103 +28,103 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 def _log_in(page: Page, phone: str, *, via: str = "/#/login") -> None:
     page.goto(via)
-    expect(page.get_by_role("heading", name="Log in")).to_be_visible()
-    page.get_by_label("Phone number").fill(phone)
-    page.get_by_role("button", name="Send code").click()
-    expect(page.get_by_role("status")).to_contain_text("Code sent")
+    expect(page.get_by_role("heading", name="登录")).to_be_visible()
+    page.get_by_label("手机号").fill(phone)
+    page.get_by_role("button", name="发送验证码").click()
+    expect(page.get_by_role("status")).to_contain_text("验证码已发送")
     code = re.search(r"\b(\d{6})\b", locmem.outbox[-1][1]).group(1)
-    page.get_by_label("Code").fill(code)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.locator("#account-link")).to_contain_text("Log out")
+    page.get_by_label("验证码", exact=True).fill(code)
+    page.get_by_role("button", name="登录").click()
+    expect(page.locator("#account-link")).to_contain_text("退出")
 
 
 def test_log_in_grab_a_voucher_pay_for_it_and_be_told_on_a_second_grab(
     page: Page, expected_http: set[int]
 ) -> None:
     expected_http.add(409)  # the second grab
-    shop = ShopFactory(name="Lao Zhang Noodles")
-    sale = start_sale(stock=10, shop=shop, title="¥100 flash voucher")
+    shop = ShopFactory(name="老张面馆")
+    sale = start_sale(stock=10, shop=shop, title="¥100 秒杀券")
     page.goto("/#/login")
     screenshot(page, "login")
 
     _log_in(page, "13900000001")
     page.goto(f"/#/shops/{shop.id}")
-    card = page.locator("article", has_text="¥100 flash voucher")
-    card.get_by_role("button", name="Grab").click()
-    expect(card.get_by_role("status")).to_contain_text("Got it!")
+    card = page.locator("article", has_text="¥100 秒杀券")
+    card.get_by_role("button", name="抢购").click()
+    expect(card.get_by_role("status")).to_contain_text("抢到了！")
     screenshot(page, "shop")
 
     drain_all()  # what the Celery drain does within a second under `make run`
     page.goto("/#/vouchers")
-    expect(page.get_by_text("¥100 flash voucher")).to_be_visible()
-    pay = page.get_by_role("button", name=re.compile("^Pay"))
+    expect(page.get_by_text("¥100 秒杀券")).to_be_visible()
+    pay = page.get_by_role("button", name=re.compile("^支付"))
     expect(pay).to_be_visible()
     screenshot(page, "my-vouchers")
     pay.click()
-    expect(page.get_by_text("Paid. Find it under Unused.")).to_be_visible()
+    expect(page.get_by_text("支付成功，可在“未使用”中查看。")).to_be_visible()
     assert sale.orders.get().status == VoucherOrder.Status.PAID
 
     page.goto(f"/#/shops/{shop.id}")
-    card = page.locator("article", has_text="¥100 flash voucher")
-    card.get_by_role("button", name="Grab").click()
-    expect(card.get_by_role("status")).to_contain_text("already bought")
+    card = page.locator("article", has_text="¥100 秒杀券")
+    card.get_by_role("button", name="抢购").click()
+    expect(card.get_by_role("status")).to_contain_text("你已经抢到过这张券了")
     assert sale.orders.count() == 1
 
 
 def test_a_sold_out_sale_says_so_and_sells_nothing(page: Page, expected_http: set[int]) -> None:
     expected_http.add(409)
     shop = ShopFactory()
-    sale = start_sale(stock=1, shop=shop, title="Last one")
+    sale = start_sale(stock=1, shop=shop, title="最后一张")
     seckill.voucher_seckill(user_id=UserFactory().id, voucher_id=sale.id)  # someone was faster
     _log_in(page, "13900000007")
 
     page.goto(f"/#/shops/{shop.id}")
-    card = page.locator("article", has_text="Last one")
-    card.get_by_role("button", name="Grab").click()
+    card = page.locator("article", has_text="最后一张")
+    card.get_by_role("button", name="抢购").click()
 
-    expect(card.get_by_role("status")).to_have_text("Sold out. Better luck next time!")
+    expect(card.get_by_role("status")).to_have_text("已抢光，下次早点来！")
     drain_all()
     assert sale.orders.count() == 1  # only the faster buyer's
 
 
 def test_a_sale_not_started_counts_down_and_cannot_be_grabbed(page: Page) -> None:
     shop = ShopFactory()
-    VoucherFactory(shop=shop, title="Tomorrow's deal")  # starts in an hour
+    VoucherFactory(shop=shop, title="明日特惠")  # starts in an hour
     _log_in(page, "13900000008")
 
     page.goto(f"/#/shops/{shop.id}")
-    card = page.locator("article", has_text="Tomorrow's deal")
+    card = page.locator("article", has_text="明日特惠")
 
-    expect(card.get_by_text(re.compile(r"^Starts in 0h 59m"))).to_be_visible()
-    expect(card.get_by_role("button", name="Grab")).to_be_disabled()
+    expect(card.get_by_text(re.compile(r"^距开抢 0 时 59 分"))).to_be_visible()
+    expect(card.get_by_role("button", name="抢购")).to_be_disabled()
 
 
 def test_like_a_blog_and_appear_among_the_first_likers(page: Page) -> None:
-    blog = BlogFactory(title="Best xiaolongbao in town", content="Thin skin, rich soup.")
+    blog = BlogFactory(title="全城最好吃的小笼包", content="皮薄汤鲜。")
     _log_in(page, "13900000002")
 
     page.goto(f"/#/blogs/{blog.id}")
-    page.get_by_role("button", name="Like").click()
+    page.get_by_role("button", name="点赞").click()
 
-    expect(page.get_by_role("button", name="♥ Liked")).to_have_attribute("aria-pressed", "true")
-    expect(page.get_by_label("First likers")).to_contain_text("user_")
-    expect(page.get_by_text("1 likes")).to_be_visible()
+    expect(page.get_by_role("button", name="♥ 已赞")).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_label("最先点赞的人")).to_contain_text("user_")
+    expect(page.get_by_text("1 个赞")).to_be_visible()
     screenshot(page, "blog")
 
 
 def test_follow_someone_and_see_their_new_blog_in_the_feed(page: Page) -> None:
-    author = UserFactory(nick_name="Lily Chen")
+    author = UserFactory(nick_name="陈莉莉")
     _log_in(page, "13900000003")
     page.goto(f"/#/users/{author.id}")
 
-    page.get_by_role("button", name="Follow").click()
+    page.get_by_role("button", name="关注").click()
 
-    expect(page.get_by_role("button", name="Following")).to_be_visible()
-    expect(page.get_by_text("1 followers")).to_be_visible()
+    expect(page.get_by_role("button", name="已关注")).to_be_visible()
+    expect(page.get_by_text("1 粉丝")).to_be_visible()
     screenshot(page, "user")
-    blogs.blog_create(user_id=author.id, data={"title": "Hotpot night", "content": "Spicy."})
+    blogs.blog_create(user_id=author.id, data={"title": "火锅之夜", "content": "很辣。"})
     page.goto("/#/feed")
-    expect(page.get_by_role("link", name="Hotpot night")).to_be_visible()
+    expect(page.get_by_role("link", name="火锅之夜")).to_be_visible()
     screenshot(page, "feed")
 
 
@@ -136,24 +136,26 @@ def test_a_feed_page_that_failed_to_load_can_be_tried_again(
     _log_in(page, "13900000006")
     reader = User.objects.get(phone="13900000006")
     follows.follow(user_id=reader.id, target_id=author.id)
-    blogs.blog_create(user_id=author.id, data={"title": "Dumplings at dawn", "content": "c"})
+    blogs.blog_create(user_id=author.id, data={"title": "清晨的饺子", "content": "c"})
     # The server is briefly unavailable for the first feed request.
-    page.route("**/api/feed", lambda route: route.fulfill(status=503, json={"detail": "Busy."}))
+    page.route(
+        "**/api/feed", lambda route: route.fulfill(status=503, json={"detail": "服务繁忙。"})
+    )
 
     page.goto("/#/feed")
-    expect(page.get_by_role("status")).to_have_text("Busy.")
+    expect(page.get_by_role("status")).to_have_text("服务繁忙。")
     page.unroute("**/api/feed")
-    page.get_by_role("button", name="Try again").click()
+    page.get_by_role("button", name="重试").click()
 
-    expect(page.get_by_role("link", name="Dumplings at dawn")).to_be_visible()
-    expect(page.get_by_role("button", name="Try again")).to_be_hidden()
+    expect(page.get_by_role("link", name="清晨的饺子")).to_be_visible()
+    expect(page.get_by_role("button", name="重试")).to_be_hidden()
 
 
 def test_the_feed_scrolls_to_its_end_and_login_returns_to_the_asked_page(page: Page) -> None:
     author = UserFactory()
     reader_phone = "13900000005"
     _log_in(page, reader_phone, via="/#/feed")  # logged out: sent to log in, then back
-    expect(page.get_by_role("heading", name="Following")).to_be_visible()
+    expect(page.get_by_role("heading", name="关注动态")).to_be_visible()
     reader = User.objects.get(phone=reader_phone)
     follows.follow(user_id=reader.id, target_id=author.id)
     # A second apart: blogs of one millisecond come in id-as-text order (decision 113),
@@ -162,16 +164,16 @@ def test_the_feed_scrolls_to_its_end_and_login_returns_to_the_asked_page(page: P
     clock.set_source(published)
     try:
         for i in range(25):
-            blogs.blog_create(user_id=author.id, data={"title": f"note {i:02d}", "content": "c"})
+            blogs.blog_create(user_id=author.id, data={"title": f"笔记 {i:02d}", "content": "c"})
             published.advance(1)
     finally:
         clock.set_source(None)
 
     page.reload()
-    end = page.get_by_text("You are all caught up.")
+    end = page.get_by_text("已经看完啦。")
     more_or_end = (
         "n => document.querySelectorAll('#app article').length > n"
-        " || document.body.innerText.includes('You are all caught up.')"
+        " || document.body.innerText.includes('已经看完啦。')"
     )
     for _ in range(10):  # each scroll to the bottom brings the next page
         if end.is_visible():
@@ -181,24 +183,24 @@ def test_the_feed_scrolls_to_its_end_and_login_returns_to_the_asked_page(page: P
         page.wait_for_function(more_or_end, arg=shown)
     expect(end).to_be_visible()
     titles = page.locator("#app article h3").all_inner_texts()
-    assert titles == [f"note {i:02d}" for i in range(24, -1, -1)]  # each once, newest first
+    assert titles == [f"笔记 {i:02d}" for i in range(24, -1, -1)]  # each once, newest first
 
     page.locator("#account-link").click()
-    expect(page.locator("#account-link")).to_have_text("Log in")
+    expect(page.locator("#account-link")).to_have_text("登录")
 
 
 def test_write_a_blog_then_sign_in_and_see_the_calendar_mark(page: Page) -> None:
     _log_in(page, "13900000004")
     page.goto("/#/write")
-    page.get_by_label("Title").fill("A quiet tea house")
-    page.get_by_label("What was it like?").fill("Jasmine tea and a garden view.")
-    page.get_by_role("button", name="Publish").click()
-    expect(page.get_by_role("heading", name="A quiet tea house")).to_be_visible()
+    page.get_by_label("标题").fill("安静的茶馆")
+    page.get_by_label("体验如何？").fill("茉莉花茶，窗外是园子。")
+    page.get_by_role("button", name="发布").click()
+    expect(page.get_by_role("heading", name="安静的茶馆")).to_be_visible()
 
     page.goto("/#/sign")
-    page.get_by_role("button", name="Sign in today").click()
+    page.get_by_role("button", name="今日签到").click()
 
-    expect(page.get_by_role("status")).to_contain_text("Signed!")
+    expect(page.get_by_role("status")).to_contain_text("签到成功！")
     expect(page.locator(".stat")).to_have_text("1")
     expect(page.locator(".calendar .day.signed")).to_have_count(1)
     screenshot(page, "sign-in")
@@ -211,9 +213,9 @@ def test_home_on_the_demo_data_shows_types_sales_and_popular_notes(page: Page) -
 
     page.goto("/")
 
-    expect(page.get_by_role("navigation", name="Shop types")).to_contain_text("美食")
-    expect(page.get_by_role("heading", name="Flash sales on now")).to_be_visible()
-    expect(page.get_by_role("heading", name="Popular notes")).to_be_visible()
+    expect(page.get_by_role("navigation", name="商户分类")).to_contain_text("美食")
+    expect(page.get_by_role("heading", name="正在秒杀")).to_be_visible()
+    expect(page.get_by_role("heading", name="热门笔记")).to_be_visible()
     most_liked = Blog.objects.order_by("-liked", "-id").first()
     expect(page.get_by_text(f"♥ {most_liked.liked}").first).to_be_visible()
     screenshot(page, "home")
@@ -246,19 +248,19 @@ def test_chinese_text_is_drawn_with_a_cjk_font(page: Page) -> None:
 def test_a_shop_page_lists_shops_of_its_kind_nearby_and_links_to_them(page: Page) -> None:
     from shops import services as shops
 
-    shop = ShopFactory(name="Lao Zhang Noodles", x=121.4737, y=31.2304)
-    ShopFactory(name="Noodle Corner", type=shop.type, x=121.4747, y=31.2304)  # ~95 m
-    ShopFactory(name="Far Away Noodles", type=shop.type, x=121.55, y=31.2304)  # ~7 km
-    ShopFactory(name="Tea Next Door", x=121.4738, y=31.2304)  # close, but another kind
+    shop = ShopFactory(name="老张面馆", x=121.4737, y=31.2304)
+    ShopFactory(name="街角面馆", type=shop.type, x=121.4747, y=31.2304)  # ~95 m
+    ShopFactory(name="远方面馆", type=shop.type, x=121.55, y=31.2304)  # ~7 km
+    ShopFactory(name="隔壁茶铺", x=121.4738, y=31.2304)  # close, but another kind
     shops.shop_geo_rebuild()
 
     page.goto(f"/#/shops/{shop.id}")
-    section = page.get_by_role("region", name="Nearby")
+    section = page.get_by_role("region", name="附近")
 
-    expect(section.get_by_role("listitem")).to_have_text([re.compile(r"^Noodle Corner · 9\d m$")])
-    section.get_by_role("link", name="Noodle Corner").click()
-    expect(page.get_by_role("heading", name="Noodle Corner")).to_be_visible()
-    expect(page.get_by_role("region", name="Nearby")).to_contain_text("Lao Zhang Noodles")
+    expect(section.get_by_role("listitem")).to_have_text([re.compile(r"^街角面馆 · 9\d 米$")])
+    section.get_by_role("link", name="街角面馆").click()
+    expect(page.get_by_role("heading", name="街角面馆")).to_be_visible()
+    expect(page.get_by_role("region", name="附近")).to_contain_text("老张面馆")
 
 
 def test_times_are_the_server_s_24_hour_whatever_the_browser_s_zone(browser, live_server) -> None:  # type: ignore[no-untyped-def]

@@ -27,7 +27,7 @@ def _read_qr(page: Page, tmp_path: Path) -> str:
     if not shutil.which("zbarimg"):
         pytest.fail("zbarimg not found: `make test` installs Debian's zbar-tools")
     picture = tmp_path / "qr.png"
-    page.get_by_role("img", name=re.compile("QR code")).screenshot(path=str(picture))
+    page.get_by_role("img", name=re.compile("的二维码$")).screenshot(path=str(picture))
     scanned = subprocess.run(
         ["zbarimg", "--raw", "-q", str(picture)], capture_output=True, text=True, check=True
     )
@@ -35,7 +35,7 @@ def _read_qr(page: Page, tmp_path: Path) -> str:
 
 
 def test_claim_a_coupon_and_show_its_code_as_digits_and_qr(page: Page, tmp_path: Path) -> None:
-    shop = ShopFactory(name="Lao Zhang Noodles")
+    shop = ShopFactory(name="老张面馆")
     NormalVoucherFactory(
         shop=shop, title="满100减20", pay_value=0, actual_value=2000,
         discount_type="full_reduction", amount_condition=10000, discount_amount=2000,
@@ -43,15 +43,15 @@ def test_claim_a_coupon_and_show_its_code_as_digits_and_qr(page: Page, tmp_path:
     _log_in(page, "13900000011")
     page.goto(f"/#/shops/{shop.id}")
     card = page.locator("article", has_text="满100减20")
-    expect(card).to_contain_text("Free · ¥20 off on bills from ¥100")
+    expect(card).to_contain_text("免费 · 减 ¥20，满 ¥100 可用")
 
-    card.get_by_role("button", name="Get").click()
-    expect(card.get_by_role("status")).to_contain_text("Got it!")
-    card.get_by_role("link", name="Show it").click()
+    card.get_by_role("button", name="领取").click()
+    expect(card.get_by_role("status")).to_contain_text("领到了！")
+    card.get_by_role("link", name="查看").click()
 
     coupon = VoucherOrder.objects.get(user__phone="13900000011")
     code = coupon.redeem_code
-    expect(page.get_by_label("Redeem code", exact=True)).to_have_text(
+    expect(page.get_by_label("核销码", exact=True)).to_have_text(
         f"{code[:4]} {code[4:8]} {code[8:]}"
     )
     assert _read_qr(page, tmp_path) == code  # the QR says exactly the code
@@ -59,8 +59,8 @@ def test_claim_a_coupon_and_show_its_code_as_digits_and_qr(page: Page, tmp_path:
 
 
 def test_pay_a_bill_with_the_best_coupon_then_refund_it(page: Page) -> None:
-    shop = ShopFactory(name="Hotpot House")
-    NormalVoucherFactory(shop=shop, title="¥15 cash", pay_value=0, actual_value=1500)
+    shop = ShopFactory(name="川味火锅")
+    NormalVoucherFactory(shop=shop, title="¥15 代金券", pay_value=0, actual_value=1500)
     NormalVoucherFactory(
         shop=shop, title="8折", pay_value=0, actual_value=0, discount_type="percentage",
         discount_rate=80, max_discount=5000,
@@ -71,30 +71,28 @@ def test_pay_a_bill_with_the_best_coupon_then_refund_it(page: Page) -> None:
     )  # fmt: skip
     _log_in(page, "13900000012")
     page.goto(f"/#/shops/{shop.id}")
-    for title in ("¥15 cash", "8折", "满500减100"):
+    for title in ("¥15 代金券", "8折", "满500减100"):
         card = page.locator("article", has_text=title)
-        card.get_by_role("button", name="Get").click()
-        expect(card.get_by_role("status")).to_contain_text("Got it!")
-    page.get_by_role("link", name="Pay a bill here, with a coupon").click()
+        card.get_by_role("button", name="领取").click()
+        expect(card.get_by_role("status")).to_contain_text("领到了！")
+    page.get_by_role("link", name="在本店用券买单").click()
 
-    page.get_by_label("Bill (yuan)").fill("128.50")
-    page.get_by_role("button", name="Find my coupons").click()
+    page.get_by_label("消费金额（元）").fill("128.50")
+    page.get_by_role("button", name="查找可用券").click()
 
     best = page.get_by_role("radio", name=re.compile("^8折"))
     expect(best).to_be_checked()  # 20 % of 128.50 beats ¥15
     expect(page.get_by_role("radio", name=re.compile("^满500减100"))).to_be_disabled()
-    expect(page.locator(".summary")).to_have_text(
-        "Bill ¥128.50 · coupon \u2212¥25.70 · you pay ¥102.80"
-    )
+    expect(page.locator(".summary")).to_have_text("消费 ¥128.50 · 券抵 \u2212¥25.70 · 实付 ¥102.80")
     screenshot(page, "checkout")
-    page.get_by_role("button", name="Pay ¥102.80").click()
-    expect(page.get_by_text("Paid ¥102.80, ¥25.70 off with your coupon.")).to_be_visible()
+    page.get_by_role("button", name="支付 ¥102.80").click()
+    expect(page.get_by_text("已支付 ¥102.80，优惠券抵扣 ¥25.70。")).to_be_visible()
     order = ShopOrder.objects.get()
     assert (order.amount, order.discount, order.payable) == (12850, 2570, 10280)
     assert order.coupon.status == "used"
 
-    page.get_by_role("button", name="Refund").click()
-    expect(page.get_by_text("Refunded; your coupon is back")).to_be_visible()
+    page.get_by_role("button", name="退款").click()
+    expect(page.get_by_text("已退款；优惠券如仍在有效期内已退回。")).to_be_visible()
     order.refresh_from_db()
     assert order.status == "refunded"
     assert order.coupon.status == "paid"
@@ -103,22 +101,22 @@ def test_pay_a_bill_with_the_best_coupon_then_refund_it(page: Page) -> None:
 def test_refund_a_paid_coupon_from_its_page(page: Page) -> None:
     shop = ShopFactory()
     voucher = NormalVoucherFactory(
-        shop=shop, title="¥50 for ¥40", pay_value=4000, actual_value=5000, stock=2
+        shop=shop, title="¥40 抵 ¥50", pay_value=4000, actual_value=5000, stock=2
     )
     _log_in(page, "13900000014")
     page.goto(f"/#/shops/{shop.id}")
-    page.get_by_role("button", name="Get").click()
-    expect(page.get_by_text("Pay for it in My vouchers.")).to_be_visible()
+    page.get_by_role("button", name="领取").click()
+    expect(page.get_by_text("领到了！请到“我的券”支付。")).to_be_visible()
     coupon = VoucherOrder.objects.get()
     page.goto(f"/#/orders/{coupon.id}")
-    page.get_by_role("button", name="Pay ¥40").click()
-    expect(page.get_by_label("Redeem code", exact=True)).to_be_visible()
+    page.get_by_role("button", name="支付 ¥40").click()
+    expect(page.get_by_label("核销码", exact=True)).to_be_visible()
 
-    page.get_by_role("button", name="Refund").click()
+    page.get_by_role("button", name="退款").click()
 
-    expect(page.get_by_role("status")).to_have_text("Refunded.")
-    expect(page.get_by_label("Redeem code", exact=True)).to_have_count(0)  # no code to show
-    expect(page.get_by_role("button", name="Refund")).to_have_count(0)  # nothing left to do
+    expect(page.get_by_role("status")).to_have_text("已退款。")
+    expect(page.get_by_label("核销码", exact=True)).to_have_count(0)  # no code to show
+    expect(page.get_by_role("button", name="退款")).to_have_count(0)  # nothing left to do
     coupon.refresh_from_db()
     assert coupon.status == "refunded"
     voucher.refresh_from_db()
@@ -127,39 +125,39 @@ def test_refund_a_paid_coupon_from_its_page(page: Page) -> None:
 
 def test_cancel_an_unpaid_coupon_from_my_vouchers(page: Page) -> None:
     shop = ShopFactory()
-    NormalVoucherFactory(shop=shop, title="¥30 for ¥25", pay_value=2500, actual_value=3000, stock=3)
+    NormalVoucherFactory(shop=shop, title="¥25 抵 ¥30", pay_value=2500, actual_value=3000, stock=3)
     _log_in(page, "13900000013")
     page.goto(f"/#/shops/{shop.id}")
-    page.get_by_role("button", name="Get").click()
-    expect(page.get_by_text("Pay for it in My vouchers.")).to_be_visible()
+    page.get_by_role("button", name="领取").click()
+    expect(page.get_by_text("领到了！请到“我的券”支付。")).to_be_visible()
 
     page.goto("/#/vouchers?tab=unpaid")
-    page.get_by_role("button", name="Cancel").click()
+    page.get_by_role("button", name="取消订单").click()
 
-    expect(page.get_by_text("Cancelled.")).to_be_visible()
+    expect(page.get_by_text("已取消。")).to_be_visible()
     assert VoucherOrder.objects.get().status == "cancelled"
     assert VoucherOrder.objects.get().voucher.stock == 3  # the unit came back
 
 
 def test_a_clerk_redeems_a_code_and_sees_the_day(page: Page, expected_http: set[int]) -> None:
     expected_http.add(409)  # the second try of the same code
-    shop = ShopFactory(name="Tea Corner")
-    voucher = NormalVoucherFactory(shop=shop, title="¥10 tea", pay_value=0, actual_value=1000)
+    shop = ShopFactory(name="街角茶铺")
+    voucher = NormalVoucherFactory(shop=shop, title="¥10 茶饮券", pay_value=0, actual_value=1000)
     customer = UserFactory()
     coupon = claims.voucher_claim(user_id=customer.id, voucher_id=voucher.id)
     _log_in(page, "13900000014")
     ShopStaff.objects.create(shop=shop, user=User.objects.get(phone="13900000014"))
 
-    page.get_by_role("link", name="Shop staff: redeem a code").click()
-    page.get_by_label("Coupon code (12 digits)").fill(
+    page.get_by_role("link", name="商户店员：核销券码").click()
+    page.get_by_label("券码（12 位数字）").fill(
         f"{coupon.redeem_code[:4]} {coupon.redeem_code[4:8]} {coupon.redeem_code[8:]}"
     )
-    page.get_by_role("button", name="Redeem").click()
+    page.get_by_role("button", name="核销").click()
 
-    expect(page.get_by_role("status")).to_contain_text("Redeemed: \u2212¥10")
-    expect(page.get_by_role("heading", name="Today at this shop (1)")).to_be_visible()
+    expect(page.get_by_role("status")).to_contain_text("核销成功：\u2212¥10")
+    expect(page.get_by_role("heading", name="本店今日核销（1）")).to_be_visible()
     assert WriteOff.objects.get().order_id == coupon.id
     screenshot(page, "redeem")
-    page.get_by_label("Coupon code (12 digits)").fill(coupon.redeem_code)
-    page.get_by_role("button", name="Redeem").click()
-    expect(page.get_by_role("status")).to_have_text("That coupon has been used already.")
+    page.get_by_label("券码（12 位数字）").fill(coupon.redeem_code)
+    page.get_by_role("button", name="核销").click()
+    expect(page.get_by_role("status")).to_have_text("这张券已经用过了。")

@@ -36,22 +36,22 @@ def _media(settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
 def test_post_a_note_with_two_photos(page: Page) -> None:
     _log_in(page, "13900000031")
     page.goto("/#/write")
-    page.get_by_label("Title").fill("Two dishes")
-    page.get_by_label("What was it like?").fill("Both were good.")
+    page.get_by_label("标题").fill("两道招牌菜")
+    page.get_by_label("体验如何？").fill("都很好吃。")
 
-    page.get_by_label("Photos (up to 9)").set_input_files([
+    page.get_by_label("图片（最多 9 张）").set_input_files([
         {"name": "noodles.png", "mimeType": "image/png", "buffer": _png((200, 60, 30))},
         {"name": "dumplings.png", "mimeType": "image/png", "buffer": _png((240, 220, 180))},
     ])  # fmt: skip
 
-    pictures = page.get_by_role("list", name="Chosen pictures")
+    pictures = page.get_by_role("list", name="已选图片")
     expect(pictures.get_by_role("img")).to_have_count(2)  # previews, at once
-    expect(pictures.get_by_text("uploaded")).to_have_count(2)
+    expect(pictures.get_by_text("已上传")).to_have_count(2)
     screenshot(page, "write-with-photos")
-    page.get_by_role("button", name="Publish").click()
+    page.get_by_role("button", name="发布").click()
 
-    expect(page.get_by_role("heading", name="Two dishes")).to_be_visible()
-    photos = page.get_by_role("img", name="of Two dishes")
+    expect(page.get_by_role("heading", name="两道招牌菜")).to_be_visible()
+    photos = page.get_by_role("img", name="《两道招牌菜》的第")
     expect(photos).to_have_count(2)
     for i in range(2):  # the stored pictures really load
         _loaded(page, photos.nth(i).element_handle(), width=640)
@@ -65,14 +65,14 @@ def test_change_the_profile_picture(page: Page) -> None:
     me = User.objects.get(phone="13900000032")
     page.goto(f"/#/users/{me.id}")
 
-    page.get_by_label("Change your picture").set_input_files(
+    page.get_by_label("更换头像").set_input_files(
         {"name": "me.png", "mimeType": "image/png", "buffer": _png((30, 120, 200), (300, 300))}
     )
-    expect(page.get_by_text("uploaded")).to_be_visible()
-    page.get_by_role("button", name="Save picture").click()
+    expect(page.get_by_text("已上传")).to_be_visible()
+    page.get_by_role("button", name="保存头像").click()
 
-    expect(page.get_by_role("status").filter(has_text="Saved.")).to_be_visible()
-    avatar = page.get_by_role("img", name=f"{me.nick_name}'s picture")
+    expect(page.get_by_role("status").filter(has_text="已保存。")).to_be_visible()
+    avatar = page.get_by_role("img", name=f"{me.nick_name} 的头像")
     _loaded(page, avatar.element_handle(), width=300)
     me.refresh_from_db()
     assert "/media/uploads/" in me.icon

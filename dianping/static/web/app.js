@@ -6,6 +6,11 @@
 const CITY_CENTRE = { x: 121.4737, y: 31.2304 }; // People's Square, Shanghai (demo data)
 const app = () => document.getElementById("app");
 
+// Every text goes through Django's JavaScript catalog (/jsi18n/, loaded before this file),
+// which gives gettext, ngettext and interpolate in the page's language. Placeholders are
+// named, so a translation may put them in another order: fmt(gettext("%(n)s left"), { n }).
+const fmt = (text, values) => interpolate(text, values, true);
+
 // --- session -------------------------------------------------------------------------
 
 const session = {
@@ -72,7 +77,7 @@ function uploadImage(file, onProgress) {
       try { data = JSON.parse(xhr.responseText); } catch { /* not JSON: status says it */ }
       if (xhr.status === 201) { onProgress(1); resolve(data); } else reject(new ApiError(xhr.status, data));
     };
-    xhr.onerror = () => reject(new ApiError(0, { detail: "The upload failed: check your connection." }));
+    xhr.onerror = () => reject(new ApiError(0, { detail: gettext("The upload failed: check your connection.") }));
     const form = new FormData();
     form.append("file", file);
     xhr.send(form);
@@ -83,7 +88,7 @@ function uploadImage(file, onProgress) {
 // `pictures()` gives the uploaded URLs; `busy()` tells whether some are still on their way.
 function picturePicker({ id, label, multiple, max }) {
   const input = h("input", { id, type: "file", accept: "image/jpeg,image/png,image/webp", multiple: multiple || undefined });
-  const list = h("ul", { class: "pictures", "aria-label": "Chosen pictures" });
+  const list = h("ul", { class: "pictures", "aria-label": gettext("Chosen pictures") });
   const status = h("p", { class: "message", role: "status" });
   const uploaded = [];
   let pending = 0;
@@ -92,7 +97,7 @@ function picturePicker({ id, label, multiple, max }) {
     const files = Array.from(input.files).slice(0, multiple ? max - uploaded.length - pending : 1);
     input.value = "";
     for (const file of files) {
-      const progress = h("progress", { max: "1", value: "0", "aria-label": `Uploading ${file.name}` });
+      const progress = h("progress", { max: "1", value: "0", "aria-label": fmt(gettext("Uploading %(name)s"), { name: file.name }) });
       const preview = h("img", { src: URL.createObjectURL(file), alt: file.name, width: "96", height: "96" });
       const item = h("li", {}, preview, progress);
       if (!multiple) list.replaceChildren();
@@ -101,7 +106,7 @@ function picturePicker({ id, label, multiple, max }) {
       uploadImage(file, (share) => { progress.value = share; }).then((picture) => {
         if (!multiple) uploaded.length = 0;
         uploaded.push(picture.url);
-        progress.replaceWith(h("span", { class: "muted" }, "uploaded"));
+        progress.replaceWith(h("span", { class: "muted" }, gettext("uploaded")));
       }, (error) => {
         item.remove();
         message(status, explain(error));
@@ -167,13 +172,35 @@ function when(iso) {
 
 function discountText(voucher) {
   // What a coupon takes off, in the words of its discount rule (SPEC §3.4).
-  const from = voucher.amount_condition ? ` on bills from ${money(voucher.amount_condition)}` : "";
-  if (voucher.discount_type === "full_reduction") return `${money(voucher.discount_amount)} off${from}`;
-  if (voucher.discount_type === "percentage") {
-    const cap = voucher.max_discount ? `, at most ${money(voucher.max_discount)} off` : "";
-    return `${100 - voucher.discount_rate}% off${from}${cap}`;
+  const from = voucher.amount_condition
+    ? fmt(gettext(" on bills from %(amount)s"), { amount: money(voucher.amount_condition) }) : "";
+  if (voucher.discount_type === "full_reduction") {
+    return fmt(gettext("%(amount)s off%(condition)s"), { amount: money(voucher.discount_amount), condition: from });
   }
-  return `${money(voucher.actual_value)} off`;
+  if (voucher.discount_type === "percentage") {
+    const cap = voucher.max_discount ? fmt(gettext(", at most %(amount)s off"), { amount: money(voucher.max_discount) }) : "";
+    // A rate of 85 is "15% off" in English and "8.5折" in Chinese: each language says it its way.
+    return fmt(gettext("%(percent)s off%(condition)s%(cap)s"),
+      { percent: `${100 - voucher.discount_rate}%`, rate: voucher.discount_rate / 10, condition: from, cap });
+  }
+  return fmt(gettext("%(amount)s off"), { amount: money(voucher.actual_value) });
+}
+
+// The API's states and kinds are codes; these are their names for people.
+const ORDER_STATUSES = {
+  unpaid: gettext("unpaid"), paid: gettext("paid"), used: gettext("used"),
+  cancelled: gettext("cancelled"), refunded: gettext("refunded"),
+};
+const orderStatus = (status) => ORDER_STATUSES[status] || status;
+const BILL_STATUSES = { paid: pgettext("a bill", "paid"), refunded: pgettext("a bill", "refunded") };
+const REDEMPTION_KINDS = { redeem: gettext("code redeemed"), checkout: gettext("used at checkout") };
+
+function validity(order) {
+  // " · valid until …" and " · used …", as far as the order has them.
+  return [
+    order.expires_at ? fmt(gettext(" · valid until %(time)s"), { time: when(order.expires_at) }) : "",
+    order.used_at ? fmt(gettext(" · used %(time)s"), { time: when(order.used_at) }) : "",
+  ].join("");
 }
 
 function fen(yuanText) {
@@ -211,23 +238,23 @@ function idempotencyKey() {
 
 // Answers worth saying differently from the server's own `detail`.
 const CODE_MESSAGES = {
-  sold_out: "Sold out. Better luck next time!",
-  duplicate_order: "You already bought this voucher: see My vouchers.",
-  limit_reached: "You already hold as many of these as allowed: see My vouchers.",
-  coupon_used: "That coupon has been used already.",
-  coupon_expired: "That coupon has expired.",
-  code_not_found: "No coupon of this shop has that code.",
+  sold_out: gettext("Sold out. Better luck next time!"),
+  duplicate_order: gettext("You already bought this voucher: see My vouchers."),
+  limit_reached: gettext("You already hold as many of these as allowed: see My vouchers."),
+  coupon_used: gettext("That coupon has been used already."),
+  coupon_expired: gettext("That coupon has expired."),
+  code_not_found: gettext("No coupon of this shop has that code."),
 };
 
 function explain(error) {
   if (error instanceof ApiError) {
-    if (error.status === 401) return "Please log in first.";
+    if (error.status === 401) return gettext("Please log in first.");
     if (error.body && error.body.errors) {
       return Object.entries(error.body.errors).map(([field, problems]) => `${field}: ${problems.join(" ")}`).join(" ");
     }
     return CODE_MESSAGES[error.code] || error.message;
   }
-  return "Something went wrong; please try again.";
+  return gettext("Something went wrong; please try again.");
 }
 
 function act(button, status, work) {
@@ -263,7 +290,7 @@ function blogCard(blog) {
     h("h3", {}, h("a", { href: `#/blogs/${blog.id}` }, blog.title)),
     h("p", { class: "muted" },
       blog.user ? h("a", { href: `#/users/${blog.user.id}` }, blog.user.nick_name) : null,
-      blog.user ? " · " : "", `♥ ${blog.liked}`, blog.is_liked ? " (you)" : ""),
+      blog.user ? " · " : "", `♥ ${blog.liked}`, blog.is_liked ? gettext(" (you)") : ""),
     blog.excerpt || blog.content ? h("p", {}, (blog.excerpt || blog.content).slice(0, 120)) : null);
 }
 
@@ -274,24 +301,24 @@ async function loginPage(params) {
   const status = h("p", { class: "message", role: "status" });
   const phone = h("input", { id: "phone", name: "phone", type: "tel", inputmode: "numeric", autocomplete: "tel", placeholder: "13800000001" });
   const code = h("input", { id: "code", name: "code", inputmode: "numeric", autocomplete: "one-time-code", maxlength: "6" });
-  const send = h("button", { type: "button", class: "secondary" }, "Send code");
+  const send = h("button", { type: "button", class: "secondary" }, gettext("Send code"));
   send.addEventListener("click", act(send, status, async () => {
     await api("POST", "auth/code", { phone: phone.value.trim() });
-    message(status, "Code sent. In development it is printed where the server runs (the make run terminal).", true);
+    message(status, gettext("Code sent. In development it is printed where the server runs (the make run terminal)."), true);
     code.focus();
   }));
-  const submit = h("button", { type: "submit" }, "Log in");
+  const submit = h("button", { type: "submit" }, gettext("Log in"));
   const form = h("form", { onsubmit: act(submit, status, async () => {
     const result = await api("POST", "auth/login", { phone: phone.value.trim(), code: code.value.trim() });
     session.save(result.token, result.user);
     renderAccountLink();
     location.hash = params.get("next") || "#/";
   }) },
-  h("label", { for: "phone" }, "Phone number"), h("div", { class: "row" }, phone, send),
-  h("label", { for: "code" }, "Code"), code,
+  h("label", { for: "phone" }, gettext("Phone number")), h("div", { class: "row" }, phone, send),
+  h("label", { for: "code" }, gettext("Code")), code,
   h("p", {}, submit));
-  show(h("h1", {}, "Log in"),
-    h("p", { class: "muted" }, "Any mainland mobile number works; a new number gets a new account. Demo users: 13800000001 … 13800000010."),
+  show(h("h1", {}, gettext("Log in")),
+    h("p", { class: "muted" }, gettext("Any mainland mobile number works; a new number gets a new account. Demo users: 13800000001 … 13800000010.")),
     form, status);
 }
 
@@ -304,17 +331,19 @@ async function homePage() {
   const searchForm = h("form", { role: "search", onsubmit: (event) => {
     event.preventDefault();
     if (search.value.trim()) location.hash = `#/shops?name=${encodeURIComponent(search.value.trim())}`;
-  } }, h("label", { for: "search" }, "Search shops by name"), h("div", { class: "row" }, search, h("button", { type: "submit" }, "Search")));
+  } }, h("label", { for: "search" }, gettext("Search shops by name")),
+  h("div", { class: "row" }, search, h("button", { type: "submit" }, gettext("Search"))));
   show(
-    h("h1", {}, "Discover"),
+    h("h1", {}, gettext("Discover")),
     searchForm,
-    h("nav", { class: "grid", "aria-label": "Shop types" },
+    h("nav", { class: "grid", "aria-label": gettext("Shop types") },
       types.map((t) => h("a", { href: `#/shops?type=${t.id}` }, t.name))),
-    seizing.length ? h("section", {}, h("h2", {}, "Flash sales on now"),
+    seizing.length ? h("section", {}, h("h2", {}, gettext("Flash sales on now")),
       seizing.map((v) => h("div", { class: "card" },
         h("h3", {}, h("a", { href: `#/shops/${v.shop_id}` }, v.title)),
-        h("p", { class: "muted" }, `${money(v.pay_value)} for ${money(v.actual_value)} · ${v.remaining ?? v.stock} left`)))) : null,
-    h("h2", {}, "Popular notes"),
+        h("p", { class: "muted" }, fmt(gettext("%(price)s for %(value)s · %(left)s left"),
+          { price: money(v.pay_value), value: money(v.actual_value), left: v.remaining ?? v.stock }))))) : null,
+    h("h2", {}, gettext("Popular notes")),
     hot.results.map(blogCard));
 }
 
@@ -325,11 +354,11 @@ async function shopsPage(params) {
   if (!typeId && !name) { location.hash = "#/"; return; }
   const list = h("div");
   const status = h("p", { class: "muted", role: "status" },
-    name ? `Shops matching “${name}”.` : "Showing shops near the city centre.");
+    name ? fmt(gettext("Shops matching “%(name)s”."), { name }) : gettext("Showing shops near the city centre."));
   let page = 1;
   let point = CITY_CENTRE;
   let generation = 0; // a reload (new location) makes answers of older loads stale
-  const more = h("button", { type: "button", class: "secondary" }, "More");
+  const more = h("button", { type: "button", class: "secondary" }, gettext("More"));
   async function load(reset) {
     if (reset) { generation += 1; page = 1; list.replaceChildren(); }
     const mine = generation;
@@ -343,35 +372,36 @@ async function shopsPage(params) {
         shop.images.length ? h("img", { class: "thumb", src: shop.images[0], alt: "", loading: "lazy" }) : null,
         h("h3", {}, h("a", { href: `#/shops/${shop.id}` }, shop.name)),
         h("p", { class: "muted" }, `${shop.area} · ${shop.address}`),
-        h("p", {}, `¥${shop.avg_price}/person · ★ ${(shop.score / 10).toFixed(1)}`,
-          shop.distance === undefined ? "" : ` · ${Math.round(shop.distance)} m`)));
+        h("p", {}, fmt(gettext("¥%(price)s/person · ★ %(score)s"), { price: shop.avg_price, score: (shop.score / 10).toFixed(1) }),
+          shop.distance === undefined ? "" : fmt(gettext(" · %(metres)s m"), { metres: Math.round(shop.distance) }))));
     }
     if (!data.results.length && page === 1) {
-      list.append(h("p", {}, name ? "No shop has that name." : "No shops of this type within 5 km."));
+      list.append(h("p", {}, name ? gettext("No shop has that name.") : gettext("No shops of this type within 5 km.")));
     }
     page += 1;
     more.hidden = !data.next;
   }
   more.addEventListener("click", act(more, status, () => load(false)));
   const locate = h("button", { type: "button", class: "secondary", hidden: Boolean(name), onclick: () => {
-    if (!navigator.geolocation) { status.textContent = "Location is not available; using the city centre."; return; }
+    if (!navigator.geolocation) { status.textContent = gettext("Location is not available; using the city centre."); return; }
     navigator.geolocation.getCurrentPosition(
       (pos) => {
         point = { x: pos.coords.longitude, y: pos.coords.latitude };
-        status.textContent = "Showing shops near you.";
+        status.textContent = gettext("Showing shops near you.");
         load(true).catch((error) => message(status, explain(error)));
       },
-      () => { status.textContent = "Location was refused; using the city centre."; },
+      () => { status.textContent = gettext("Location was refused; using the city centre."); },
       { timeout: 5000 });
-  } }, "Use my location");
-  show(h("h1", {}, name ? "Search" : "Shops nearby"), h("div", { class: "row" }, locate), status, list, more);
+  } }, gettext("Use my location"));
+  show(h("h1", {}, name ? gettext("Search") : gettext("Shops nearby")), h("div", { class: "row" }, locate), status, list, more);
   await load(true);
 }
 
 function countdown(el, beginIso, done) {
   const tick = () => {
     const left = Math.max(0, Math.round((new Date(beginIso) - Date.now()) / 1000));
-    el.textContent = `Starts in ${Math.floor(left / 3600)}h ${Math.floor(left / 60) % 60}m ${left % 60}s`;
+    el.textContent = fmt(gettext("Starts in %(h)sh %(m)sm %(s)ss"),
+      { h: Math.floor(left / 3600), m: Math.floor(left / 60) % 60, s: left % 60 });
     if (left === 0) { clearInterval(timer); done(); }
   };
   const timer = setInterval(() => (el.isConnected ? tick() : clearInterval(timer)), 1000);
@@ -380,22 +410,23 @@ function countdown(el, beginIso, done) {
 
 function voucherCard(voucher) {
   const status = h("p", { class: "message", role: "status" });
-  const price = voucher.pay_value ? money(voucher.pay_value) : "Free";
+  const price = voucher.pay_value ? money(voucher.pay_value) : gettext("Free");
   const card = h("article", { class: "card" },
     h("h3", {}, voucher.title),
     h("p", {}, `${price} · ${discountText(voucher)}`, voucher.sub_title ? ` · ${voucher.sub_title}` : ""));
   if (voucher.type !== "seckill") return claimable(card, voucher, status);
   let left = voucher.remaining ?? voucher.stock;
-  const stock = h("span", {}, `${left} left`);
-  const grab = h("button", { type: "button" }, "Grab");
+  const leftText = () => fmt(gettext("%(left)s left"), { left });
+  const stock = h("span", {}, leftText());
+  const grab = h("button", { type: "button" }, gettext("Grab"));
   grab.addEventListener("click", act(grab, status, async () => {
     if (needLogin()) return;
     const result = await api("POST", `vouchers/${voucher.id}/seckill`);
-    message(status, `Got it! Order ${result.order_id}. Pay for it in My vouchers.`, true);
+    message(status, fmt(gettext("Got it! Order %(order)s. Pay for it in My vouchers."), { order: result.order_id }), true);
     left = Math.max(0, left - 1);
-    stock.textContent = `${left} left`;
+    stock.textContent = leftText();
   }));
-  const info = h("p", { class: "muted" }, stock, ` · ends ${when(voucher.end_time)}`);
+  const info = h("p", { class: "muted" }, stock, fmt(gettext(" · ends %(time)s"), { time: when(voucher.end_time) }));
   card.append(info);
   if (voucher.status === "pending") {
     const clock = h("p", { class: "muted" });
@@ -404,7 +435,7 @@ function voucherCard(voucher) {
     card.append(clock);
   } else if (voucher.status !== "active") {
     grab.disabled = true;
-    message(status, "This sale has ended.");
+    message(status, gettext("This sale has ended."));
   }
   card.append(h("div", { class: "row" }, grab), status);
   return card;
@@ -413,14 +444,14 @@ function voucherCard(voucher) {
 function claimable(card, voucher, status) {
   // An everyday voucher: taken with "Get", free ones ready at once, priced ones to pay.
   if (voucher.remaining !== null && voucher.remaining !== undefined) {
-    card.append(h("p", { class: "muted" }, `${voucher.remaining} left`));
+    card.append(h("p", { class: "muted" }, fmt(gettext("%(left)s left"), { left: voucher.remaining })));
   }
-  const get = h("button", { type: "button" }, "Get");
+  const get = h("button", { type: "button" }, gettext("Get"));
   get.addEventListener("click", act(get, status, async () => {
     if (needLogin()) return;
     const result = await api("POST", `vouchers/${voucher.id}/claim`);
-    const next = voucher.pay_value ? "Pay for it in My vouchers." : "It is in My vouchers.";
-    status.replaceChildren(`Got it! ${next} `, h("a", { href: `#/orders/${result.order_id}` }, "Show it"));
+    const next = voucher.pay_value ? gettext("Got it! Pay for it in My vouchers.") : gettext("Got it! It is in My vouchers.");
+    status.replaceChildren(`${next} `, h("a", { href: `#/orders/${result.order_id}` }, gettext("Show it")));
     status.className = "message ok";
   }));
   card.append(h("div", { class: "row" }, get), status);
@@ -435,50 +466,49 @@ async function shopPage(id) {
     shop.images.length ? h("img", { class: "cover", src: shop.images[0], alt: `${shop.name}` }) : null,
     h("h1", {}, shop.name),
     h("p", { class: "muted" }, `${shop.area} · ${shop.address}`),
-    h("p", {}, `¥${shop.avg_price}/person · ★ ${(shop.score / 10).toFixed(1)} · open ${shop.open_hours || "—"}`),
-    h("p", {}, h("a", { href: `#/checkout?shop=${shop.id}` }, "Pay a bill here, with a coupon")),
-    h("h2", {}, "Vouchers"),
-    vouchers.length ? vouchers.map(voucherCard) : h("p", {}, "No vouchers for this shop."),
-    h("section", { "aria-label": "Nearby" },
-      h("h2", {}, "Nearby, within 1 km"),
+    h("p", {}, fmt(gettext("¥%(price)s/person · ★ %(score)s · open %(hours)s"),
+      { price: shop.avg_price, score: (shop.score / 10).toFixed(1), hours: shop.open_hours || "—" })),
+    h("p", {}, h("a", { href: `#/checkout?shop=${shop.id}` }, gettext("Pay a bill here, with a coupon"))),
+    h("h2", {}, gettext("Vouchers")),
+    vouchers.length ? vouchers.map(voucherCard) : h("p", {}, gettext("No vouchers for this shop.")),
+    h("section", { "aria-label": gettext("Nearby") },
+      h("h2", {}, gettext("Nearby, within 1 km")),
       nearby.results.length
         ? h("ul", { class: "nearby" }, nearby.results.map((near) => h("li", {},
-          h("a", { href: `#/shops/${near.id}` }, near.name), ` · ${Math.round(near.distance)} m`)))
-        : h("p", {}, "No shops of this kind within 1 km.")));
+          h("a", { href: `#/shops/${near.id}` }, near.name), fmt(gettext(" · %(metres)s m"), { metres: Math.round(near.distance) }))))
+        : h("p", {}, gettext("No shops of this kind within 1 km."))));
 }
 
 async function vouchersPage(params) {
   const show = screen();
   if (needLogin()) return;
-  const tabs = [["unpaid", "To pay"], ["unused", "Unused"], ["used", "Used"], ["expired", "Expired"]];
+  const tabs = [["unpaid", gettext("To pay")], ["unused", gettext("Unused")], ["used", gettext("Used")], ["expired", gettext("Expired")]];
   const current = params.get("tab") || "unpaid";
   const list = h("div");
   const status = h("p", { class: "message", role: "status" });
-  const more = h("button", { type: "button", class: "secondary", hidden: true }, "More");
+  const more = h("button", { type: "button", class: "secondary", hidden: true }, gettext("More"));
   let lastId = null;
   function orderRow(order) {
     const row = h("article", { class: "card" },
       h("h3", {}, h("a", { href: `#/orders/${order.id}` }, order.voucher.title)),
-      h("p", { class: "muted" }, `${discountText(order.voucher)} · ${order.status}`,
-        order.expires_at ? ` · valid until ${when(order.expires_at)}` : "",
-        order.used_at ? ` · used ${when(order.used_at)}` : ""));
+      h("p", { class: "muted" }, `${discountText(order.voucher)} · ${orderStatus(order.status)}`, validity(order)));
     if (order.status === "unpaid") {
-      const pay = h("button", { type: "button" }, `Pay ${money(order.voucher.pay_value)}`);
+      const pay = h("button", { type: "button" }, fmt(gettext("Pay %(amount)s"), { amount: money(order.voucher.pay_value) }));
       pay.addEventListener("click", act(pay, status, async () => {
         await api("POST", `voucher-orders/${order.id}/pay`);
-        message(status, "Paid. Find it under Unused.", true);
+        message(status, gettext("Paid. Find it under Unused."), true);
         row.remove();
       }));
-      const cancel = h("button", { type: "button", class: "secondary" }, "Cancel");
+      const cancel = h("button", { type: "button", class: "secondary" }, gettext("Cancel"));
       cancel.addEventListener("click", act(cancel, status, async () => {
         await api("POST", `voucher-orders/${order.id}/cancel`);
-        message(status, "Cancelled.", true);
+        message(status, gettext("Cancelled."), true);
         row.remove();
       }));
       row.append(h("div", { class: "row" }, pay, cancel));
     } else if (order.status === "paid") {
-      row.append(h("div", { class: "row" }, h("a", { href: `#/orders/${order.id}` }, "Show the code"),
-        h("a", { href: `#/checkout?shop=${order.voucher.shop_id}` }, "Use it at the shop")));
+      row.append(h("div", { class: "row" }, h("a", { href: `#/orders/${order.id}` }, gettext("Show the code")),
+        h("a", { href: `#/checkout?shop=${order.voucher.shop_id}` }, gettext("Use it at the shop"))));
     }
     return row;
   }
@@ -487,12 +517,12 @@ async function vouchersPage(params) {
     list.append(...data.results.map(orderRow));
     lastId = data.last_id;
     more.hidden = !lastId;
-    if (!list.children.length) list.append(h("p", {}, "Nothing here yet. Grab a flash sale from the home page."));
+    if (!list.children.length) list.append(h("p", {}, gettext("Nothing here yet. Grab a flash sale from the home page.")));
   }
   more.addEventListener("click", act(more, status, load));
   await load();
-  show(h("h1", {}, "My vouchers"),
-    h("p", {}, h("a", { href: "#/bills" }, "My bills at shops")),
+  show(h("h1", {}, gettext("My vouchers")),
+    h("p", {}, h("a", { href: "#/bills" }, gettext("My bills at shops"))),
     h("div", { class: "tabs", role: "tablist" }, tabs.map(([key, label]) =>
       h("button", { type: "button", role: "tab", "aria-selected": String(key === current),
         onclick: () => { location.hash = `#/vouchers?tab=${key}`; } }, label))),
@@ -515,25 +545,24 @@ async function orderPage(id, _params, note = "") {
     buttons.push(button);
   };
   if (order.status === "unpaid") {
-    move(`Pay ${money(order.voucher.pay_value)}`, "pay", "Paid.");
-    move("Cancel", "cancel", "Cancelled: the voucher is back on offer.", true);
+    move(fmt(gettext("Pay %(amount)s"), { amount: money(order.voucher.pay_value) }), "pay", gettext("Paid."));
+    move(gettext("Cancel"), "cancel", gettext("Cancelled: the voucher is back on offer."), true);
   } else if (order.status === "paid") {
-    move("Refund", "refund", "Refunded.", true);
+    move(gettext("Refund"), "refund", gettext("Refunded."), true);
   }
   const code = order.redeem_code;
   const readable = code ? code.replace(/(\d{4})(?=\d)/g, "$1 ") : null;
   show(
     h("h1", {}, order.voucher.title),
     h("p", {}, discountText(order.voucher)),
-    h("p", { class: "muted" }, `Order ${order.id} · ${order.status}`,
-      order.expires_at ? ` · valid until ${when(order.expires_at)}` : "",
-      order.used_at ? ` · used ${when(order.used_at)}` : ""),
+    h("p", { class: "muted" }, fmt(gettext("Order %(order)s · %(status)s"), { order: order.id, status: orderStatus(order.status) }),
+      validity(order)),
     code && order.status === "paid" ? h("section", { class: "card redeem" },
-      h("h2", {}, "Show this at the shop"),
-      h("p", { class: "code", "aria-label": "Redeem code" }, readable),
-      qrCanvas(code, `QR code of redeem code ${readable}`),
-      h("p", { class: "muted" }, "Only you can see this code. Staff scan it or type it in to redeem the coupon.")) : null,
-    order.status === "paid" ? h("p", {}, h("a", { href: `#/checkout?shop=${order.voucher.shop_id}` }, "Or use it on a bill you pay here")) : null,
+      h("h2", {}, gettext("Show this at the shop")),
+      h("p", { class: "code", "aria-label": gettext("Redeem code") }, readable),
+      qrCanvas(code, fmt(gettext("QR code of redeem code %(code)s"), { code: readable })),
+      h("p", { class: "muted" }, gettext("Only you can see this code. Staff scan it or type it in to redeem the coupon."))) : null,
+    order.status === "paid" ? h("p", {}, h("a", { href: `#/checkout?shop=${order.voucher.shop_id}` }, gettext("Or use it on a bill you pay here"))) : null,
     buttons.length ? h("div", { class: "row" }, buttons) : null,
     status);
 }
@@ -546,10 +575,10 @@ async function checkoutPage(params) {
   const shop = await get(`shops/${shopId}`);
   const status = h("p", { class: "message", role: "status" });
   const amount = h("input", { id: "amount", name: "amount", inputmode: "decimal", placeholder: "128.50", autocomplete: "off" });
-  const look = h("button", { type: "submit", class: "secondary" }, "Find my coupons");
-  const choices = h("fieldset", { class: "coupons", hidden: true }, h("legend", {}, "Coupon"));
+  const look = h("button", { type: "submit", class: "secondary" }, gettext("Find my coupons"));
+  const choices = h("fieldset", { class: "coupons", hidden: true }, h("legend", {}, gettext("Coupon")));
   const summary = h("p", { class: "summary", role: "status" });
-  const pay = h("button", { type: "button", hidden: true }, "Pay");
+  const pay = h("button", { type: "button", hidden: true }, gettext("Pay"));
   const result = h("div");
   let bill = NaN;
   let options = [];
@@ -561,49 +590,55 @@ async function checkoutPage(params) {
   const refresh = () => {
     const coupon = chosen();
     const off = coupon ? coupon.discount : 0;
-    summary.textContent = `Bill ${money(bill)} · coupon −${money(off)} · you pay ${money(bill - off)}`;
-    pay.textContent = `Pay ${money(bill - off)}`;
+    summary.textContent = fmt(gettext("Bill %(bill)s · coupon −%(off)s · you pay %(pay)s"),
+      { bill: money(bill), off: money(off), pay: money(bill - off) });
+    pay.textContent = fmt(gettext("Pay %(amount)s"), { amount: money(bill - off) });
     key = idempotencyKey();
   };
   const form = h("form", { onsubmit: act(look, status, async () => {
     message(status, "");
     bill = fen(amount.value);
-    if (Number.isNaN(bill)) { message(status, "Type the bill in yuan, e.g. 128.50."); return; }
+    if (Number.isNaN(bill)) { message(status, gettext("Type the bill in yuan, e.g. 128.50.")); return; }
     const found = await get(`coupons/usable?shop_id=${shopId}&amount=${bill}`);
     options = found.usable;
     const radio = (value, checked, disabled, text) => h("label", { class: "choice" },
       h("input", { type: "radio", name: "coupon", value, checked, disabled, onchange: refresh }), text);
-    choices.replaceChildren(h("legend", {}, "Coupon"),
-      ...found.usable.map((c, i) => radio(c.id, i === 0, false, `${c.voucher.title}: −${money(c.discount)}${i === 0 ? " (best)" : ""}`)),
-      radio("", !found.usable.length, false, "No coupon"),
-      ...found.unusable.map((c) => radio(c.id, false, true, `${c.voucher.title}: needs a bill of ${money(c.voucher.amount_condition)}`)));
+    choices.replaceChildren(h("legend", {}, gettext("Coupon")),
+      ...found.usable.map((c, i) => radio(c.id, i === 0, false,
+        `${c.voucher.title}: −${money(c.discount)}${i === 0 ? gettext(" (best)") : ""}`)),
+      radio("", !found.usable.length, false, gettext("No coupon")),
+      ...found.unusable.map((c) => radio(c.id, false, true,
+        fmt(gettext("%(title)s: needs a bill of %(amount)s"), { title: c.voucher.title, amount: money(c.voucher.amount_condition) }))));
     choices.hidden = false;
     pay.hidden = false;
     refresh();
-  }) }, h("label", { for: "amount" }, "Bill (yuan)"), h("div", { class: "row" }, amount, look));
+  }) }, h("label", { for: "amount" }, gettext("Bill (yuan)")), h("div", { class: "row" }, amount, look));
   pay.addEventListener("click", act(pay, status, async () => {
     const coupon = chosen();
     const body = { shop_id: Number(shopId), amount: bill };
     if (coupon) body.coupon_id = coupon.id;
     const order = await api("POST", "shop-orders", body, { "Idempotency-Key": key });
     result.replaceChildren(billCard(order, status));
-    message(status, `Paid ${money(order.payable)}${order.discount ? `, ${money(order.discount)} off with your coupon` : ""}.`, true);
+    message(status, order.discount
+      ? fmt(gettext("Paid %(paid)s, %(off)s off with your coupon."), { paid: money(order.payable), off: money(order.discount) })
+      : fmt(gettext("Paid %(paid)s."), { paid: money(order.payable) }), true);
     choices.hidden = true;
     return true;
   }));
-  show(h("h1", {}, `Pay at ${shop.name}`), form, choices, summary, h("div", { class: "row" }, pay), status, result);
+  show(h("h1", {}, fmt(gettext("Pay at %(shop)s"), { shop: shop.name })), form, choices, summary, h("div", { class: "row" }, pay), status, result);
 }
 
 function billCard(order, status) {
   const card = h("article", { class: "card" },
-    h("h3", {}, `${money(order.payable)} paid`),
-    h("p", { class: "muted" }, `Bill ${money(order.amount)} · discount ${money(order.discount)} · ${order.status} · ${when(order.created_at)}`));
+    h("h3", {}, fmt(gettext("%(amount)s paid"), { amount: money(order.payable) })),
+    h("p", { class: "muted" }, fmt(gettext("Bill %(bill)s · discount %(off)s · %(status)s · %(time)s"),
+      { bill: money(order.amount), off: money(order.discount), status: BILL_STATUSES[order.status] || order.status, time: when(order.created_at) })));
   if (order.status === "paid") {
-    const refund = h("button", { type: "button", class: "secondary" }, "Refund");
+    const refund = h("button", { type: "button", class: "secondary" }, gettext("Refund"));
     refund.addEventListener("click", act(refund, status, async () => {
       const refunded = await api("POST", `shop-orders/${order.id}/refund`);
       card.replaceWith(billCard(refunded, status));
-      message(status, refunded.coupon_id ? "Refunded; your coupon is back if it is still valid." : "Refunded.", true);
+      message(status, refunded.coupon_id ? gettext("Refunded; your coupon is back if it is still valid.") : gettext("Refunded."), true);
       return true;
     }));
     card.append(h("div", { class: "row" }, refund));
@@ -616,18 +651,18 @@ async function billsPage() {
   if (needLogin()) return;
   const list = h("div");
   const status = h("p", { class: "message", role: "status" });
-  const more = h("button", { type: "button", class: "secondary", hidden: true }, "More");
+  const more = h("button", { type: "button", class: "secondary", hidden: true }, gettext("More"));
   let lastId = null;
   async function load() {
     const data = await get(`shop-orders${lastId ? `?last_id=${lastId}` : ""}`);
     list.append(...data.results.map((order) => billCard(order, status)));
     lastId = data.last_id;
     more.hidden = !lastId;
-    if (!list.children.length) list.append(h("p", {}, "No bills yet."));
+    if (!list.children.length) list.append(h("p", {}, gettext("No bills yet.")));
   }
   more.addEventListener("click", act(more, status, load));
   await load();
-  show(h("h1", {}, "My bills"), status, list, more);
+  show(h("h1", {}, gettext("My bills")), status, list, more);
 }
 
 async function redeemPage() {
@@ -636,29 +671,34 @@ async function redeemPage() {
   const status = h("p", { class: "message", role: "status" });
   const code = h("input", { id: "redeem-code", name: "code", inputmode: "numeric", maxlength: "14", autocomplete: "off", placeholder: "1234 5678 9012" });
   const amount = h("input", { id: "redeem-amount", name: "amount", inputmode: "decimal", autocomplete: "off" });
-  const submit = h("button", { type: "submit" }, "Redeem");
+  const submit = h("button", { type: "submit" }, gettext("Redeem"));
   const today = h("section");
   async function listToday(shopId) {
     const page = await get(`shops/${shopId}/redemptions`);
-    today.replaceChildren(h("h2", {}, `Today at this shop (${page.count})`),
-      ...page.results.map((w) => h("p", { class: "card" }, `${when(w.redeemed_at)} · ${w.kind} · −${money(w.discount)} · order ${w.order_id}${w.reversed_at ? " · reversed" : ""}`)));
+    today.replaceChildren(h("h2", {}, fmt(gettext("Today at this shop (%(count)s)"), { count: page.count })),
+      ...page.results.map((w) => h("p", { class: "card" },
+        fmt(gettext("%(time)s · %(kind)s · −%(off)s · order %(order)s"),
+          { time: when(w.redeemed_at), kind: REDEMPTION_KINDS[w.kind] || w.kind, off: money(w.discount), order: w.order_id }),
+        w.reversed_at ? gettext(" · reversed") : "")));
   }
   const form = h("form", { onsubmit: act(submit, status, async () => {
     const body = { code: code.value.replace(/\s+/g, "") };
     if (amount.value.trim()) {
       body.amount = fen(amount.value);
-      if (Number.isNaN(body.amount)) { message(status, "Type the bill in yuan, e.g. 128.50."); return; }
+      if (Number.isNaN(body.amount)) { message(status, gettext("Type the bill in yuan, e.g. 128.50.")); return; }
     }
     const done = await api("POST", "redemptions", body);
-    message(status, `Redeemed: −${money(done.discount)} (order ${done.order_id}).`, true);
+    message(status, fmt(gettext("Redeemed: −%(off)s (order %(order)s)."), { off: money(done.discount), order: done.order_id }), true);
     code.value = "";
     amount.value = "";
     await listToday(done.shop_id);
   }) },
-  h("label", { for: "redeem-code" }, "Coupon code (12 digits)"), code,
-  h("label", { for: "redeem-amount" }, "Bill in yuan (for 满减 and 折扣 coupons)"), amount,
+  h("label", { for: "redeem-code" }, gettext("Coupon code (12 digits)")), code,
+  h("label", { for: "redeem-amount" }, gettext("Bill in yuan (for 满减 and 折扣 coupons)")), amount,
   h("p", {}, submit));
-  show(h("h1", {}, "Redeem a coupon"), h("p", { class: "muted" }, "For shop staff: type the code the customer shows, or scan their QR code into the field."), form, status, today);
+  show(h("h1", {}, gettext("Redeem a coupon")),
+    h("p", { class: "muted" }, gettext("For shop staff: type the code the customer shows, or scan their QR code into the field.")),
+    form, status, today);
 }
 
 async function blogPage(id) {
@@ -666,42 +706,44 @@ async function blogPage(id) {
   const [blog, likers, comments] = await Promise.all([
     get(`blogs/${id}`), get(`blogs/${id}/likes`), get(`blogs/${id}/comments`),
   ]);
-  const count = h("span", {}, String(blog.liked));
-  const top = h("ol", { class: "likers", "aria-label": "First likers" });
+  const likesText = (n) => fmt(ngettext("%(count)s like", "%(count)s likes", n), { count: n });
+  const count = h("span", {}, likesText(blog.liked));
+  const top = h("ol", { class: "likers", "aria-label": gettext("First likers") });
   const fillLikers = (users) => top.replaceChildren(...users.map((u) => h("li", {}, h("a", { href: `#/users/${u.id}` }, u.nick_name))));
   fillLikers(likers);
   let liked = blog.is_liked;
   const likeStatus = h("p", { class: "message", role: "status" });
-  const like = h("button", { type: "button", "aria-pressed": String(liked) }, liked ? "♥ Liked" : "♡ Like");
+  const likeText = () => (liked ? gettext("♥ Liked") : gettext("♡ Like"));
+  const like = h("button", { type: "button", "aria-pressed": String(liked) }, likeText());
   like.addEventListener("click", act(like, likeStatus, async () => {
     if (needLogin()) return;
     const state = await api(liked ? "DELETE" : "POST", `blogs/${id}/like`);
     liked = state.is_liked;
     like.setAttribute("aria-pressed", String(liked));
-    like.textContent = liked ? "♥ Liked" : "♡ Like";
-    count.textContent = String(state.liked);
+    like.textContent = likeText();
+    count.textContent = likesText(state.liked);
     get(`blogs/${id}/likes`).then(fillLikers, () => {}); // the like stands even if this fails
   }));
   const commentItem = (c) => h("p", { class: "card" }, h("strong", {}, c.user.nick_name), ": ", c.content);
   const commentList = h("div", {}, comments.results.map(commentItem));
   const text = h("input", { id: "comment", name: "comment", maxlength: "1000" });
   const status = h("p", { class: "message", role: "status" });
-  const send = h("button", { type: "submit" }, "Send");
+  const send = h("button", { type: "submit" }, gettext("Send"));
   const form = h("form", { onsubmit: act(send, status, async () => {
     if (needLogin()) return;
     commentList.append(commentItem(await api("POST", `blogs/${id}/comments`, { content: text.value })));
     text.value = "";
-  }) }, h("label", { for: "comment" }, "Add a comment"), h("div", { class: "row" }, text, send));
+  }) }, h("label", { for: "comment" }, gettext("Add a comment")), h("div", { class: "row" }, text, send));
   show(
     h("h1", {}, blog.title),
-    h("p", { class: "muted" }, "by ", h("a", { href: `#/users/${blog.user.id}` }, blog.user.nick_name), ` · ${when(blog.created_at)}`,
-      blog.shop_id ? [" · ", h("a", { href: `#/shops/${blog.shop_id}` }, "the shop")] : ""),
+    h("p", { class: "muted" }, h("a", { href: `#/users/${blog.user.id}` }, blog.user.nick_name), ` · ${when(blog.created_at)}`,
+      blog.shop_id ? [" · ", h("a", { href: `#/shops/${blog.shop_id}` }, gettext("the shop"))] : ""),
     h("p", {}, blog.content),
     blog.images.length ? h("div", { class: "photos" }, blog.images.map((url, i) =>
-      h("img", { src: url, alt: `Photo ${i + 1} of ${blog.title}`, loading: "lazy" }))) : null,
-    h("div", { class: "row" }, like, h("span", {}, count, " likes")), likeStatus,
-    h("h2", {}, "First to like"), top,
-    h("h2", {}, `Comments (${blog.comments})`), commentList, form, status);
+      h("img", { src: url, alt: fmt(gettext("Photo %(n)s of %(title)s"), { n: i + 1, title: blog.title }), loading: "lazy" }))) : null,
+    h("div", { class: "row" }, like, count), likeStatus,
+    h("h2", {}, gettext("First to like")), top,
+    h("h2", {}, fmt(gettext("Comments (%(count)s)"), { count: blog.comments })), commentList, form, status);
 }
 
 async function writePage() {
@@ -709,17 +751,17 @@ async function writePage() {
   if (needLogin()) return;
   const title = h("input", { id: "title", name: "title", maxlength: "128", required: true });
   const content = h("textarea", { id: "content", name: "content", maxlength: "5000", required: true });
-  const photos = picturePicker({ id: "photos", label: "Photos (up to 9)", multiple: true, max: 9 });
+  const photos = picturePicker({ id: "photos", label: gettext("Photos (up to 9)"), multiple: true, max: 9 });
   const status = h("p", { class: "message", role: "status" });
-  const publish = h("button", { type: "submit" }, "Publish");
-  show(h("h1", {}, "Write a note"), h("form", { onsubmit: act(publish, status, async () => {
-    if (photos.busy()) throw new ApiError(0, { detail: "Wait until your photos are uploaded." });
+  const publish = h("button", { type: "submit" }, gettext("Publish"));
+  show(h("h1", {}, gettext("Write a note")), h("form", { onsubmit: act(publish, status, async () => {
+    if (photos.busy()) throw new ApiError(0, { detail: gettext("Wait until your photos are uploaded.") });
     const blog = await api("POST", "blogs", { title: title.value, content: content.value, images: photos.pictures() });
     location.hash = `#/blogs/${blog.id}`;
     return true; // published: leaving the page, never twice
   }) },
-  h("label", { for: "title" }, "Title"), title,
-  h("label", { for: "content" }, "What was it like?"), content,
+  h("label", { for: "title" }, gettext("Title")), title,
+  h("label", { for: "content" }, gettext("What was it like?")), content,
   ...photos.nodes,
   h("p", {}, publish)), status);
 }
@@ -732,41 +774,47 @@ async function userPage(id) {
     get(`users/${id}/info`), get(`users/${id}/blogs`), other ? get(`follows/${id}`) : null,
   ]);
   const user = blogs.user; // the blogs page names its author: no separate user request
-  const avatar = h("img", { class: "avatar", src: user.icon || "", alt: `${user.nick_name}'s picture`, hidden: !user.icon });
+  const avatar = h("img", { class: "avatar", src: user.icon || "", alt: fmt(gettext("%(name)s's picture"), { name: user.nick_name }), hidden: !user.icon });
   const nodes = [
     h("h1", {}, avatar, user.nick_name),
     h("p", { class: "muted" }, [info.city, info.introduce].filter(Boolean).join(" · ")),
   ];
   if (me && String(me.id) === String(id)) {
-    const picker = picturePicker({ id: "avatar", label: "Change your picture", multiple: false, max: 1 });
-    const save = h("button", { type: "button" }, "Save picture");
+    const picker = picturePicker({ id: "avatar", label: gettext("Change your picture"), multiple: false, max: 1 });
+    const save = h("button", { type: "button" }, gettext("Save picture"));
     const saveStatus = h("p", { class: "message", role: "status" });
     save.addEventListener("click", act(save, saveStatus, async () => {
       const [icon] = picker.pictures();
-      if (picker.busy() || !icon) throw new ApiError(0, { detail: "Choose a picture and wait for its upload." });
+      if (picker.busy() || !icon) throw new ApiError(0, { detail: gettext("Choose a picture and wait for its upload.") });
       const updated = await api("PATCH", "users/me", { icon });
       avatar.src = updated.icon;
       avatar.hidden = false;
-      message(saveStatus, "Saved.", true);
+      message(saveStatus, gettext("Saved."), true);
     }));
     nodes.push(...picker.nodes, h("p", {}, save), saveStatus);
   }
-  const fans = h("span", {}, String(info.fans));
-  nodes.push(h("p", {}, fans, " followers · ", String(info.followee), " following"));
+  let fanCount = info.fans;
+  const fansText = () => fmt(ngettext("%(count)s follower", "%(count)s followers", fanCount), { count: fanCount });
+  const fans = h("span", {}, fansText());
+  nodes.push(h("p", {}, fans, " · ", fmt(gettext("%(count)s following"), { count: info.followee })));
   if (other) {
     let following = followState.following;
     const followStatus = h("p", { class: "message", role: "status" });
-    const follow = h("button", { type: "button", "aria-pressed": String(following) }, following ? "Following" : "Follow");
+    const followText = () => (following ? gettext("Following") : gettext("Follow"));
+    const follow = h("button", { type: "button", "aria-pressed": String(following) }, followText());
     follow.addEventListener("click", act(follow, followStatus, async () => {
       const state = await api(following ? "DELETE" : "PUT", `follows/${id}`);
-      if (state.following !== following) fans.textContent = String(Number(fans.textContent) + (state.following ? 1 : -1));
+      if (state.following !== following) {
+        fanCount += state.following ? 1 : -1;
+        fans.textContent = fansText();
+      }
       following = state.following;
       follow.setAttribute("aria-pressed", String(following));
-      follow.textContent = following ? "Following" : "Follow";
+      follow.textContent = followText();
     }));
     nodes.push(h("div", { class: "row" }, follow), followStatus);
   }
-  nodes.push(h("h2", {}, `Notes (${blogs.count})`), blogs.results.map(blogCard));
+  nodes.push(h("h2", {}, fmt(gettext("Notes (%(count)s)"), { count: blogs.count })), blogs.results.map(blogCard));
   show(...nodes);
 }
 
@@ -775,7 +823,7 @@ async function feedPage() {
   if (needLogin()) return;
   const list = h("div");
   const end = h("p", { class: "muted", role: "status" });
-  const retry = h("button", { type: "button", hidden: true, onclick: () => { retry.hidden = true; more(); } }, "Try again");
+  const retry = h("button", { type: "button", hidden: true, onclick: () => { retry.hidden = true; more(); } }, gettext("Try again"));
   const sentinel = h("div", { "aria-hidden": "true" });
   let cursor = {};
   let loading = false;
@@ -797,7 +845,8 @@ async function feedPage() {
       if (!page.results.length) {
         finished = true;
         observer.disconnect();
-        end.textContent = list.children.length ? "You are all caught up." : "Nothing yet: follow people to see their notes here.";
+        end.textContent = list.children.length
+          ? gettext("You are all caught up.") : gettext("Nothing yet: follow people to see their notes here.");
         return;
       }
     } catch (error) {
@@ -812,7 +861,7 @@ async function feedPage() {
     observer.unobserve(sentinel);
     observer.observe(sentinel);
   }
-  show(h("h1", {}, "Following"), list, sentinel, end, retry);
+  show(h("h1", {}, pgettext("the feed's title", "Following")), list, sentinel, end, retry);
   observer.observe(sentinel); // its first report loads the first page
 }
 
@@ -823,28 +872,30 @@ async function signPage() {
   const [streak, current] = await Promise.all([get("sign/streak"), get("sign/month")]);
   const [year, monthNumber] = current.month.split("-").map(Number);
   const streakEl = h("span", { class: "stat" }, String(streak.streak));
-  const calendar = h("ol", { class: "calendar", "aria-label": `Sign-ins in ${current.month}` });
+  const calendar = h("ol", { class: "calendar", "aria-label": fmt(gettext("Sign-ins in %(month)s"), { month: current.month }) });
   const status = h("p", { class: "message", role: "status" });
   function drawCalendar(signed) {
     const total = new Date(year, monthNumber, 0).getDate();
     const offset = (new Date(year, monthNumber - 1, 1).getDay() + 6) % 7; // Monday first
-    const cells = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map((d) => h("li", { class: "head", "aria-hidden": "true" }, d));
+    const weekdays = [gettext("Mon"), gettext("Tue"), gettext("Wed"), gettext("Thu"), gettext("Fri"), gettext("Sat"), gettext("Sun")];
+    const cells = weekdays.map((d) => h("li", { class: "head", "aria-hidden": "true" }, d));
     for (let i = 0; i < offset; i++) cells.push(h("li", { "aria-hidden": "true" }));
     for (let d = 1; d <= total; d++) {
       const on = signed.includes(d);
-      const label = `${current.month}-${String(d).padStart(2, "0")}${on ? ", signed" : ""}`;
+      const label = `${current.month}-${String(d).padStart(2, "0")}${on ? gettext(", signed") : ""}`;
       cells.push(h("li", { class: on ? "day signed" : "day", "aria-label": label }, String(d)));
     }
     calendar.replaceChildren(...cells);
   }
   const signedDays = [...current.days];
   drawCalendar(signedDays);
-  const button = h("button", { type: "button", disabled: streak.signed_today }, streak.signed_today ? "Signed today" : "Sign in today");
+  const button = h("button", { type: "button", disabled: streak.signed_today },
+    streak.signed_today ? gettext("Signed today") : gettext("Sign in today"));
   button.addEventListener("click", act(button, status, async () => {
     const result = await api("POST", "sign");
     streakEl.textContent = String(result.streak);
-    message(status, result.new ? "Signed! Come back tomorrow to keep the streak." : "Already signed today.", true);
-    button.textContent = "Signed today";
+    message(status, result.new ? gettext("Signed! Come back tomorrow to keep the streak.") : gettext("Already signed today."), true);
+    button.textContent = gettext("Signed today");
     const day = Number(result.date.slice(8, 10)); // the server's day, "YYYY-MM-DD"
     if (result.date.startsWith(current.month) && !signedDays.includes(day)) {
       signedDays.push(day);
@@ -852,8 +903,8 @@ async function signPage() {
     }
     return true;
   }));
-  const title = new Date(year, monthNumber - 1, 1).toLocaleString(undefined, { month: "long", year: "numeric" });
-  show(h("h1", {}, "Daily sign-in"), h("p", {}, "Streak: ", streakEl, " days"), h("div", { class: "row" }, button), status,
+  const title = new Date(year, monthNumber - 1, 1).toLocaleString(document.documentElement.lang, { month: "long", year: "numeric" });
+  show(h("h1", {}, gettext("Daily sign-in")), h("p", {}, gettext("Streak: "), streakEl, gettext(" days")), h("div", { class: "row" }, button), status,
     h("h2", {}, title), calendar);
 }
 
@@ -880,10 +931,10 @@ function renderAccountLink() {
   const link = document.getElementById("account-link");
   const user = session.user;
   if (session.token && user) {
-    link.textContent = `Log out (${user.nick_name})`;
+    link.textContent = fmt(gettext("Log out (%(name)s)"), { name: user.nick_name });
     link.href = "#/logout";
   } else {
-    link.textContent = "Log in";
+    link.textContent = gettext("Log in");
     link.href = "#/login";
   }
 }
@@ -907,12 +958,19 @@ async function route() {
       await (match[1] ? page(match[1], params) : page(params));
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) { needLogin(); return; }
-      show(h("h1", {}, "Sorry"), h("p", { class: "message" }, explain(error)));
+      show(h("h1", {}, gettext("Sorry")), h("p", { class: "message" }, explain(error)));
     }
     return;
   }
-  show(h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/" }, "Back home")));
+  show(h("h1", {}, gettext("Not found")), h("p", {}, h("a", { href: "#/" }, gettext("Back home"))));
+}
+
+function keepPageOnLanguageSwitch() {
+  // The switch posts to Django's set_language, which answers with a redirect to `next`:
+  // the page being read, hash included, so the reader stays where they were.
+  const form = document.querySelector("form.language");
+  form.addEventListener("submit", () => { form.elements.next.value = location.pathname + location.hash; });
 }
 
 window.addEventListener("hashchange", route);
-window.addEventListener("DOMContentLoaded", () => { renderAccountLink(); route(); });
+window.addEventListener("DOMContentLoaded", () => { keepPageOnLanguageSwitch(); renderAccountLink(); route(); });

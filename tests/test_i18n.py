@@ -1,0 +1,241 @@
+"""SPEC §10: the API, the admin and the web client's page speak Simplified Chinese by
+default and English on request (Accept-Language, or the switch's cookie); an error's
+`code` is the same in every language. The committed catalog is complete and compiled."""
+
+from __future__ import annotations
+
+import ast
+import gettext
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.test import Client
+from django.utils import translation
+from rest_framework.test import APIClient
+
+from tests.factories import VoucherFactory
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOG = ROOT / "locale" / "zh_Hans" / "LC_MESSAGES" / "django"
+ENGLISH = {"HTTP_ACCEPT_LANGUAGE": "en"}
+
+
+@pytest.fixture(autouse=True)
+def _language_restored() -> Iterator[None]:
+    """Each request activates its language for the thread: leave it as it was."""
+    language = translation.get_language()
+    yield
+    translation.activate(language)
+
+
+def _english_by_cookie() -> APIClient:
+    client = APIClient()
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    return client
+
+
+# --- The API ------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("path", "status", "code", "chinese", "english"),
+    [
+        # A DRF view raising a domain error.
+        ("/api/blogs/424242", 404, "blog_not_found", "笔记不存在。", "No such blog."),
+        # The shop detail's plain-Django fast path.
+        ("/api/shops/424242", 404, "shop_not_found", "商户不存在。", "No such shop."),
+        # An unknown /api/ path, answered before any view.
+        ("/api/no-such-thing", 404, "not_found", "未找到。", "Not found."),
+    ],
+)
+def test_an_api_error_is_chinese_by_default_and_english_on_request(
+    path, status, code, chinese, english
+) -> None:
+    default = APIClient().get(path)
+    by_header = APIClient().get(path, **ENGLISH)
+    by_cookie = _english_by_cookie().get(path)
+
+    assert (default.status_code, default.json()) == (status, {"detail": chinese, "code": code})
+    assert (by_header.status_code, by_header.json()) == (status, {"detail": english, "code": code})
+    assert (by_cookie.status_code, by_cookie.json()) == (status, {"detail": english, "code": code})
+    assert default["Content-Language"] == "zh-hans"
+    assert by_header["Content-Language"] == by_cookie["Content-Language"] == "en"
+
+
+@pytest.mark.django_db
+def test_a_business_rule_and_the_flash_sale_answer_in_the_callers_language(user, user_api):
+    follow_self = f"/api/follows/{user.id}"
+    seckill = "/api/vouchers/424242/seckill"
+
+    chinese = [user_api.put(follow_self).json(), user_api.post(seckill).json()]
+    english = [
+        user_api.put(follow_self, **ENGLISH).json(),
+        user_api.post(seckill, **ENGLISH).json(),
+    ]
+
+    assert chinese == [
+        {"detail": "不能关注自己。", "code": "cannot_follow_self"},
+        {"detail": "秒杀活动不存在。", "code": "voucher_not_found"},
+    ]
+    assert english == [
+        {"detail": "You cannot follow yourself.", "code": "cannot_follow_self"},
+        {"detail": "No such flash sale.", "code": "voucher_not_found"},
+    ]
+
+
+@pytest.mark.django_db
+def test_validation_messages_ours_and_drfs_follow_the_language(api) -> None:
+    body = {"phone": "123"}  # ours refuses the phone; DRF's own says the code is missing
+
+    default = api.post("/api/auth/login", body, format="json")
+    english = api.post("/api/auth/login", body, format="json", **ENGLISH)
+
+    assert default.status_code == english.status_code == 400
+    assert default.json() == {
+        "detail": "输入有误。",
+        "code": "invalid",
+        "errors": {
+            "phone": ["请输入中国大陆手机号：以 13 至 19 开头的 11 位数字。"],
+            "code": ["该字段是必填项。"],
+        },
+    }
+    assert english.json() == {
+        "detail": "Invalid input.",
+        "code": "invalid",
+        "errors": {
+            "phone": ["Enter a mainland mobile number: 11 digits from 13-19."],
+            "code": ["This field is required."],
+        },
+    }
+
+
+@pytest.mark.django_db
+def test_the_login_code_text_is_in_the_requesters_language(api, sms_outbox) -> None:
+    api.post("/api/auth/code", {"phone": "13912345678"}, format="json")
+    api.post("/api/auth/code", {"phone": "13912345679"}, format="json", **ENGLISH)
+
+    (_, chinese), (_, english) = sms_outbox
+    assert chinese.startswith("【大众点评】您的登录验证码是 ")
+    assert english.startswith("Your Dianping login code is ")
+
+
+# --- The admin ------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_admin_shows_chinese_model_names_by_default_and_english_on_request(
+    admin_client,
+) -> None:
+    index = admin_client.get("/admin/").content.decode()
+    index_en = admin_client.get("/admin/", **ENGLISH).content.decode()
+
+    for name in ("商户分类", "优惠券订单", "核销记录", "探店笔记", "关注关系", "商户店员"):
+        assert name in index
+    assert "Shop types" not in index
+    for name in ("Shop types", "Voucher orders", "Write-offs", "Blogs", "Shop staff"):
+        assert name in index_en
+    assert "商户分类" not in index_en
+
+
+@pytest.mark.django_db
+def test_the_admin_changelist_columns_and_choices_are_translated(admin_client) -> None:
+    VoucherFactory()
+
+    vouchers = admin_client.get("/admin/vouchers/voucher/").content.decode()
+    vouchers_en = admin_client.get("/admin/vouchers/voucher/", **ENGLISH).content.decode()
+    shop_form = admin_client.get("/admin/shops/shop/add/").content.decode()
+
+    assert "Redis 库存" in vouchers  # a column of our own
+    assert "秒杀券" in vouchers  # a choice's label
+    assert "未开始" in vouchers  # the live status, by its label
+    assert "Redis stock" in vouchers_en
+    assert "Flash sale" in vouchers_en
+    assert "Pending" in vouchers_en
+    assert "人均消费" in shop_form  # a field's verbose name
+    assert "人均消费，单位：元。" in shop_form  # and its help text
+
+
+# --- The web client's page ------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_home_page_is_chinese_by_default_and_english_on_request() -> None:
+    default = Client().get("/").content.decode()
+    english = Client().get("/", **ENGLISH).content.decode()
+
+    assert '<html lang="zh-hans">' in default
+    assert ">我的券</a>" in default
+    assert '<html lang="en">' in english
+    assert ">My vouchers</a>" in english
+
+
+@pytest.mark.django_db
+def test_the_language_switch_sets_the_cookie_and_the_next_page_is_english() -> None:
+    client = Client(enforce_csrf_checks=False)
+
+    switched = client.post("/i18n/setlang/", {"language": "en", "next": "/"})
+    page = client.get("/").content.decode()
+
+    assert switched.status_code == 302
+    assert switched.cookies[settings.LANGUAGE_COOKIE_NAME].value == "en"
+    assert '<html lang="en">' in page
+    assert ">My vouchers</a>" in page
+
+
+# --- The catalog ------------------------------------------------------------------
+
+
+def _po_entries(text: str) -> list[tuple[str, list[str], set[str]]]:
+    """(msgid, its msgstrs, its flags) of every entry of a .po file, the header included
+    (msgid "")."""
+    entries = []
+    for block in text.strip().split("\n\n"):
+        fields: dict[str, str] = {}
+        flags: set[str] = set()
+        field = ""
+        for line in block.splitlines():
+            if line.startswith("#,"):
+                flags |= {flag.strip() for flag in line[2:].split(",")}
+            elif line.startswith("#"):
+                continue
+            elif line.startswith('"'):
+                fields[field] += ast.literal_eval(line)
+            else:
+                field, _, value = line.partition(" ")
+                fields[field] = ast.literal_eval(value)
+        strs = [value for name, value in fields.items() if name.startswith("msgstr")]
+        entries.append((fields["msgid"], strs, flags))
+    return entries
+
+
+def test_every_message_of_the_catalog_is_translated_and_none_is_fuzzy() -> None:
+    entries = _po_entries(CATALOG.with_suffix(".po").read_text(encoding="utf-8"))
+    header = next(strs[0] for msgid, strs, _ in entries if msgid == "")
+
+    untranslated = [msgid for msgid, strs, _ in entries if msgid and not all(strs)]
+    fuzzy = [msgid for msgid, _, flags in entries if "fuzzy" in flags]
+    assert len(entries) > 200
+    assert untranslated == []
+    assert fuzzy == []
+    assert "Language: zh_Hans\n" in header
+
+
+def test_the_committed_mo_is_the_po_compiled(tmp_path) -> None:
+    msgfmt = shutil.which("msgfmt")
+    if msgfmt is None:
+        pytest.skip("msgfmt (Debian's gettext) is not installed")
+    compiled = tmp_path / "django.mo"
+    # --check also refuses a translation whose %(name)s placeholders differ from the msgid's.
+    subprocess.run(
+        [msgfmt, "--check", "-o", str(compiled), str(CATALOG.with_suffix(".po"))], check=True
+    )
+
+    with compiled.open("rb") as fresh, CATALOG.with_suffix(".mo").open("rb") as committed:
+        fresh_catalog = gettext.GNUTranslations(fresh)._catalog  # type: ignore[attr-defined]
+        committed_catalog = gettext.GNUTranslations(committed)._catalog  # type: ignore[attr-defined]
+    assert committed_catalog == fresh_catalog
