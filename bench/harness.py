@@ -30,6 +30,7 @@ class WrkResult:
     non_2xx: int
     errors: int
     requests: int = 0  # completed in the run (median_result leaves it 0)
+    p999_ms: float | None = None  # printed by scripts that define done() (ping, seckill)
 
 
 def server_env(**extra: str) -> dict[str, str]:
@@ -131,10 +132,12 @@ def parse_wrk(output: str) -> WrkResult:
     non_2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", output)
     errors = re.search(r"Socket errors:.*?(\d+).*?(\d+).*?(\d+).*?(\d+)", output)
     total = re.search(r"(\d+) requests in", output)
+    p999 = re.search(r"^p99\.9: (\d+)us$", output, re.M)
     return WrkResult(
         rps, p50, p99, int(non_2xx.group(1)) if non_2xx else 0,
         sum(map(int, errors.groups())) if errors else 0,
         int(total.group(1)) if total else 0,
+        int(p999.group(1)) / 1000 if p999 else None,
     )  # fmt: skip
 
 

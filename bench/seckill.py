@@ -15,8 +15,10 @@ import json
 import os
 import re
 import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +75,32 @@ def persisted(env: dict[str, str], voucher_id: int) -> int:
         f"print(VoucherOrder.objects.filter(voucher_id={voucher_id}).count())"
     )
     return int(django(code, env))
+
+
+def stock_key(env: dict[str, str], voucher_id: int) -> str:
+    return django(f"from vouchers import shard; print(shard.stock_key({voucher_id}))", env)
+
+
+def wait_persisted(env: dict[str, str], sales: dict[int, int], timeout: float = 180) -> None:
+    """Until the drain has stored every order Redis accepted for these sales (voucher id:
+    initial stock), or the timeout; check_books then tells whether anything is missing."""
+    deadline = time.monotonic() + timeout
+    for voucher_id, initial in sales.items():
+        key = stock_key(env, voucher_id)
+        while time.monotonic() < deadline:
+            if persisted(env, voucher_id) + int(redis_cli("get", key)) >= initial:
+                break
+            time.sleep(0.5)
+
+
+def check_books(env: dict[str, str], voucher_id: int, initial: int) -> tuple[int, int, int]:
+    """sold (orders in the database) + remaining (Redis stock) must equal the initial
+    stock once drained: no oversell, nothing accepted lost. Exits loudly otherwise."""
+    sold = persisted(env, voucher_id)
+    remaining = int(redis_cli("get", stock_key(env, voucher_id)))
+    if sold + remaining != initial:
+        sys.exit(f"voucher {voucher_id}: sold {sold} + remaining {remaining} != {initial}")
+    return voucher_id, sold, remaining
 
 
 def redis_cli(*args: str) -> str:
@@ -140,43 +168,64 @@ def main() -> None:
     # 1. HTTP: baseline, then the sale alone (the request path's own cost), then the sale
     #    again with a real drain worker persisting alongside (for the lag).
     ping = str(WRK_DIR / "ping.lua")
+    initial = {sale: 10_000_000, lag_sale: 10_000_000}
 
-    def buy(voucher_id: int) -> tuple[WrkResult, int]:
-        key = facts["stock_keys"][str(voucher_id)]
+    def buy(voucher_id: int, duration: str = args.duration, **pace: str) -> tuple[WrkResult, int]:
+        key = facts["stock_keys"].get(str(voucher_id)) or stock_key(env, voucher_id)
         before = int(redis_cli("get", key))
         result = run_wrk(
             server.url,
-            duration=args.duration,
+            duration=duration,
             connections=args.connections,
             script=str(WRK_DIR / "seckill.lua"),
-            env={**os.environ, "VOUCHER_ID": str(voucher_id), "TOKENS_FILE": str(tokens)},
+            env={**os.environ, "VOUCHER_ID": str(voucher_id), "TOKENS_FILE": str(tokens), **pace},
         )
         return result, before - int(redis_cli("get", key))
 
-    with Server("granian", args.workers, args.port, env, args.threads) as server:
-        run_wrk(server.url, duration="3s", connections=args.connections, script=ping)
-        base = run_wrk(
-            server.url, duration=args.duration, connections=args.connections, script=ping
-        )
-        floor = run_wrk(
+    def ping_at(path: str, duration: str = args.duration, **pace: str) -> WrkResult:
+        return run_wrk(
             server.url,
-            duration=args.duration,
+            duration=duration,
             connections=args.connections,
             script=ping,
-            env={**os.environ, "PING_PATH": "/api/ping/redis"},
+            env={**os.environ, "PING_PATH": path, **pace},
         )
+
+    def paced(rate: float, run: Callable[..., WrkResult]) -> WrkResult:
+        """`run` with its connections paced to `rate` requests/s in all. wrk's delay() is a
+        pause after each reply, so a short probe first measures how long replies take."""
+        period_ms = args.connections * 1000 / rate
+        probe = run(duration="3s", DELAY_MS=str(int(period_ms)))
+        reply_ms = max(args.connections * 1000 / probe.requests_per_second - int(period_ms), 0)
+        return run(DELAY_MS=str(max(0, round(period_ms - reply_ms))))
+
+    def fresh_sale() -> int:
+        voucher_id = make_sale(env, stock=10_000_000)
+        initial[voucher_id] = 10_000_000
+        return voucher_id
+
+    latency: dict[int, tuple[WrkResult, WrkResult]] = {}
+    with Server("granian", args.workers, args.port, env, args.threads) as server:
+        run_wrk(server.url, duration="3s", connections=args.connections, script=ping)
+        base = ping_at("/api/ping")
+        floor = ping_at("/api/ping/redis")
         alone, accepted = buy(sale)
+        # 2. Latency at a share of the sale's peak: the bare view and the sale offered the
+        #    same rate (a fresh sale each time, so every first attempt is a real buyer's).
+        for share in (50, 70):
+            rate = alone.requests_per_second * share / 100
+            bare_paced = paced(rate, lambda **kw: ping_at("/api/ping", **kw))
+            voucher_id = fresh_sale()
+            sale_paced = paced(rate, lambda voucher_id=voucher_id, **kw: buy(voucher_id, **kw)[0])
+            latency[share] = (bare_paced, sale_paced)
         worker = DrainWorker(env)
-        deadline = time.monotonic() + 120  # drain the first run's backlog before timing lags
-        while persisted(env, sale) < accepted and time.monotonic() < deadline:
-            time.sleep(0.5)
+        wait_persisted(env, {v: n for v, n in initial.items() if v != lag_sale})  # backlog
         redis_cli("del", lag_key)
-        alongside, accepted_alongside = buy(lag_sale)
-    deadline = time.monotonic() + 120
-    while persisted(env, lag_sale) < accepted_alongside and time.monotonic() < deadline:
-        time.sleep(0.5)
+        alongside, _ = buy(lag_sale)
+        wait_persisted(env, {lag_sale: initial[lag_sale]})
     worker.stop()
     lags = lag_histogram(lag_key)
+    books = [check_books(env, voucher_id, stock) for voucher_id, stock in initial.items()]
 
     # 2. The Redis ceiling: the same script, straight from redis-benchmark.
     sha = redis_cli("script", "load", facts["script"])
@@ -248,6 +297,20 @@ def main() -> None:
           f"{drained / drain_seconds:.0f} orders/s ({drained} in {drain_seconds:.1f} s) "
           "counting the worker's start-up |")  # fmt: skip
     print(f"| `redis-benchmark` EVALSHA seckill.lua, 50 clients | {evalsha_rps:.0f} req/s |")
+    print("| sold + remaining = initial, every sale of the run | " + ", ".join(
+        f"{v}: {sold} + {left}" for v, sold, left in books) + " |")  # fmt: skip
+
+    def spread(result: WrkResult) -> str:
+        return f"{result.p50_ms:.2f} / {result.p99_ms:.2f} / {result.p999_ms:.2f} ms"
+
+    print("\n| offered (share of the sale's peak) | bare view: req/s; p50 / p99 / p99.9 "
+          "| sale: req/s; p50 / p99 / p99.9 | sale p99 / bare p99 |")  # fmt: skip
+    print("|---|---|---|---|")
+    for share, (bare_paced, sale_paced) in latency.items():
+        print(f"| {share} % ({alone.requests_per_second * share / 100:.0f} req/s) "
+              f"| {bare_paced.requests_per_second:.0f}; {spread(bare_paced)} "
+              f"| {sale_paced.requests_per_second:.0f}; {spread(sale_paced)} "
+              f"| **{sale_paced.p99_ms / bare_paced.p99_ms:.2f}** |")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -73,7 +73,8 @@ call() { curl -fsS -H "Authorization: Bearer ${token:-none}" "$@"; }
 echo "==> log in by SMS code"
 phone=13800000001
 curl -fsS -X POST "$api/auth/code" -H 'Content-Type: application/json' -d "{\"phone\":\"$phone\"}" >/dev/null
-code=$(grep -ho 'login code is [0-9]*' "$dir"/sms/*"$phone"* | tail -1 | grep -o '[0-9]*$')
+# The text is in the request's language (Chinese here): the code is its six-digit number.
+code=$(grep -hoE '(^|[^0-9])[0-9]{6}([^0-9]|$)' "$dir"/sms/*"$phone"* | tail -1 | grep -oE '[0-9]{6}')
 token=$(curl -fsS -X POST "$api/auth/login" -H 'Content-Type: application/json' \
   -d "{\"phone\":\"$phone\",\"code\":\"$code\"}" | json 'data["token"]')
 [ "$(call "$api/users/me" | json 'data["phone"][:3]')" = 138 ] || fail "login"

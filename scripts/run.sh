@@ -110,7 +110,7 @@ cat <<MSG
     admin         http://$HOST:$PORT/admin/   (credentials printed above)
     health        http://$HOST:$PORT/api/health
   Login codes are printed here by the console SMS backend, each on its own line:
-    ==> SMS to 13800000001: Your Dianping login code is 123456. …
+    ==> SMS to 13800000001: 【大众点评】您的登录验证码是 123456，… (English for an English browser)
   Ctrl-C stops everything.
 
 MSG
