@@ -67,24 +67,23 @@ mariadb-stop:
 	@scripts/mariadb.sh stop
 
 bench-setup: SETUP_FOR = bench
-bench-setup: setup  ## wrk, Redis (unless REDIS_URL is set) and var/ for the benchmarks
-	@scripts/redis.sh ensure run >/dev/null
+bench-setup: setup  ## wrk and var/ for the benchmarks (scripts/bench.sh brings Redis, MariaDB)
 	@mkdir -p var  # the bench runs the production settings, which do not create it
 
 bench-shops: bench-setup  ## GET /api/shops/{id} vs a bare Django view under granian + wrk
-	cd bench && ../$(PY) shops.py $(BENCH_ARGS)
+	@scripts/bench.sh shops.py $(BENCH_ARGS)
 
 bench-seckill: bench-setup  ## the flash sale under wrk, drain rate into MariaDB, Redis ceiling
-	cd bench && DATABASE_URL=$${DATABASE_URL:-$$(../scripts/mariadb.sh start)} ../$(PY) seckill.py $(BENCH_ARGS)
+	@scripts/bench.sh --mariadb seckill.py $(BENCH_ARGS)
 
 bench-claims: bench-setup  ## claims of normal vouchers: unlimited vs guarded stock, into MariaDB
-	cd bench && DATABASE_URL=$${DATABASE_URL:-$$(../scripts/mariadb.sh start)} ../$(PY) claims.py $(BENCH_ARGS)
+	@scripts/bench.sh --mariadb claims.py $(BENCH_ARGS)
 
 bench-capacity: bench-setup  ## CPU per request per tier (web, Redis, MariaDB), for docs/scaling.md
-	cd bench && DATABASE_URL=$${DATABASE_URL:-$$(../scripts/mariadb.sh start)} ../$(PY) capacity.py $(BENCH_ARGS)
+	@scripts/bench.sh --mariadb capacity.py $(BENCH_ARGS)
 
 bench-memory: bench-setup  ## Redis bytes per session, inbox item, follow, sign-in month, buyer
-	$(PY) bench/memory.py
+	@scripts/bench.sh memory.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache

@@ -25,6 +25,7 @@ from typing import Any
 from harness import ROOT, VENV_BIN, Server, WrkResult, manage, manage_output, run_wrk, server_env
 
 WRK_DIR = ROOT / "bench" / "wrk"
+SALE_STOCK = 10_000_000  # every timed sale's stock: never sold out within a run
 BENCH_SHARD = 9  # the ceiling run's keys: a shard no real sale uses (4 shard bits hold it)
 
 
@@ -77,29 +78,27 @@ def persisted(env: dict[str, str], voucher_id: int) -> int:
     return int(django(code, env))
 
 
-def stock_key(env: dict[str, str], voucher_id: int) -> str:
-    return django(f"from vouchers import shard; print(shard.stock_key({voucher_id}))", env)
-
-
-def wait_persisted(env: dict[str, str], sales: dict[int, int], timeout: float = 180) -> None:
-    """Until the drain has stored every order Redis accepted for these sales (voucher id:
-    initial stock), or the timeout; check_books then tells whether anything is missing."""
+def wait_persisted(
+    env: dict[str, str], stock_keys: dict[str, str], voucher_ids: list[int], timeout: float = 180
+) -> None:
+    """Until the drain has stored every order Redis accepted for these sales, or the
+    timeout; check_books then tells whether anything is missing."""
     deadline = time.monotonic() + timeout
-    for voucher_id, initial in sales.items():
-        key = stock_key(env, voucher_id)
+    for voucher_id in voucher_ids:
+        key = stock_keys[str(voucher_id)]
         while time.monotonic() < deadline:
-            if persisted(env, voucher_id) + int(redis_cli("get", key)) >= initial:
+            if persisted(env, voucher_id) + int(redis_cli("get", key)) >= SALE_STOCK:
                 break
             time.sleep(0.5)
 
 
-def check_books(env: dict[str, str], voucher_id: int, initial: int) -> tuple[int, int, int]:
+def check_books(env: dict[str, str], stock_key: str, voucher_id: int) -> tuple[int, int, int]:
     """sold (orders in the database) + remaining (Redis stock) must equal the initial
     stock once drained: no oversell, nothing accepted lost. Exits loudly otherwise."""
     sold = persisted(env, voucher_id)
-    remaining = int(redis_cli("get", stock_key(env, voucher_id)))
-    if sold + remaining != initial:
-        sys.exit(f"voucher {voucher_id}: sold {sold} + remaining {remaining} != {initial}")
+    remaining = int(redis_cli("get", stock_key))
+    if sold + remaining != SALE_STOCK:
+        sys.exit(f"voucher {voucher_id}: sold {sold} + remaining {remaining} != {SALE_STOCK}")
     return voucher_id, sold, remaining
 
 
@@ -159,19 +158,22 @@ def main() -> None:
     manage("seed_demo", "--force", env=env)
     tokens = Path(tempfile.mkdtemp()) / "tokens.txt"
     manage("issue_tokens", "--count", str(args.tokens), "--out", str(tokens), env=env)
-    sale = make_sale(env, stock=10_000_000)
-    lag_sale = make_sale(env, stock=10_000_000)
-    facts = project_facts(env, [sale, lag_sale])
+    sale = make_sale(env, stock=SALE_STOCK)
+    lag_sale = make_sale(env, stock=SALE_STOCK)
+    # The latency runs' sales: a fresh one per share, so every first attempt is a buyer's.
+    paced_sales = {share: make_sale(env, stock=SALE_STOCK) for share in (50, 70)}
+    every_sale = [sale, *paced_sales.values(), lag_sale]
+    facts = project_facts(env, every_sale)
+    stock_keys = facts["stock_keys"]
     lag_key = facts["lag_keys"][str(lag_sale)]
     redis_cli("del", lag_key)
 
     # 1. HTTP: baseline, then the sale alone (the request path's own cost), then the sale
     #    again with a real drain worker persisting alongside (for the lag).
     ping = str(WRK_DIR / "ping.lua")
-    initial = {sale: 10_000_000, lag_sale: 10_000_000}
 
     def buy(voucher_id: int, duration: str = args.duration, **pace: str) -> tuple[WrkResult, int]:
-        key = facts["stock_keys"].get(str(voucher_id)) or stock_key(env, voucher_id)
+        key = stock_keys[str(voucher_id)]
         before = int(redis_cli("get", key))
         result = run_wrk(
             server.url,
@@ -199,33 +201,27 @@ def main() -> None:
         reply_ms = max(args.connections * 1000 / probe.requests_per_second - int(period_ms), 0)
         return run(DELAY_MS=str(max(0, round(period_ms - reply_ms))))
 
-    def fresh_sale() -> int:
-        voucher_id = make_sale(env, stock=10_000_000)
-        initial[voucher_id] = 10_000_000
-        return voucher_id
-
     latency: dict[int, tuple[WrkResult, WrkResult]] = {}
     with Server("granian", args.workers, args.port, env, args.threads) as server:
         run_wrk(server.url, duration="3s", connections=args.connections, script=ping)
         base = ping_at("/api/ping")
         floor = ping_at("/api/ping/redis")
         alone, accepted = buy(sale)
-        # 2. Latency at a share of the sale's peak: the bare view and the sale offered the
-        #    same rate (a fresh sale each time, so every first attempt is a real buyer's).
-        for share in (50, 70):
+        # Latency at a share of the sale's peak: the bare view and the sale offered the
+        # same rate.
+        for share, voucher_id in paced_sales.items():
             rate = alone.requests_per_second * share / 100
             bare_paced = paced(rate, lambda **kw: ping_at("/api/ping", **kw))
-            voucher_id = fresh_sale()
             sale_paced = paced(rate, lambda voucher_id=voucher_id, **kw: buy(voucher_id, **kw)[0])
             latency[share] = (bare_paced, sale_paced)
         worker = DrainWorker(env)
-        wait_persisted(env, {v: n for v, n in initial.items() if v != lag_sale})  # backlog
+        wait_persisted(env, stock_keys, every_sale[:-1])  # the backlog of the runs so far
         redis_cli("del", lag_key)
         alongside, _ = buy(lag_sale)
-        wait_persisted(env, {lag_sale: initial[lag_sale]})
+        wait_persisted(env, stock_keys, [lag_sale])
     worker.stop()
     lags = lag_histogram(lag_key)
-    books = [check_books(env, voucher_id, stock) for voucher_id, stock in initial.items()]
+    books = [check_books(env, stock_keys[str(v)], v) for v in every_sale]
 
     # 2. The Redis ceiling: the same script, straight from redis-benchmark.
     sha = redis_cli("script", "load", facts["script"])

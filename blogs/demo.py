@@ -13,7 +13,7 @@ from accounts.models import User
 from dianping import clock
 from dianping.demo_pictures import demo_picture
 from follows import services as follows
-from shops.demo import AREAS
+from shops.demo import AREAS, branch_name
 from shops.models import Shop
 
 from . import likes
@@ -96,7 +96,7 @@ def seed_blogs(users: list[User]) -> dict[str, int]:
     blogs = Blog.objects.bulk_create(
         Blog(
             user=users[i % len(users)],
-            shop_id=rng.choice(branches[brand]) if branches[brand] else None,
+            shop_id=rng.choice(branches[brand]),  # every note is about a branch of its brand
             title=title,
             content=content,
             images=[demo_picture(f"blog-{i}-{k}") for k in range(1 + i % 3)],
@@ -118,8 +118,8 @@ def seed_blogs(users: list[User]) -> dict[str, int]:
 
 
 def _branches(brands: set[str]) -> dict[str, list[int]]:
-    """The ids of each brand's demo shops ("brand(area店)"), found by their indexed name."""
-    names = {f"{brand}({area}店)": brand for brand in brands for area, *_ in AREAS}
+    """The ids of each brand's demo shops, found by their indexed name."""
+    names = {branch_name(brand, area): brand for brand in brands for area, *_ in AREAS}
     branches: dict[str, list[int]] = {brand: [] for brand in brands}
     found = Shop.objects.filter(name__in=names).order_by("id").values_list("id", "name")
     for shop_id, name in found:

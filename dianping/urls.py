@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.generic import TemplateView
 from django.views.i18n import JavaScriptCatalog
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularSwaggerView
 
 from accounts.admin_login import admin_login
 from dianping import views
@@ -28,7 +28,7 @@ urlpatterns = [
     path("api/", include("signin.urls")),
     path("api/uploads", views.UploadViewSet.as_view({"post": "create"}), name="uploads"),
     path("api/health", views.health, name="health"),
-    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/schema/", views.SchemaView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     # Unknown API paths answer in the API's error shape, with DEBUG on too.
     re_path(r"^api/", views.api_not_found),
@@ -38,7 +38,7 @@ urlpatterns = [
     *MEDIA_URLS,
     # The client's language: the switch posts to set_language, its strings come from here.
     path("i18n/", include("django.conf.urls.i18n")),
-    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
+    path("jsi18n/", JavaScriptCatalog.as_view(packages=["dianping"]), name="javascript-catalog"),
     path("", TemplateView.as_view(template_name="index.html"), name="home"),
 ]
 

@@ -63,3 +63,8 @@ def parse_month(raw: str) -> date:
         return date(int(match[1]), int(match[2]), 1)
     except ValueError:
         raise ValueError(gettext("Use YYYY-MM, e.g. 2026-11.")) from None
+
+
+def choose_one_of(choices: tuple[str, ...] | list[str]) -> str:
+    """The message for a value outside `choices`, in the request's language."""
+    return gettext("Choose one of: %(choices)s.") % {"choices": ", ".join(choices)}

@@ -10,11 +10,13 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils import translation
 from django.utils.translation import gettext
 from django.views import csrf, defaults, static
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import extend_schema
+from drf_spectacular.views import SpectacularAPIView
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import api_view
 from rest_framework.parsers import MultiPartParser
@@ -143,6 +145,19 @@ class UploadedImageSerializer(serializers.Serializer):
 
 
 UPLOAD_OVERHEAD = 64 * 1024  # multipart boundaries and headers around the picture
+
+
+class SchemaView(SpectacularAPIView):
+    """The OpenAPI schema, in English whatever the reader's language: model help texts are
+    translated for the admin, and docstrings and serializer help are not, so a schema in
+    the request's language would come out half Chinese, half English."""
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        with translation.override("en"):
+            response = super().dispatch(request, *args, **kwargs)
+            response.render()  # now: lazy texts in the document resolve in English
+        response["Content-Language"] = "en"
+        return response
 
 
 class UploadViewSet(WriteLimited, viewsets.ViewSet):

@@ -52,6 +52,11 @@ AREAS = [
 _METRES_PER_DEGREE_LAT = 111_320
 
 
+def branch_name(brand: str, area: str) -> str:
+    """A demo shop's name: its brand and district, as "小杨生煎(静安店)"."""
+    return f"{brand}({area}店)"
+
+
 def _demo_shops(types: dict[str, ShopType]) -> list[Shop]:
     rng = random.Random(2026)
     shops = []
@@ -62,7 +67,7 @@ def _demo_shops(types: dict[str, ShopType]) -> list[Shop]:
             dy, dx = rng.gauss(0, 450), rng.gauss(0, 450)
             shops.append(
                 Shop(
-                    name=f"{brand}({area}店)",
+                    name=branch_name(brand, area),
                     type=types[name],
                     area=area,
                     address=f"上海市{street}{rng.randint(1, 1999)}号",

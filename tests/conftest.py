@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 from django.conf import settings
+from django.utils import translation
 from rest_framework.test import APIClient
 
 from accounts import tokens
@@ -38,6 +39,16 @@ def redis_client() -> Iterator[redis.Redis]:
     runtime.reset()
     client.flushdb()
     return client
+
+
+@pytest.fixture(autouse=True)
+def default_language() -> Iterator[None]:
+    """Every test starts in the default language: LocaleMiddleware activates each request's
+    language for the thread and leaves it, so an English request would leak into later
+    tests that call services directly."""
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
 
 
 @pytest.fixture(autouse=True)

@@ -8,28 +8,18 @@ import ast
 import gettext
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.core.management import call_command
 from django.test import Client
-from django.utils import translation
 from rest_framework.test import APIClient
 
 from tests.factories import VoucherFactory
 
 ROOT = Path(__file__).resolve().parent.parent
-CATALOG = ROOT / "locale" / "zh_Hans" / "LC_MESSAGES" / "django"
 ENGLISH = {"HTTP_ACCEPT_LANGUAGE": "en"}
-
-
-@pytest.fixture(autouse=True)
-def _language_restored() -> Iterator[None]:
-    """Each request activates its language for the thread: leave it as it was."""
-    language = translation.get_language()
-    yield
-    translation.activate(language)
 
 
 def _english_by_cookie() -> APIClient:
@@ -187,12 +177,31 @@ def test_the_language_switch_sets_the_cookie_and_the_next_page_is_english() -> N
     assert ">My vouchers</a>" in page
 
 
-# --- The catalog ------------------------------------------------------------------
+@pytest.mark.django_db
+def test_the_openapi_schema_is_english_whatever_the_language() -> None:
+    response = Client().get("/api/schema/?format=json", HTTP_ACCEPT_LANGUAGE="zh-CN")
+
+    assert response.status_code == 200
+    assert response["Content-Language"] == "en"
+    document = response.content.decode()
+    assert "What the buyer pays, in fen." in document  # a model help text, translated
+    assert "买家支付的金额" not in document
 
 
-def _po_entries(text: str) -> list[tuple[str, list[str], set[str]]]:
-    """(msgid, its msgstrs, its flags) of every entry of a .po file, the header included
-    (msgid "")."""
+# --- The catalogs ------------------------------------------------------------------
+
+# The server's (Python and templates) and the client's (app.js), as `make messages` makes them.
+DOMAINS = ["django", "djangojs"]
+I18N_IGNORE = ["var/*", "tests/*", "bench/*", "*/vendor/*"]  # the Makefile's I18N_IGNORE
+
+
+def _catalog(domain: str, suffix: str, root: Path = ROOT) -> Path:
+    return root / "locale" / "zh_Hans" / "LC_MESSAGES" / f"{domain}{suffix}"
+
+
+def _po_entries(text: str) -> list[tuple[dict[str, str], set[str]]]:
+    """(fields, flags) of every entry of a .po file, the header included (msgid "");
+    fields are msgctxt, msgid, msgid_plural, msgstr or msgstr[n], as the entry has them."""
     entries = []
     for block in text.strip().split("\n\n"):
         fields: dict[str, str] = {}
@@ -208,34 +217,90 @@ def _po_entries(text: str) -> list[tuple[str, list[str], set[str]]]:
             else:
                 field, _, value = line.partition(" ")
                 fields[field] = ast.literal_eval(value)
-        strs = [value for name, value in fields.items() if name.startswith("msgstr")]
-        entries.append((fields["msgid"], strs, flags))
+        entries.append((fields, flags))
     return entries
 
 
-def test_every_message_of_the_catalog_is_translated_and_none_is_fuzzy() -> None:
-    entries = _po_entries(CATALOG.with_suffix(".po").read_text(encoding="utf-8"))
-    header = next(strs[0] for msgid, strs, _ in entries if msgid == "")
+def _translations(fields: dict[str, str]) -> list[str]:
+    return [value for name, value in fields.items() if name.startswith("msgstr")]
 
-    untranslated = [msgid for msgid, strs, _ in entries if msgid and not all(strs)]
-    fuzzy = [msgid for msgid, _, flags in entries if "fuzzy" in flags]
-    assert len(entries) > 200
+
+def _as_compiled(entries: list[tuple[dict[str, str], set[str]]]) -> dict[object, str]:
+    """What gettext's GNUTranslations reads from a .mo compiled from these entries."""
+    catalog: dict[object, str] = {}
+    for fields, _ in entries:
+        if not fields["msgid"]:
+            continue  # the header
+        key = fields["msgid"]
+        if "msgctxt" in fields:
+            key = f"{fields['msgctxt']}\x04{key}"
+        if "msgid_plural" in fields:
+            for n, text in enumerate(_translations(fields)):
+                catalog[(key, n)] = text
+        else:
+            catalog[key] = fields["msgstr"]
+    return catalog
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_every_message_of_the_catalog_is_translated_and_none_is_fuzzy(domain) -> None:
+    entries = _po_entries(_catalog(domain, ".po").read_text(encoding="utf-8"))
+    header = next(fields["msgstr"] for fields, _ in entries if fields["msgid"] == "")
+
+    untranslated = [f["msgid"] for f, _ in entries if f["msgid"] and not all(_translations(f))]
+    fuzzy = [fields["msgid"] for fields, flags in entries if "fuzzy" in flags]
+    assert len(entries) > 150
     assert untranslated == []
     assert fuzzy == []
     assert "Language: zh_Hans\n" in header
 
 
-def test_the_committed_mo_is_the_po_compiled(tmp_path) -> None:
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_the_committed_mo_is_the_po_compiled(domain) -> None:
+    entries = _po_entries(_catalog(domain, ".po").read_text(encoding="utf-8"))
+
+    with _catalog(domain, ".mo").open("rb") as committed:
+        committed_catalog = gettext.GNUTranslations(committed)._catalog  # type: ignore[attr-defined]
+    committed_catalog.pop("", None)  # the header
+    assert committed_catalog == _as_compiled(entries)
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_placeholders_of_every_translation_match_the_message(domain, tmp_path) -> None:
     msgfmt = shutil.which("msgfmt")
     if msgfmt is None:
-        pytest.skip("msgfmt (Debian's gettext) is not installed")
-    compiled = tmp_path / "django.mo"
-    # --check also refuses a translation whose %(name)s placeholders differ from the msgid's.
+        pytest.skip("msgfmt (Debian's gettext, which `make test` installs) is not installed")
+    # --check refuses a translation whose %(name)s placeholders differ from the msgid's.
     subprocess.run(
-        [msgfmt, "--check", "-o", str(compiled), str(CATALOG.with_suffix(".po"))], check=True
+        [msgfmt, "--check", "-o", str(tmp_path / "out.mo"), str(_catalog(domain, ".po"))],
+        check=True,
     )
 
-    with compiled.open("rb") as fresh, CATALOG.with_suffix(".mo").open("rb") as committed:
-        fresh_catalog = gettext.GNUTranslations(fresh)._catalog  # type: ignore[attr-defined]
-        committed_catalog = gettext.GNUTranslations(committed)._catalog  # type: ignore[attr-defined]
-    assert committed_catalog == fresh_catalog
+
+@pytest.mark.slow
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_the_catalog_holds_every_string_of_the_source(domain, tmp_path, settings, monkeypatch):  # type: ignore[no-untyped-def]
+    """A new gettext("…") without its entry would show English in Chinese: `make messages`
+    must have been run. Extracts afresh into a copy of locale/ and compares the messages."""
+    if shutil.which("xgettext") is None:
+        pytest.skip("xgettext (Debian's gettext, which `make test` installs) is not installed")
+    # A tree of links to the sources beside a copy of locale/: makemessages writes into the
+    # locale/ nearest the files it reads, which must not be the repository's own.
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for entry in ROOT.iterdir():
+        if entry.name not in {"locale", ".venv", "var", ".git"}:
+            (tree / entry.name).symlink_to(entry)
+    shutil.copytree(ROOT / "locale", tree / "locale")
+    settings.LOCALE_PATHS = [tree / "locale"]
+    monkeypatch.chdir(tree)
+    call_command(
+        "makemessages", locale=["zh_Hans"], domain=domain, no_obsolete=True, symlinks=True,
+        ignore_patterns=I18N_IGNORE, verbosity=0,
+    )  # fmt: skip
+
+    def messages(po: Path) -> set[tuple[str | None, str]]:
+        entries = _po_entries(po.read_text(encoding="utf-8"))
+        return {(fields.get("msgctxt"), fields["msgid"]) for fields, _ in entries}
+
+    assert messages(_catalog(domain, ".po", tree)) == messages(_catalog(domain, ".po"))

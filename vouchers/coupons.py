@@ -8,6 +8,7 @@ import secrets
 from datetime import datetime, timedelta
 
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from dianping import clock
 from dianping.errors import Conflict, InvalidInput
@@ -29,18 +30,21 @@ def new_redeem_code() -> str:
     return f"{secrets.randbelow(10**12):012d}"
 
 
+# Why a coupon in each state cannot be used (a paid one can, unless expired).
+_REFUSALS = {
+    Status.UNPAID: (_("The coupon is not paid yet."), Code.COUPON_UNPAID),
+    Status.CANCELLED: (_("The coupon was cancelled."), Code.COUPON_CANCELLED),
+    Status.USED: (_("The coupon has been used."), Code.COUPON_USED),
+    Status.REFUNDED: (_("The coupon was refunded."), Code.COUPON_REFUNDED),
+}
+
+
 def coupon_refusal(coupon: VoucherOrder, now: datetime) -> Conflict | None:
     """Why the coupon cannot be used now, judged from its state; None if it can."""
     if coupon.status == Status.PAID and coupon.is_expired(now):
         return Conflict(gettext("The coupon has expired."), code=Code.COUPON_EXPIRED)
-    return {
-        Status.UNPAID: Conflict(gettext("The coupon is not paid yet."), code=Code.COUPON_UNPAID),
-        Status.CANCELLED: Conflict(
-            gettext("The coupon was cancelled."), code=Code.COUPON_CANCELLED
-        ),
-        Status.USED: Conflict(gettext("The coupon has been used."), code=Code.COUPON_USED),
-        Status.REFUNDED: Conflict(gettext("The coupon was refunded."), code=Code.COUPON_REFUNDED),
-    }.get(coupon.status)
+    refusal = _REFUSALS.get(coupon.status)
+    return Conflict(*refusal) if refusal else None
 
 
 def coupon_discount(coupon: VoucherOrder, *, shop_id: int, amount: int | None) -> int:

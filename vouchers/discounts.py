@@ -15,6 +15,8 @@ from typing import Any
 
 from django.utils.translation import gettext
 
+from dianping.validation import choose_one_of
+
 CASH, FULL_REDUCTION, PERCENTAGE = "cash", "full_reduction", "percentage"
 TYPES = (CASH, FULL_REDUCTION, PERCENTAGE)
 
@@ -67,9 +69,7 @@ def rule_errors(
     request's language. Used by the staff API and by admin, so both refuse the same rules."""
     errors: dict[str, str] = {}
     if discount_type not in TYPES:
-        return {
-            "discount_type": gettext("Choose one of: %(choices)s.") % {"choices": ", ".join(TYPES)}
-        }
+        return {"discount_type": choose_one_of(TYPES)}
 
     def forbid(field: str, value: int | None, *, empty: object = None) -> None:
         if value != empty:

@@ -16,7 +16,7 @@ import logging
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from dianping import clock
 from dianping.errors import Conflict, ServiceUnavailable
@@ -167,16 +167,19 @@ def _owned(order_id: int, user_id: int) -> VoucherOrder:
     return order
 
 
+# The answer to a move the order's current state does not allow, by that state.
+_WRONG_STATE = {
+    Status.UNPAID: (
+        gettext_lazy("The order is not paid yet; cancel it instead."),
+        Code.ORDER_UNPAID,
+    ),
+    Status.PAID: (gettext_lazy("The order is paid; refund it instead."), Code.ORDER_PAID),
+    Status.USED: (gettext_lazy("The coupon has been used."), Code.COUPON_USED),
+    Status.CANCELLED: (gettext_lazy("The order was cancelled."), Code.ORDER_CANCELLED),
+    Status.REFUNDED: (gettext_lazy("The order was refunded."), Code.ORDER_REFUNDED),
+}
+
+
 def _wrong_state(status: str) -> Conflict:
-    """The answer to a move the order's current state does not allow."""
-    detail, code = {
-        Status.UNPAID: (
-            gettext("The order is not paid yet; cancel it instead."),
-            Code.ORDER_UNPAID,
-        ),
-        Status.PAID: (gettext("The order is paid; refund it instead."), Code.ORDER_PAID),
-        Status.USED: (gettext("The coupon has been used."), Code.COUPON_USED),
-        Status.CANCELLED: (gettext("The order was cancelled."), Code.ORDER_CANCELLED),
-        Status.REFUNDED: (gettext("The order was refunded."), Code.ORDER_REFUNDED),
-    }[status]
+    detail, code = _WRONG_STATE[status]
     return Conflict(detail, code=code)

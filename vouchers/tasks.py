@@ -56,7 +56,7 @@ def drain_seckill_orders() -> int:
                 log.warning("seckill drain: a shard lock was lost; stopping this run")
                 break
             try:
-                drained = sum(drain.drain_shard(shard, recover=recover) for shard, _ in locks)
+                per_shard = [drain.drain_shard(shard, recover=recover) for shard, _ in locks]
             except drain.NOT_THEIR_FAULT:
                 log.exception("seckill drain: database unavailable; nothing acked, retrying")
                 close_old_connections()
@@ -64,10 +64,10 @@ def drain_seckill_orders() -> int:
                 recover = True  # what was read but not acked must be read again
                 continue
             recover = False
-            persisted += drained
-            if drained < settings.SECKILL_DRAIN_BATCH:
-                # Idle, or a partial batch: let orders gather before the next pass, so the
-                # web tier's Redis and the database see fewer, larger batches.
+            persisted += sum(per_shard)
+            if max(per_shard) < settings.SECKILL_DRAIN_BATCH:
+                # No shard filled a batch (idle, or orders trickling in): let them gather
+                # before the next pass, so they are stored in fewer, larger transactions.
                 time.sleep(settings.SECKILL_DRAIN_LINGER)
     finally:
         for _, lock in locks:

@@ -23,7 +23,7 @@ from dianping.api.pagination import PageNumberPagination
 from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
 from dianping.api.throttles import WriteLimited
 from dianping.errors import Forbidden, NotAuthenticated
-from dianping.validation import parse_id, parse_iso_date, parse_whole_number
+from dianping.validation import choose_one_of, parse_id, parse_iso_date, parse_whole_number
 from shops.selectors import shop_exists, works_at
 
 from . import (
@@ -71,10 +71,6 @@ def _query_id(request: Request, name: str, errors: dict[str, list[str]]) -> int 
         return None
 
 
-def _choose_one_of(choices: tuple[str, ...]) -> str:
-    return gettext("Choose one of: %(choices)s.") % {"choices": ", ".join(choices)}
-
-
 def _staff_views(vouchers: list) -> list[dict]:  # type: ignore[type-arg]
     """Vouchers as operators see them: units left and order counts, two queries for all."""
     left = selectors.remaining(vouchers)
@@ -119,7 +115,7 @@ class VoucherViewSet(WriteLimited, viewsets.ViewSet):
         shop_id = _query_id(request, "shop_id", errors)
         wanted = request.query_params.get("status") or None
         if wanted is not None and wanted not in STATUSES:
-            errors["status"] = [_choose_one_of(STATUSES)]
+            errors["status"] = [choose_one_of(STATUSES)]
         if errors:
             raise ValidationError(errors)
         paginator = PageNumberPagination()
@@ -166,7 +162,7 @@ class VoucherViewSet(WriteLimited, viewsets.ViewSet):
         (`upcoming`)."""
         tab = request.query_params.get("tab") or "seizing"
         if tab not in TABS:
-            raise ValidationError({"tab": [_choose_one_of(TABS)]})
+            raise ValidationError({"tab": [choose_one_of(TABS)]})
         return Response(selectors.activities(tab=tab))
 
     @extend_schema(request=None, responses={201: OrderIdSerializer})
@@ -230,7 +226,7 @@ class OrderViewSet(viewsets.ViewSet):
         `last_id`."""
         tab = request.query_params.get("status") or "unused"
         if tab not in MY_TABS:
-            raise ValidationError({"status": [_choose_one_of(MY_TABS)]})
+            raise ValidationError({"status": [choose_one_of(MY_TABS)]})
         page, next_last_id = order_selectors.my_vouchers(
             user_id=request.user.id, tab=tab, last_id=_scroll_from(request)
         )

@@ -11,10 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import redis
-from django.conf import settings
 from redis.commands.core import Script
 
-from . import coalesce
 from .client import get_redis
 from .cluster import is_cluster
 
@@ -51,14 +49,6 @@ class LuaScript:
         client: redis.Redis | redis.client.Pipeline | None = None,
     ) -> Any:
         return self._bound()(keys=list(keys), args=list(args), client=client or get_redis())
-
-    def run_coalesced(self, keys: Sequence[str], args: Sequence[Any]) -> Any:
-        """The script's reply, its EVALSHA sharing one round trip with the other calls of
-        this process in flight at the same moment (coalesce.py); one call on a Cluster."""
-        script = self._bound()
-        if not settings.REDIS_COALESCE or is_cluster(script.registered_client):
-            return self(keys, args)
-        return coalesce.evalsha(script.sha, script.script, keys, args)
 
     def run_many(self, calls: Sequence[tuple[Sequence[str], Sequence[Any]]]) -> list[Any]:
         """Run the script once per (keys, args), each call's reply or error in order

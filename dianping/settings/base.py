@@ -127,10 +127,6 @@ CACHES = {
 # redis-py's cluster client (dianping/redis/cluster.py). Celery's broker stays a single
 # Redis (kombu has no Cluster transport): CELERY_BROKER_URL is then required.
 REDIS_CLUSTER = env.bool("REDIS_CLUSTER", default=False)
-# REDIS_COALESCE=true: the flash sale's script calls of one process, in flight at the same
-# moment, share one pipelined round trip (dianping/redis/coalesce.py; single Redis only).
-# Off: at 4 threads per worker it measured no gain (docs/benchmarks.md, issue 15).
-REDIS_COALESCE = env.bool("REDIS_COALESCE", default=False)
 if REDIS_CLUSTER:
     CACHES["default"]["OPTIONS"]["CLIENT_CLASS"] = "dianping.redis.cluster.ClusterClient"
 # Admin (username/password) sessions live in Redis too; API clients use bearer tokens.
@@ -303,8 +299,8 @@ SECKILL_DRAIN_BATCH = env.int("SECKILL_DRAIN_BATCH", default=500)  # orders per 
 SECKILL_MAX_DELIVERIES = 5  # own failures after which an order goes to the dead-letter stream
 SECKILL_CLAIM_IDLE_MS = 30_000  # other consumers' unacked entries are reclaimed after this
 SECKILL_DRAIN_INTERVAL = 10.0  # beat starts a drain task this often (seconds)
-# After a pass that filled no batch, the drain waits this long before reading again: the
-# price is at most this much more accept-to-persist lag (docs/benchmarks.md).
+# After a pass in which no shard filled a batch, the drain waits this long before reading
+# again: the price is at most this much more accept-to-persist lag (docs/benchmarks.md).
 SECKILL_DRAIN_LINGER = env.float("SECKILL_DRAIN_LINGER", default=0.2)
 # How long one drain task loops: until just before beat starts the next one.
 SECKILL_DRAIN_LOOP_SECONDS = env.float(

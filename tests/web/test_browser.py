@@ -11,7 +11,6 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from accounts.models import User
-from accounts.sms import locmem
 from blogs import services as blogs
 from blogs.models import Blog
 from dianping import clock
@@ -19,23 +18,11 @@ from follows import services as follows
 from tests.conftest import FakeClock
 from tests.factories import BlogFactory, ShopFactory, UserFactory, VoucherFactory
 from tests.vouchers.sales import drain_all, start_sale
-from tests.web.conftest import screenshot
+from tests.web.conftest import log_in, screenshot
 from vouchers import seckill
 from vouchers.models import VoucherOrder
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-
-
-def _log_in(page: Page, phone: str, *, via: str = "/#/login") -> None:
-    page.goto(via)
-    expect(page.get_by_role("heading", name="登录")).to_be_visible()
-    page.get_by_label("手机号").fill(phone)
-    page.get_by_role("button", name="发送验证码").click()
-    expect(page.get_by_role("status")).to_contain_text("验证码已发送")
-    code = re.search(r"\b(\d{6})\b", locmem.outbox[-1][1]).group(1)
-    page.get_by_label("验证码", exact=True).fill(code)
-    page.get_by_role("button", name="登录").click()
-    expect(page.locator("#account-link")).to_contain_text("退出")
 
 
 def test_log_in_grab_a_voucher_pay_for_it_and_be_told_on_a_second_grab(
@@ -47,7 +34,7 @@ def test_log_in_grab_a_voucher_pay_for_it_and_be_told_on_a_second_grab(
     page.goto("/#/login")
     screenshot(page, "login")
 
-    _log_in(page, "13900000001")
+    log_in(page, "13900000001")
     page.goto(f"/#/shops/{shop.id}")
     card = page.locator("article", has_text="¥100 秒杀券")
     card.get_by_role("button", name="抢购").click()
@@ -76,7 +63,7 @@ def test_a_sold_out_sale_says_so_and_sells_nothing(page: Page, expected_http: se
     shop = ShopFactory()
     sale = start_sale(stock=1, shop=shop, title="最后一张")
     seckill.voucher_seckill(user_id=UserFactory().id, voucher_id=sale.id)  # someone was faster
-    _log_in(page, "13900000007")
+    log_in(page, "13900000007")
 
     page.goto(f"/#/shops/{shop.id}")
     card = page.locator("article", has_text="最后一张")
@@ -90,7 +77,7 @@ def test_a_sold_out_sale_says_so_and_sells_nothing(page: Page, expected_http: se
 def test_a_sale_not_started_counts_down_and_cannot_be_grabbed(page: Page) -> None:
     shop = ShopFactory()
     VoucherFactory(shop=shop, title="明日特惠")  # starts in an hour
-    _log_in(page, "13900000008")
+    log_in(page, "13900000008")
 
     page.goto(f"/#/shops/{shop.id}")
     card = page.locator("article", has_text="明日特惠")
@@ -101,7 +88,7 @@ def test_a_sale_not_started_counts_down_and_cannot_be_grabbed(page: Page) -> Non
 
 def test_like_a_blog_and_appear_among_the_first_likers(page: Page) -> None:
     blog = BlogFactory(title="全城最好吃的小笼包", content="皮薄汤鲜。")
-    _log_in(page, "13900000002")
+    log_in(page, "13900000002")
 
     page.goto(f"/#/blogs/{blog.id}")
     page.get_by_role("button", name="点赞").click()
@@ -114,7 +101,7 @@ def test_like_a_blog_and_appear_among_the_first_likers(page: Page) -> None:
 
 def test_follow_someone_and_see_their_new_blog_in_the_feed(page: Page) -> None:
     author = UserFactory(nick_name="陈莉莉")
-    _log_in(page, "13900000003")
+    log_in(page, "13900000003")
     page.goto(f"/#/users/{author.id}")
 
     page.get_by_role("button", name="关注").click()
@@ -133,7 +120,7 @@ def test_a_feed_page_that_failed_to_load_can_be_tried_again(
 ) -> None:
     expected_http.add(503)
     author = UserFactory()
-    _log_in(page, "13900000006")
+    log_in(page, "13900000006")
     reader = User.objects.get(phone="13900000006")
     follows.follow(user_id=reader.id, target_id=author.id)
     blogs.blog_create(user_id=author.id, data={"title": "清晨的饺子", "content": "c"})
@@ -154,7 +141,7 @@ def test_a_feed_page_that_failed_to_load_can_be_tried_again(
 def test_the_feed_scrolls_to_its_end_and_login_returns_to_the_asked_page(page: Page) -> None:
     author = UserFactory()
     reader_phone = "13900000005"
-    _log_in(page, reader_phone, via="/#/feed")  # logged out: sent to log in, then back
+    log_in(page, reader_phone, via="/#/feed")  # logged out: sent to log in, then back
     expect(page.get_by_role("heading", name="关注动态")).to_be_visible()
     reader = User.objects.get(phone=reader_phone)
     follows.follow(user_id=reader.id, target_id=author.id)
@@ -190,7 +177,7 @@ def test_the_feed_scrolls_to_its_end_and_login_returns_to_the_asked_page(page: P
 
 
 def test_write_a_blog_then_sign_in_and_see_the_calendar_mark(page: Page) -> None:
-    _log_in(page, "13900000004")
+    log_in(page, "13900000004")
     page.goto("/#/write")
     page.get_by_label("标题").fill("安静的茶馆")
     page.get_by_label("体验如何？").fill("茉莉花茶，窗外是园子。")

@@ -14,8 +14,7 @@ from playwright.sync_api import Page, expect
 from accounts.models import User
 from shops.models import ShopStaff
 from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory
-from tests.web.conftest import screenshot
-from tests.web.test_browser import _log_in
+from tests.web.conftest import log_in, screenshot
 from vouchers import claims
 from vouchers.models import ShopOrder, VoucherOrder, WriteOff
 
@@ -40,7 +39,7 @@ def test_claim_a_coupon_and_show_its_code_as_digits_and_qr(page: Page, tmp_path:
         shop=shop, title="满100减20", pay_value=0, actual_value=2000,
         discount_type="full_reduction", amount_condition=10000, discount_amount=2000,
     )  # fmt: skip
-    _log_in(page, "13900000011")
+    log_in(page, "13900000011")
     page.goto(f"/#/shops/{shop.id}")
     card = page.locator("article", has_text="满100减20")
     expect(card).to_contain_text("免费 · 减 ¥20，满 ¥100 可用")
@@ -69,7 +68,7 @@ def test_pay_a_bill_with_the_best_coupon_then_refund_it(page: Page) -> None:
         shop=shop, title="满500减100", pay_value=0, actual_value=10000,
         discount_type="full_reduction", amount_condition=50000, discount_amount=10000,
     )  # fmt: skip
-    _log_in(page, "13900000012")
+    log_in(page, "13900000012")
     page.goto(f"/#/shops/{shop.id}")
     for title in ("¥15 代金券", "8折", "满500减100"):
         card = page.locator("article", has_text=title)
@@ -103,7 +102,7 @@ def test_refund_a_paid_coupon_from_its_page(page: Page) -> None:
     voucher = NormalVoucherFactory(
         shop=shop, title="¥40 抵 ¥50", pay_value=4000, actual_value=5000, stock=2
     )
-    _log_in(page, "13900000014")
+    log_in(page, "13900000014")
     page.goto(f"/#/shops/{shop.id}")
     page.get_by_role("button", name="领取").click()
     expect(page.get_by_text("领到了！请到“我的券”支付。")).to_be_visible()
@@ -126,7 +125,7 @@ def test_refund_a_paid_coupon_from_its_page(page: Page) -> None:
 def test_cancel_an_unpaid_coupon_from_my_vouchers(page: Page) -> None:
     shop = ShopFactory()
     NormalVoucherFactory(shop=shop, title="¥25 抵 ¥30", pay_value=2500, actual_value=3000, stock=3)
-    _log_in(page, "13900000013")
+    log_in(page, "13900000013")
     page.goto(f"/#/shops/{shop.id}")
     page.get_by_role("button", name="领取").click()
     expect(page.get_by_text("领到了！请到“我的券”支付。")).to_be_visible()
@@ -145,7 +144,7 @@ def test_a_clerk_redeems_a_code_and_sees_the_day(page: Page, expected_http: set[
     voucher = NormalVoucherFactory(shop=shop, title="¥10 茶饮券", pay_value=0, actual_value=1000)
     customer = UserFactory()
     coupon = claims.voucher_claim(user_id=customer.id, voucher_id=voucher.id)
-    _log_in(page, "13900000014")
+    log_in(page, "13900000014")
     ShopStaff.objects.create(shop=shop, user=User.objects.get(phone="13900000014"))
 
     page.get_by_role("link", name="商户店员：核销券码").click()

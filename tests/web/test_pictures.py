@@ -11,8 +11,7 @@ from playwright.sync_api import Page, expect
 
 from accounts.models import User
 from blogs.models import Blog
-from tests.web.conftest import screenshot
-from tests.web.test_browser import _log_in
+from tests.web.conftest import log_in, screenshot
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -34,7 +33,7 @@ def _media(settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_post_a_note_with_two_photos(page: Page) -> None:
-    _log_in(page, "13900000031")
+    log_in(page, "13900000031")
     page.goto("/#/write")
     page.get_by_label("标题").fill("两道招牌菜")
     page.get_by_label("体验如何？").fill("都很好吃。")
@@ -61,7 +60,7 @@ def test_post_a_note_with_two_photos(page: Page) -> None:
 
 
 def test_change_the_profile_picture(page: Page) -> None:
-    _log_in(page, "13900000032")
+    log_in(page, "13900000032")
     me = User.objects.get(phone="13900000032")
     page.goto(f"/#/users/{me.id}")
 

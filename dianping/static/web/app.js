@@ -191,9 +191,10 @@ const ORDER_STATUSES = {
   unpaid: gettext("unpaid"), paid: gettext("paid"), used: gettext("used"),
   cancelled: gettext("cancelled"), refunded: gettext("refunded"),
 };
-const orderStatus = (status) => ORDER_STATUSES[status] || status;
 const BILL_STATUSES = { paid: pgettext("a bill", "paid"), refunded: pgettext("a bill", "refunded") };
 const REDEMPTION_KINDS = { redeem: gettext("code redeemed"), checkout: gettext("used at checkout") };
+const named = (names, code) => names[code] || code; // a code the client has no name for: as is
+const leftText = (left) => fmt(gettext("%(left)s left"), { left });
 
 function validity(order) {
   // " · valid until …" and " · used …", as far as the order has them.
@@ -416,15 +417,14 @@ function voucherCard(voucher) {
     h("p", {}, `${price} · ${discountText(voucher)}`, voucher.sub_title ? ` · ${voucher.sub_title}` : ""));
   if (voucher.type !== "seckill") return claimable(card, voucher, status);
   let left = voucher.remaining ?? voucher.stock;
-  const leftText = () => fmt(gettext("%(left)s left"), { left });
-  const stock = h("span", {}, leftText());
+  const stock = h("span", {}, leftText(left));
   const grab = h("button", { type: "button" }, gettext("Grab"));
   grab.addEventListener("click", act(grab, status, async () => {
     if (needLogin()) return;
     const result = await api("POST", `vouchers/${voucher.id}/seckill`);
     message(status, fmt(gettext("Got it! Order %(order)s. Pay for it in My vouchers."), { order: result.order_id }), true);
     left = Math.max(0, left - 1);
-    stock.textContent = leftText();
+    stock.textContent = leftText(left);
   }));
   const info = h("p", { class: "muted" }, stock, fmt(gettext(" · ends %(time)s"), { time: when(voucher.end_time) }));
   card.append(info);
@@ -444,7 +444,7 @@ function voucherCard(voucher) {
 function claimable(card, voucher, status) {
   // An everyday voucher: taken with "Get", free ones ready at once, priced ones to pay.
   if (voucher.remaining !== null && voucher.remaining !== undefined) {
-    card.append(h("p", { class: "muted" }, fmt(gettext("%(left)s left"), { left: voucher.remaining })));
+    card.append(h("p", { class: "muted" }, leftText(voucher.remaining)));
   }
   const get = h("button", { type: "button" }, gettext("Get"));
   get.addEventListener("click", act(get, status, async () => {
@@ -491,7 +491,7 @@ async function vouchersPage(params) {
   function orderRow(order) {
     const row = h("article", { class: "card" },
       h("h3", {}, h("a", { href: `#/orders/${order.id}` }, order.voucher.title)),
-      h("p", { class: "muted" }, `${discountText(order.voucher)} · ${orderStatus(order.status)}`, validity(order)));
+      h("p", { class: "muted" }, `${discountText(order.voucher)} · ${named(ORDER_STATUSES, order.status)}`, validity(order)));
     if (order.status === "unpaid") {
       const pay = h("button", { type: "button" }, fmt(gettext("Pay %(amount)s"), { amount: money(order.voucher.pay_value) }));
       pay.addEventListener("click", act(pay, status, async () => {
@@ -555,7 +555,7 @@ async function orderPage(id, _params, note = "") {
   show(
     h("h1", {}, order.voucher.title),
     h("p", {}, discountText(order.voucher)),
-    h("p", { class: "muted" }, fmt(gettext("Order %(order)s · %(status)s"), { order: order.id, status: orderStatus(order.status) }),
+    h("p", { class: "muted" }, fmt(gettext("Order %(order)s · %(status)s"), { order: order.id, status: named(ORDER_STATUSES, order.status) }),
       validity(order)),
     code && order.status === "paid" ? h("section", { class: "card redeem" },
       h("h2", {}, gettext("Show this at the shop")),
@@ -632,7 +632,7 @@ function billCard(order, status) {
   const card = h("article", { class: "card" },
     h("h3", {}, fmt(gettext("%(amount)s paid"), { amount: money(order.payable) })),
     h("p", { class: "muted" }, fmt(gettext("Bill %(bill)s · discount %(off)s · %(status)s · %(time)s"),
-      { bill: money(order.amount), off: money(order.discount), status: BILL_STATUSES[order.status] || order.status, time: when(order.created_at) })));
+      { bill: money(order.amount), off: money(order.discount), status: named(BILL_STATUSES, order.status), time: when(order.created_at) })));
   if (order.status === "paid") {
     const refund = h("button", { type: "button", class: "secondary" }, gettext("Refund"));
     refund.addEventListener("click", act(refund, status, async () => {
@@ -678,7 +678,7 @@ async function redeemPage() {
     today.replaceChildren(h("h2", {}, fmt(gettext("Today at this shop (%(count)s)"), { count: page.count })),
       ...page.results.map((w) => h("p", { class: "card" },
         fmt(gettext("%(time)s · %(kind)s · −%(off)s · order %(order)s"),
-          { time: when(w.redeemed_at), kind: REDEMPTION_KINDS[w.kind] || w.kind, off: money(w.discount), order: w.order_id }),
+          { time: when(w.redeemed_at), kind: named(REDEMPTION_KINDS, w.kind), off: money(w.discount), order: w.order_id }),
         w.reversed_at ? gettext(" · reversed") : "")));
   }
   const form = h("form", { onsubmit: act(submit, status, async () => {
@@ -871,7 +871,15 @@ async function signPage() {
   // The month is the server's (days count in its time zone), not the browser's.
   const [streak, current] = await Promise.all([get("sign/streak"), get("sign/month")]);
   const [year, monthNumber] = current.month.split("-").map(Number);
-  const streakEl = h("span", { class: "stat" }, String(streak.streak));
+  // One sentence for translators, the number drawn large where the sentence puts it.
+  const streakEl = h("span", { class: "stat" });
+  const streakLine = h("p");
+  const showStreak = (days) => {
+    streakEl.textContent = String(days);
+    const [before, after] = ngettext("Streak: %(count)s day", "Streak: %(count)s days", days).split("%(count)s");
+    streakLine.replaceChildren(before, streakEl, after);
+  };
+  showStreak(streak.streak);
   const calendar = h("ol", { class: "calendar", "aria-label": fmt(gettext("Sign-ins in %(month)s"), { month: current.month }) });
   const status = h("p", { class: "message", role: "status" });
   function drawCalendar(signed) {
@@ -893,7 +901,7 @@ async function signPage() {
     streak.signed_today ? gettext("Signed today") : gettext("Sign in today"));
   button.addEventListener("click", act(button, status, async () => {
     const result = await api("POST", "sign");
-    streakEl.textContent = String(result.streak);
+    showStreak(result.streak);
     message(status, result.new ? gettext("Signed! Come back tomorrow to keep the streak.") : gettext("Already signed today."), true);
     button.textContent = gettext("Signed today");
     const day = Number(result.date.slice(8, 10)); // the server's day, "YYYY-MM-DD"
@@ -904,7 +912,7 @@ async function signPage() {
     return true;
   }));
   const title = new Date(year, monthNumber - 1, 1).toLocaleString(document.documentElement.lang, { month: "long", year: "numeric" });
-  show(h("h1", {}, gettext("Daily sign-in")), h("p", {}, gettext("Streak: "), streakEl, gettext(" days")), h("div", { class: "row" }, button), status,
+  show(h("h1", {}, gettext("Daily sign-in")), streakLine, h("div", { class: "row" }, button), status,
     h("h2", {}, title), calendar);
 }
 
