@@ -22,7 +22,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness import ROOT, VENV_BIN, Server, WrkResult, manage, manage_output, run_wrk, server_env
+from harness import (
+    ROOT,
+    VENV_BIN,
+    Server,
+    WrkResult,
+    manage,
+    manage_output,
+    median_result,
+    run_wrk,
+    server_env,
+)
 
 WRK_DIR = ROOT / "bench" / "wrk"
 SALE_STOCK = 10_000_000  # every timed sale's stock: never sold out within a run
@@ -150,6 +160,9 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=20000)
     parser.add_argument("--backlog", type=int, default=20000, help="orders for the drain-rate run")
     parser.add_argument("--port", type=int, default=8077)
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="bare view, floor and sale, alternated; medians"
+    )
     args = parser.parse_args()
 
     env = server_env()
@@ -158,17 +171,19 @@ def main() -> None:
     manage("seed_demo", "--force", env=env)
     tokens = Path(tempfile.mkdtemp()) / "tokens.txt"
     manage("issue_tokens", "--count", str(args.tokens), "--out", str(tokens), env=env)
-    sale = make_sale(env, stock=SALE_STOCK)
+    # A fresh sale per round, so that every round's first attempts are buyers'.
+    round_sales = [make_sale(env, stock=SALE_STOCK) for _ in range(args.rounds)]
     lag_sale = make_sale(env, stock=SALE_STOCK)
     # The latency runs' sales: a fresh one per share, so every first attempt is a buyer's.
     paced_sales = {share: make_sale(env, stock=SALE_STOCK) for share in (50, 70)}
-    every_sale = [sale, *paced_sales.values(), lag_sale]
+    every_sale = [*round_sales, *paced_sales.values(), lag_sale]
     facts = project_facts(env, every_sale)
     stock_keys = facts["stock_keys"]
     lag_key = facts["lag_keys"][str(lag_sale)]
     redis_cli("del", lag_key)
 
-    # 1. HTTP: baseline, then the sale alone (the request path's own cost), then the sale
+    # 1. HTTP: rounds of the baseline, the floor and the sale alone (the request path's own
+    #    cost), alternated so that the VM's drift hits all three alike; then the sale
     #    again with a real drain worker persisting alongside (for the lag).
     ping = str(WRK_DIR / "ping.lua")
 
@@ -204,9 +219,13 @@ def main() -> None:
     latency: dict[int, tuple[WrkResult, WrkResult]] = {}
     with Server("granian", args.workers, args.port, env, args.threads) as server:
         run_wrk(server.url, duration="3s", connections=args.connections, script=ping)
-        base = ping_at("/api/ping")
-        floor = ping_at("/api/ping/redis")
-        alone, accepted = buy(sale)
+        rounds = []
+        for voucher_id in round_sales:
+            rounds.append((ping_at("/api/ping"), ping_at("/api/ping/redis"), buy(voucher_id)))
+        base = median_result([bare for bare, _, _ in rounds])
+        floor = median_result([floor for _, floor, _ in rounds])
+        alone = median_result([sale for _, _, (sale, _) in rounds])
+        accepted = sum(units for _, _, (_, units) in rounds)
         # Latency at a share of the sale's peak: the bare view and the sale offered the
         # same rate.
         for share, voucher_id in paced_sales.items():
@@ -283,10 +302,14 @@ def main() -> None:
               f"baseline, {result.requests_per_second / floor.requests_per_second:.2f} x the "
               f"Redis floor), p50 {result.p50_ms:.2f} ms, "
               f"p99 {result.p99_ms:.2f} ms |")  # fmt: skip
-    total = int(alone.requests_per_second * float(args.duration.rstrip("s")))
+    total = int(alone.requests_per_second * float(args.duration.rstrip("s"))) * args.rounds
     print(
         f"| accepted / rejected (409, 429), sale alone | {accepted} / ~{max(total - accepted, 0)} |"
     )
+    print("| each round: sale ÷ bare view, sale ÷ floor | " + ", ".join(
+        f"{sale.requests_per_second / bare.requests_per_second:.2f} / "
+        f"{sale.requests_per_second / floor.requests_per_second:.2f}"
+        for bare, floor, (sale, _) in rounds) + " |")  # fmt: skip
     print(f"| accept-to-persist lag (drain running alongside) | p50 {lag_percentile(lags, 0.5)}, "
           f"p99 {lag_percentile(lags, 0.99)} ({sum(lags.values())} orders) |")  # fmt: skip
     print(f"| drain rate, backlog of {args.backlog} | {steady:.0f} orders/s once draining; "

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 import redis
 from django.conf import settings
@@ -23,6 +24,7 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import F
 
 from dianping import clock
+from dianping.bulk import insert_rows
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
@@ -218,24 +220,24 @@ def persist(orders: list[Accepted]) -> set[int]:
         )
         if not updated:
             raise StockMismatch(f"voucher {voucher_id}: database stock below {units}")
-    VoucherOrder.objects.bulk_create([_order_row(o, *terms[o.voucher_id]) for o in fresh])
+    insert_rows(VoucherOrder, [_order_row(o, *terms[o.voucher_id]) for o in fresh])
     return {o.order_id for o in orders if terms[o.voucher_id][1] == 0}
 
 
-def _order_row(order: Accepted, valid_days: int, pay_value: int) -> VoucherOrder:
+def _order_row(order: Accepted, valid_days: int, pay_value: int) -> dict[str, Any]:
     """The row of an accepted order: a free voucher's coupon is paid at once (SPEC §3.4)."""
     created_at = order.created_at
     free = pay_value == 0
-    return VoucherOrder(
-        id=order.order_id,
-        user_id=order.user_id,
-        voucher_id=order.voucher_id,
-        created_at=created_at,
-        expires_at=expiry_of(created_at, valid_days),
-        status=VoucherOrder.Status.PAID if free else VoucherOrder.Status.UNPAID,
-        paid_at=created_at if free else None,
-        redeem_code=new_redeem_code() if free else None,
-    )
+    return {
+        "id": order.order_id,
+        "user_id": order.user_id,
+        "voucher_id": order.voucher_id,
+        "created_at": created_at,
+        "expires_at": expiry_of(created_at, valid_days),
+        "status": VoucherOrder.Status.PAID if free else VoucherOrder.Status.UNPAID,
+        "paid_at": created_at if free else None,
+        "redeem_code": new_redeem_code() if free else None,
+    }
 
 
 def _finish(shard: int, done: list[Accepted], paid_at_once: set[int]) -> None:
