@@ -21,12 +21,11 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import ROOT, Server, WrkResult, manage, manage_output, run_wrk, server_env
+from harness import WRK_DIR, Server, WrkResult, manage, manage_output, run_wrk, server_env
 from seckill import DrainWorker, make_sale, redis_cli
 
 from shops import shop_id_range
 
-WRK_DIR = ROOT / "bench" / "wrk"
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -120,6 +119,10 @@ def main() -> None:
     shops = {**os.environ, "SHOP_FIRST_ID": str(first_id), "SHOP_COUNT": str(count)}
     runs = {
         "bare Django view `/api/ping`": ("ping.lua", dict(os.environ)),
+        "the same plus one Redis PING `/api/ping/redis`": (
+            "ping.lua",
+            {**os.environ, "PING_PATH": "/api/ping/redis"},
+        ),
         "`GET /api/shops/{id}`, anonymous (near cache)": ("shop_detail.lua", shops),
         "`GET /api/shops/{id}`, logged in": (
             "shop_detail.lua",

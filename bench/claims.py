@@ -16,9 +16,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from harness import ROOT, Server, WrkResult, manage, manage_output, run_wrk, server_env
-
-WRK_DIR = ROOT / "bench" / "wrk"
+from harness import WRK_DIR, Server, WrkResult, manage, manage_output, run_wrk, server_env
 
 
 def django(code: str, env: dict[str, str]) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = ROOT / ".venv" / "bin"
+WRK_DIR = ROOT / "bench" / "wrk"  # the wrk scripts the benchmarks drive
 
 
 @dataclass

@@ -25,6 +25,7 @@ from typing import Any
 from harness import (
     ROOT,
     VENV_BIN,
+    WRK_DIR,
     Server,
     WrkResult,
     manage,
@@ -34,7 +35,6 @@ from harness import (
     server_env,
 )
 
-WRK_DIR = ROOT / "bench" / "wrk"
 SALE_STOCK = 10_000_000  # every timed sale's stock: never sold out within a run
 BENCH_SHARD = 9  # the ceiling run's keys: a shard no real sale uses (4 shard bits hold it)
 

@@ -18,7 +18,7 @@ import urllib.request
 from pathlib import Path
 
 from harness import (
-    ROOT,
+    WRK_DIR,
     Server,
     WrkResult,
     manage,
@@ -27,8 +27,6 @@ from harness import (
     run_wrk,
     server_env,
 )
-
-WRK_DIR = ROOT / "bench" / "wrk"
 
 
 def main() -> None:

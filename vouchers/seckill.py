@@ -152,6 +152,4 @@ def _run(
         settings.SECKILL_FUNNEL_CAPACITY, repr(settings.SECKILL_FUNNEL_PER_SECOND / 1000), now_ms,
         "1" if charge_funnel else "0", settings.AUTH_TOKEN_TTL,
     ]  # fmt: skip
-    if settings.REDIS_CLUSTER:
-        return [int(part) for part in _SECKILL(script_keys, args)]
     return [int(part) for part in _SECKILL.run_direct(script_keys, args)]

@@ -11,7 +11,7 @@ from .views import (
 )
 
 # The flash sale's peak is the hottest traffic the site sees: dianping/urls.py tries
-# this route before the other API routes.
+# this route right after the shop pages, ahead of the other API routes.
 sale_urlpatterns = [
     path("vouchers/<id:voucher_id>/seckill", seckill_view, name="voucher-seckill"),
 ]

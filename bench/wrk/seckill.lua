@@ -20,12 +20,5 @@ request = function()
     { ["Authorization"] = "Bearer " .. token, ["Content-Length"] = "0" })
 end
 
--- DELAY_MS paces each connection (the latency runs: a rate below the peak); p99.9 is
--- printed for the harness, which wrk's own --latency table lacks.
-local delay_ms = tonumber(os.getenv("DELAY_MS") or "")
-if delay_ms then
-  delay = function() return delay_ms end
-end
-done = function(summary, latency, requests)
-  io.write(string.format("p99.9: %dus\n", latency:percentile(99.9)))
-end
+-- Pacing (DELAY_MS) and the p99.9 line, shared with the other scripts.
+dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "") .. "pacing.lua")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import redis
+from django.conf import settings
 from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
@@ -54,7 +55,9 @@ class LuaScript:
 
     def run_direct(self, keys: Sequence[str], args: Sequence[Any]) -> Any:
         """`self(keys, args)` on the thread's own connection (see direct.py), for the
-        hottest request path; a single Redis only (a Cluster routes by key)."""
+        hottest request path. On a Cluster, which routes by key, through the pool."""
+        if settings.REDIS_CLUSTER:
+            return self(keys, args)
         sha = self._bound().sha
         try:
             return direct.execute("EVALSHA", sha, len(keys), *keys, *args)
