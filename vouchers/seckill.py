@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -41,7 +43,15 @@ def sale_window_evict(voucher_id: int) -> None:
     _sale_windows.evict(voucher_id)
 
 
-def _sale_window(voucher_id: int) -> dict[str, Any] | None:
+@dataclass(frozen=True, slots=True)
+class SaleWindow:
+    seckill: bool
+    void: bool
+    begin: int  # Unix seconds; 0 when unset
+    end: int
+
+
+def _sale_window(voucher_id: int) -> SaleWindow | None:
     def load() -> dict[str, Any] | None:
         voucher = Voucher.objects.filter(pk=voucher_id).first()
         if voucher is None:
@@ -54,7 +64,15 @@ def _sale_window(voucher_id: int) -> dict[str, Any] | None:
         }
 
     raw = _sale_windows.get(voucher_id, load)
-    return None if raw is None else json.loads(raw)
+    return None if raw is None else _parse_window(raw)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_window(raw: bytes) -> SaleWindow:
+    """Decoded once per cached value, not once per request: during a sale the near
+    cache hands back the same bytes for every request."""
+    fields = json.loads(raw)
+    return SaleWindow(fields["seckill"], fields["void"], fields["begin"], fields["end"])
 
 
 def voucher_seckill(*, user_id: int, voucher_id: int) -> int:
@@ -86,19 +104,19 @@ def _authenticate(token: str) -> int:
     return int(data["id"])
 
 
-def _open_window(voucher_id: int) -> dict[str, Any]:
+def _open_window(voucher_id: int) -> SaleWindow:
     """The sale's window, or the verdicts that need no Redis: unknown, void, sold out."""
     window = _sale_window(voucher_id)
-    if window is None or not window["seckill"]:
+    if window is None or not window.seckill:
         raise NotFound(gettext("No such flash sale."), code=Code.VOUCHER_NOT_FOUND)
-    if window["void"]:
+    if window.void:
         raise Conflict(gettext("This sale was cancelled."), code=Code.ENDED)
     if _sold_out_until.get(voucher_id, 0) > time.monotonic():
         raise Conflict(gettext("Sold out."), code=Code.SOLD_OUT)
     return window
 
 
-def _decide(verdict: list[int], voucher_id: int, window: dict[str, Any]) -> int:
+def _decide(verdict: list[int], voucher_id: int, window: SaleWindow) -> int:
     if verdict[0] == _UNKNOWN_TOKEN:
         raise NotAuthenticated()
     if verdict[0] == _NOT_LOADED:
@@ -126,7 +144,7 @@ def _decide(verdict: list[int], voucher_id: int, window: dict[str, Any]) -> int:
 
 def _run(
     voucher_id: int,
-    window: dict[str, Any],
+    window: SaleWindow,
     *,
     user_id: int | None = None,
     token: str | None = None,
@@ -135,21 +153,30 @@ def _run(
     """One EVALSHA of seckill.lua, for a known user or (token mode) a token's user."""
     now_ms = clock.now_ms()
     now = now_ms // 1000
-    shard_no = shard.shard_of(voucher_id)
+    shard_no, sale_keys = _sale_keys(voucher_id)
     script_keys = [
-        shard.stock_key(voucher_id),
-        shard.buyers_key(voucher_id),
-        keys.seckill_orders(shard_no),
-        keys.seckill_pending(shard_no),
+        *sale_keys,
         keys.seckill_id_counter(shard_no, ids.day_of(now)),
         keys.seckill_funnel_prefix(shard_no) if token else keys.seckill_funnel(shard_no, user_id),
     ]
     if token:
         script_keys.append(keys.login_token(token))
     args = [
-        "" if token else user_id, voucher_id, now, window["begin"], window["end"],
+        "" if token else user_id, voucher_id, now, window.begin, window.end,
         shard_no, shard.shard_bits(), ids.ID_EPOCH, ids.COUNTER_TTL,
         settings.SECKILL_FUNNEL_CAPACITY, repr(settings.SECKILL_FUNNEL_PER_SECOND / 1000), now_ms,
         "1" if charge_funnel else "0", settings.AUTH_TOKEN_TTL,
     ]  # fmt: skip
     return [int(part) for part in _SECKILL.run_direct(script_keys, args)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _sale_keys(voucher_id: int) -> tuple[int, tuple[str, ...]]:
+    """A sale's shard and its keys that never change: stock, buyers, orders, pending."""
+    shard_no = shard.shard_of(voucher_id)
+    return shard_no, (
+        shard.stock_key(voucher_id),
+        shard.buyers_key(voucher_id),
+        keys.seckill_orders(shard_no),
+        keys.seckill_pending(shard_no),
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status, viewsets
@@ -417,7 +417,7 @@ class RedemptionViewSet(WriteLimited, viewsets.ViewSet):
 
 
 @fast_path("POST", viewset=SeckillViewSet, actions={"post": "create"})
-def seckill_view(request: HttpRequest, voucher_id: int) -> JsonResponse:
+def seckill_view(request: HttpRequest, voucher_id: int) -> HttpResponse:
     """`POST /api/vouchers/{id}/seckill` without DRF's per-request machinery: one EVALSHA
     refreshes the token (as the DRF authentication does) and decides the sale, funnel
     limit included. Same answers as the viewset it stands in for."""
@@ -425,4 +425,5 @@ def seckill_view(request: HttpRequest, voucher_id: int) -> JsonResponse:
     if token is None:
         raise NotAuthenticated()
     order_id = seckill.voucher_seckill_by_token(token=token, voucher_id=voucher_id)
-    return JsonResponse({"order_id": str(order_id)})
+    # JsonResponse's bytes, without its encoder: this is the sale's every 200.
+    return HttpResponse(b'{"order_id": "%d"}' % order_id, content_type="application/json")

@@ -11,6 +11,7 @@ bits of seconds last until 2093; 2^32 ids per prefix per day is the ceiling.
 
 from __future__ import annotations
 
+import functools
 import time
 
 from dianping import clock
@@ -21,11 +22,18 @@ from .client import get_redis
 ID_EPOCH = 1_735_689_600  # 2025-01-01T00:00:00Z
 COUNTER_BITS = 32
 COUNTER_TTL = 2 * 24 * 60 * 60  # a day's counter is needed only during that day
+_DAY = 24 * 60 * 60
 
 
 def day_of(epoch_seconds: int) -> str:
     """The UTC day (YYYYMMDD) that names the counter for a timestamp."""
-    return time.strftime("%Y%m%d", time.gmtime(epoch_seconds))
+    return _day_name(epoch_seconds // _DAY)
+
+
+@functools.lru_cache(maxsize=4)
+def _day_name(day: int) -> str:
+    # Formatted once a day, not once per flash-sale request.
+    return time.strftime("%Y%m%d", time.gmtime(day * _DAY))
 
 
 def compose(epoch_seconds: int, counter: int) -> int:

@@ -61,3 +61,12 @@ def test_counter_restarts_at_midnight_utc_and_ids_keep_rising(fake_clock) -> Non
 def test_counter_overflow_is_refused() -> None:
     with pytest.raises(OverflowError):
         ids.compose(ids.ID_EPOCH + 1, 2**32)
+
+
+def test_the_counter_day_is_the_utc_day_on_either_side_of_midnight() -> None:
+    midnight = 1_764_028_800  # 2025-11-25T00:00:00Z
+    assert ids.day_of(midnight - 1) == "20251124"
+    assert ids.day_of(midnight) == "20251125"
+    assert ids.day_of(midnight - 1) == "20251124"  # asked again: the remembered name
+    assert ids.day_of(midnight + 86_399) == "20251125"
+    assert ids.day_of(midnight + 86_400) == "20251126"

@@ -32,7 +32,11 @@ def test_a_buyer_gets_an_order_id_and_then_the_order(user, user_api, on_sale, re
     response = _buy(user_api, on_sale.id)
 
     assert response.status_code == 200
-    order_id = int(response.json()["order_id"])
+    assert response["Content-Type"] == "application/json"
+    body = response.json()
+    assert list(body) == ["order_id"]
+    assert isinstance(body["order_id"], str)  # 63-bit ids travel as strings
+    order_id = int(body["order_id"])
     assert redis_client.get(shard.stock_key(on_sale.id)) == b"99"
     pending = user_api.get(f"/api/voucher-orders/{order_id}").json()
     assert pending["status"] == "pending"
