@@ -45,6 +45,8 @@ def sale_window_evict(voucher_id: int) -> None:
 
 @dataclass(frozen=True, slots=True)
 class SaleWindow:
+    """What the request path needs of a sale's voucher (cached as JSON, see `load`)."""
+
     seckill: bool
     void: bool
     begin: int  # Unix seconds; 0 when unset
@@ -172,7 +174,8 @@ def _run(
 
 @functools.lru_cache(maxsize=4096)
 def _sale_keys(voucher_id: int) -> tuple[int, tuple[str, ...]]:
-    """A sale's shard and its keys that never change: stock, buyers, orders, pending."""
+    """A sale's shard and its keys that never change: stock, buyers, orders, pending
+    (SECKILL_SHARDS changes only with every process stopped: decision 78)."""
     shard_no = shard.shard_of(voucher_id)
     return shard_no, (
         shard.stock_key(voucher_id),
