@@ -112,6 +112,14 @@ def check_books(env: dict[str, str], stock_key: str, voucher_id: int) -> tuple[i
     return voucher_id, sold, remaining
 
 
+def usec_per_call(command: str) -> float:
+    """Redis's own time per call of `command` since the last CONFIG RESETSTAT: the
+    script's execution alone, without the round trip around it."""
+    line = redis_cli("info", "commandstats")
+    found = re.search(rf"cmdstat_{command}:.*?usec_per_call=([\d.]+)", line)
+    return float(found.group(1)) if found else 0.0
+
+
 def redis_cli(*args: str) -> str:
     port = os.environ.get("REDIS_PORT", "6390")
     return subprocess.run(
@@ -222,9 +230,11 @@ def main() -> None:
         # Warm both paths: every worker thread's own Redis connection, the script, caches.
         run_wrk(server.url, duration="3s", connections=args.connections, script=ping)
         buy(warm_sale, duration="3s")
+        redis_cli("config", "resetstat")
         rounds = []
         for voucher_id in round_sales:
             rounds.append((ping_at("/api/ping"), ping_at("/api/ping/redis"), buy(voucher_id)))
+        inside_redis = {command: usec_per_call(command) for command in ("evalsha", "ping")}
         base = median_result([bare for bare, _, _ in rounds])
         floor = median_result([floor for _, floor, _ in rounds])
         alone = median_result([sale for _, _, (sale, _) in rounds])
@@ -314,6 +324,8 @@ def main() -> None:
         f"{sale.requests_per_second / bare.requests_per_second:.2f} / "
         f"{sale.requests_per_second / floor.requests_per_second:.2f}"
         for bare, floor, (sale, _) in rounds) + " |")  # fmt: skip
+    print(f"| inside Redis, per call: the sale's EVALSHA / the floor's PING | "
+          f"{inside_redis['evalsha']:.1f} / {inside_redis['ping']:.1f} µs |")  # fmt: skip
     print(f"| accept-to-persist lag (drain running alongside) | p50 {lag_percentile(lags, 0.5)}, "
           f"p99 {lag_percentile(lags, 0.99)} ({sum(lags.values())} orders) |")  # fmt: skip
     once_draining = (

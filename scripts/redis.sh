@@ -3,6 +3,8 @@
 # what `make run` serves:
 #   run   127.0.0.1:${REDIS_PORT:-6390}, data and AOF under var/redis
 #   test  127.0.0.1:${TEST_REDIS_PORT:-6391}, data under var/redis-test
+# Another port gets a directory of its own (var/redis-<port>, var/redis-test-<port>): two
+# servers sharing one would overwrite each other's AOF and pid file.
 #
 #   scripts/redis.sh start|stop|status [run|test]      (default: run)
 #   scripts/redis.sh ensure [run|test]
@@ -16,10 +18,11 @@ cd "$(dirname "$0")/.."
 
 purpose="${2:-run}"
 case "$purpose" in
-  run) port="${REDIS_PORT:-6390}"; dir="$PWD/var/redis"; external="${REDIS_URL:-}" ;;
-  test) port="${TEST_REDIS_PORT:-6391}"; dir="$PWD/var/redis-test"; external="${TEST_REDIS_URL:-}" ;;
+  run) port="${REDIS_PORT:-6390}"; dir="$PWD/var/redis"; default=6390; external="${REDIS_URL:-}" ;;
+  test) port="${TEST_REDIS_PORT:-6391}"; dir="$PWD/var/redis-test"; default=6391; external="${TEST_REDIS_URL:-}" ;;
   *) echo "usage: $0 start|stop|status|ensure [run|test]" >&2; exit 2 ;;
 esac
+[ "$port" = "$default" ] || dir="$dir-$port"
 pidfile="$dir/redis.pid"
 
 # alive: something answers on the port; ready: it answers PONG (not "LOADING": after a
