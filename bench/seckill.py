@@ -115,8 +115,8 @@ def check_books(env: dict[str, str], stock_key: str, voucher_id: int) -> tuple[i
 def usec_per_call(command: str) -> float:
     """Redis's own time per call of `command` since the last CONFIG RESETSTAT: the
     script's execution alone, without the round trip around it."""
-    line = redis_cli("info", "commandstats")
-    found = re.search(rf"cmdstat_{command}:.*?usec_per_call=([\d.]+)", line)
+    stats = redis_cli("info", "commandstats")
+    found = re.search(rf"cmdstat_{command}:.*?usec_per_call=([\d.]+)", stats)
     return float(found.group(1)) if found else 0.0
 
 
