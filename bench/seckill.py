@@ -112,12 +112,12 @@ def check_books(env: dict[str, str], stock_key: str, voucher_id: int) -> tuple[i
     return voucher_id, sold, remaining
 
 
-def usec_per_call(command: str) -> float:
-    """Redis's own time per call of `command` since the last CONFIG RESETSTAT: the
-    script's execution alone, without the round trip around it."""
+def usec_per_call(command: str) -> str:
+    """Redis's own time per call of `command` since the last CONFIG RESETSTAT (the
+    script's execution alone, without the round trip around it); "n/a" if not called."""
     stats = redis_cli("info", "commandstats")
     found = re.search(rf"cmdstat_{command}:.*?usec_per_call=([\d.]+)", stats)
-    return float(found.group(1)) if found else 0.0
+    return f"{float(found.group(1)):.1f} µs" if found else "n/a"
 
 
 def redis_cli(*args: str) -> str:
@@ -325,7 +325,7 @@ def main() -> None:
         f"{sale.requests_per_second / floor.requests_per_second:.2f}"
         for bare, floor, (sale, _) in rounds) + " |")  # fmt: skip
     print(f"| inside Redis, per call: the sale's EVALSHA / the floor's PING | "
-          f"{inside_redis['evalsha']:.1f} / {inside_redis['ping']:.1f} µs |")  # fmt: skip
+          f"{inside_redis['evalsha']} / {inside_redis['ping']} |")  # fmt: skip
     print(f"| accept-to-persist lag (drain running alongside) | p50 {lag_percentile(lags, 0.5)}, "
           f"p99 {lag_percentile(lags, 0.99)} ({sum(lags.values())} orders) |")  # fmt: skip
     once_draining = (

@@ -21,8 +21,8 @@ from .client import get_redis
 
 ID_EPOCH = 1_735_689_600  # 2025-01-01T00:00:00Z
 COUNTER_BITS = 32
-COUNTER_TTL = 2 * 24 * 60 * 60  # a day's counter is needed only during that day
 _DAY = 24 * 60 * 60
+COUNTER_TTL = 2 * _DAY  # a day's counter is needed only during that day
 
 
 def day_of(epoch_seconds: int) -> str:
