@@ -26,6 +26,7 @@ from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.ratelimit import SlidingWindowLimiter
 from dianping.redis.scripts import lua
+from dianping.transactions import retry_on_lock_conflict
 
 from . import tokens
 from .errors import Code
@@ -162,6 +163,7 @@ def users_ensure(
     return [by_phone[phone] for phone in phones]
 
 
+@retry_on_lock_conflict
 def user_update_profile(
     *, user_id: int, token: str | None, nick_name: str | None = None, icon: str | None = None
 ) -> User:

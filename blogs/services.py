@@ -11,12 +11,12 @@ from django.utils.translation import gettext
 
 from dianping import clock
 from dianping.errors import Forbidden, InvalidInput
+from dianping.transactions import retry_on_lock_conflict
 
 from . import feed, likes, pages
 from .caches import blog_evict
 from .errors import BlogNotFound, Code
 from .models import Blog, BlogComment
-from .selectors import blog_exists
 
 WRITABLE = ("title", "content", "images", "shop_id")
 
@@ -45,6 +45,7 @@ def blog_create(*, user_id: int, data: dict[str, Any]) -> Blog:
     return blog
 
 
+@retry_on_lock_conflict
 def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
     with transaction.atomic():
         blog = _own(blog_id, user_id)
@@ -58,6 +59,7 @@ def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
     return blog
 
 
+@retry_on_lock_conflict
 def blog_delete(*, blog_id: int, user_id: int) -> None:
     with transaction.atomic():
         _own(blog_id, user_id).delete()  # its cached detail goes with it (receivers)
@@ -65,11 +67,17 @@ def blog_delete(*, blog_id: int, user_id: int) -> None:
         transaction.on_commit(lambda: pages_changed(user_id), robust=True)
 
 
+@retry_on_lock_conflict
 def comment_create(
     *, blog_id: int, user_id: int, content: str, parent_id: int | None = None
 ) -> BlogComment:
     with transaction.atomic():
-        blog_exists(blog_id=blog_id)
+        # The note's count first: its row is then ours alone until commit, and comments on
+        # one note queue here. Inserted first, each comment would share-lock the note's row
+        # (its foreign key) and then wait to lock it exclusively: on InnoDB, two of them
+        # deadlock.
+        if not Blog.objects.filter(pk=blog_id).update(comments=F("comments") + 1):
+            raise BlogNotFound()
         if (
             parent_id is not None
             and not BlogComment.objects.filter(pk=parent_id, blog_id=blog_id).exists()
@@ -78,7 +86,6 @@ def comment_create(
         comment = BlogComment.objects.create(
             blog_id=blog_id, user_id=user_id, content=content, parent_id=parent_id
         )
-        Blog.objects.filter(pk=blog_id).update(comments=F("comments") + 1)
         transaction.on_commit(lambda: blog_evict(blog_id), robust=True)  # its count moved
     return comment
 

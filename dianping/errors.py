@@ -32,7 +32,8 @@ class Code(StrEnum):
     IMAGE_TOO_LARGE = "image_too_large"  # 400: an upload over 5 MB
     IMAGE_TOO_MANY_PIXELS = "image_too_many_pixels"  # 400: a decompression bomb
     SERVER_ERROR = "server_error"  # 500
-    SERVICE_UNAVAILABLE = "service_unavailable"  # 503
+    SERVICE_UNAVAILABLE = "service_unavailable"  # 503, with Retry-After
+    BUSY = "busy"  # 503, with Retry-After: the database gave up on a lock, again and again
 
 
 class DomainError(Exception):
@@ -93,3 +94,9 @@ class ServiceUnavailable(DomainError):
     status_code = 503
     default_code = Code.SERVICE_UNAVAILABLE
     default_detail = _("A dependency is unavailable; try again shortly.")
+
+    def __init__(
+        self, detail: str | None = None, code: str | None = None, *, retry_after: int = 1
+    ) -> None:
+        super().__init__(detail, code)
+        self.retry_after = retry_after

@@ -14,12 +14,14 @@ from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.lock import RedisLock
 from dianping.redis.multikey import intersection
+from dianping.transactions import retry_on_lock_conflict
 
 from .errors import Code
 from .models import Follow
 from .signals import follow_synced
 
 
+@retry_on_lock_conflict
 def follow(*, user_id: int, target_id: int) -> bool:
     """Follow `target_id` (idempotent); True if this call created the follow."""
     _check_target(user_id, target_id)
@@ -41,6 +43,7 @@ def follow(*, user_id: int, target_id: int) -> bool:
     return created
 
 
+@retry_on_lock_conflict
 def unfollow(*, user_id: int, target_id: int) -> bool:
     """Stop following (idempotent); True if a follow was removed."""
     _check_target(user_id, target_id)

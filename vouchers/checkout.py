@@ -9,6 +9,7 @@ from django.utils.translation import gettext
 from dianping import clock
 from dianping.errors import Conflict, NotFound
 from dianping.redis import ids
+from dianping.transactions import retry_on_lock_conflict
 
 from .coupons import (
     coupon_discount,
@@ -21,6 +22,7 @@ from .errors import Code
 from .models import ShopOrder, VoucherOrder, WriteOff
 
 
+@retry_on_lock_conflict
 def shop_order_create(
     *,
     user_id: int,
@@ -102,6 +104,7 @@ def _replayed(order: ShopOrder, *, shop_id: int, amount: int, coupon_id: int | N
     return order
 
 
+@retry_on_lock_conflict
 def shop_order_refund(*, shop_order_id: int, user_id: int) -> ShopOrder:
     """paid -> refunded, once (a conditional UPDATE); its coupon comes back as
     `coupon_give_back` says. Refunding a refunded order answers it unchanged."""

@@ -11,6 +11,7 @@ from django.utils.translation import gettext
 
 from dianping import clock
 from dianping.errors import Conflict, NotFound
+from dianping.transactions import retry_on_lock_conflict
 
 from .coupons import expiry_of, new_redeem_code
 from .errors import Code
@@ -19,6 +20,7 @@ from .releases import order_jobs
 from .shard import next_order_id
 
 
+@retry_on_lock_conflict
 def voucher_claim(*, user_id: int, voucher_id: int) -> VoucherOrder:
     """Take a coupon of a normal voucher. The unique live slot decides racing claims of
     one user; a guarded UPDATE in the same transaction decides stock (none: unlimited)."""

@@ -20,6 +20,7 @@ from django.utils.translation import gettext, gettext_lazy
 
 from dianping import clock
 from dianping.errors import Conflict, ServiceUnavailable
+from dianping.transactions import retry_on_lock_conflict
 
 from .coupons import new_redeem_code
 from .errors import Code
@@ -31,6 +32,7 @@ log = logging.getLogger(__name__)
 Status = VoucherOrder.Status
 
 
+@retry_on_lock_conflict
 def order_pay(*, order_id: int, user_id: int) -> VoucherOrder:
     """Simulated payment: unpaid -> paid, with a redeem code. Paying a paid (or used)
     order again answers it unchanged."""
@@ -56,6 +58,7 @@ def order_pay(*, order_id: int, user_id: int) -> VoucherOrder:
     raise _wrong_state(order.status)
 
 
+@retry_on_lock_conflict
 def order_cancel(*, order_id: int, user_id: int) -> VoucherOrder:
     """The buyer cancels an unpaid order: the unit goes back (database and sale) and the
     buyer may take the voucher again. Cancelling a cancelled order answers it unchanged,
@@ -68,6 +71,7 @@ def order_cancel(*, order_id: int, user_id: int) -> VoucherOrder:
     return order
 
 
+@retry_on_lock_conflict
 def order_refund(*, order_id: int, user_id: int) -> VoucherOrder:
     """The buyer returns a paid, unused, unexpired coupon. While its voucher is still on
     sale the unit goes back on sale and the buyer may take it again; after a flash sale

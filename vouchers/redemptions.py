@@ -12,6 +12,7 @@ from django.utils.translation import gettext
 from dianping import clock
 from dianping.errors import NotFound, RateLimited
 from dianping.redis.ratelimit import SlidingWindowLimiter
+from dianping.transactions import retry_on_lock_conflict
 from shops.selectors import works_at
 
 from .coupons import coupon_discount, coupon_refusal, coupon_take, write_off
@@ -27,6 +28,7 @@ def _misses() -> SlidingWindowLimiter:
     )
 
 
+@retry_on_lock_conflict
 def coupon_redeem(
     *, code: str, by_user_id: int, by_site_staff: bool, amount: int | None = None
 ) -> WriteOff:

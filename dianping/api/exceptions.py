@@ -13,7 +13,15 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from dianping.errors import Code, Conflict, DomainError, NotAuthenticated, RateLimited
+from dianping.errors import (
+    Code,
+    Conflict,
+    DomainError,
+    NotAuthenticated,
+    RateLimited,
+    ServiceUnavailable,
+)
+from dianping.transactions import is_lock_conflict
 
 
 class PayloadTooLarge(DomainError):
@@ -25,7 +33,7 @@ class PayloadTooLarge(DomainError):
 
 
 def domain_error_headers(exc: DomainError) -> dict[str, str] | None:
-    if isinstance(exc, RateLimited):
+    if isinstance(exc, RateLimited | ServiceUnavailable):
         return {"Retry-After": str(exc.retry_after)}
     if isinstance(exc, NotAuthenticated):
         return {"WWW-Authenticate": 'Bearer realm="api"'}
@@ -55,6 +63,8 @@ def validation_error_json(errors: dict[str, Any]) -> JsonResponse:
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, RequestDataTooBig):
         exc = PayloadTooLarge()
+    elif is_lock_conflict(exc):  # still, after retry_on_lock_conflict's attempts
+        exc = ServiceUnavailable(gettext("Busy right now; try again."), Code.BUSY)
     elif isinstance(exc, ProtectedError | RestrictedError):
         # A backstop: services refuse such deletes themselves, with a reason of their own.
         exc = Conflict(
