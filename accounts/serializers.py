@@ -4,30 +4,28 @@ from __future__ import annotations
 
 import re
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy
 from rest_framework import serializers
+
+from dianping.api import fields
 
 from .models import ICON_MAX, NICK_NAME_MAX, User, UserInfo
 
-PHONE_RE = re.compile(r"1[3-9][0-9]{9}")  # mainland mobile; used with fullmatch
-_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
-_ICON_RE = re.compile(r"(https?://|/)[^\s]*")
-
-
-def validate_phone(value: str) -> str:
-    if not PHONE_RE.fullmatch(value):
-        raise serializers.ValidationError(
-            gettext("Enter a mainland mobile number: 11 digits from 13-19.")
-        )
-    return value
+PHONE_PATTERN = "^1[3-9][0-9]{9}$"  # a mainland mobile number
+PHONE_RE = re.compile(PHONE_PATTERN, re.ASCII)
 
 
 class PhoneSerializer(serializers.Serializer):
-    phone = serializers.CharField(max_length=11, validators=[validate_phone])
+    phone = fields.CharField(
+        pattern=PHONE_PATTERN,
+        pattern_message=gettext_lazy("Enter a mainland mobile number: 11 digits from 13-19."),
+    )
 
 
 class LoginSerializer(PhoneSerializer):
-    code = serializers.RegexField(r"^[0-9]{6}\Z", max_length=6)
+    code = fields.CharField(
+        pattern="^[0-9]{6}$", pattern_message=gettext_lazy("The code is 6 digits.")
+    )
 
 
 class PublicUserSerializer(serializers.Serializer):
@@ -58,22 +56,13 @@ class MeSerializer(PublicUserSerializer):
 
 
 class ProfileUpdateSerializer(serializers.Serializer):
-    nick_name = serializers.CharField(min_length=1, max_length=NICK_NAME_MAX, required=False)
-    icon = serializers.CharField(
-        max_length=ICON_MAX, required=False, allow_blank=True, trim_whitespace=True
+    nick_name = fields.CharField(max_length=NICK_NAME_MAX, required=False)
+    icon = fields.ImageUrlField(
+        max_length=ICON_MAX,
+        required=False,
+        allow_blank=True,
+        help_text="A picture uploaded here, or https; empty for none.",
     )
-
-    def validate_nick_name(self, value: str) -> str:
-        if _CONTROL_CHARS.search(value):
-            raise serializers.ValidationError(gettext("Control characters are not allowed."))
-        return value
-
-    def validate_icon(self, value: str) -> str:
-        if value and not _ICON_RE.fullmatch(value):
-            raise serializers.ValidationError(
-                gettext("Use an http(s) URL or a path starting with /.")
-            )
-        return value
 
 
 class UserInfoSerializer(serializers.ModelSerializer):

@@ -11,7 +11,7 @@ from dianping.errors import NotFound
 
 class Code(StrEnum):
     BLOG_NOT_FOUND = "blog_not_found"  # 404
-    INVALID_PARENT = "invalid_parent"  # 400: a reply to a comment of another blog
+    PARENT_NOT_FOUND = "parent_not_found"  # 409: a reply to no comment of this blog
     NOT_AUTHOR = "not_author"  # 403: only the author edits or deletes a blog
 
 

@@ -1,9 +1,10 @@
 from __future__ import annotations
 
-from django.utils.translation import gettext
 from rest_framework import serializers
 
 from accounts.serializers import PublicUserSerializer
+from dianping.api import fields
+from shops.errors import ShopNotFound
 from shops.models import Shop
 
 from .models import Blog, BlogComment
@@ -12,17 +13,14 @@ from .models import Blog, BlogComment
 class BlogWriteSerializer(serializers.Serializer):
     """What a client may set. Everything else (`user`, `liked`, `comments`) is ours."""
 
-    title = serializers.CharField(max_length=128)
-    content = serializers.CharField(max_length=5000)
+    title = fields.CharField(max_length=128)
+    content = fields.CharField(max_length=5000, multiline=True)
     images = serializers.ListField(
-        child=serializers.URLField(max_length=500), max_length=9, required=False
+        child=fields.ImageUrlField(max_length=500), max_length=9, required=False
     )
-    shop_id = serializers.IntegerField(required=False, allow_null=True, min_value=1)
-
-    def validate_shop_id(self, value: int | None) -> int | None:
-        if value is not None and not Shop.objects.filter(pk=value).exists():
-            raise serializers.ValidationError(gettext("No such shop."))
-        return value
+    shop_id = fields.ExistingIdField(
+        queryset=Shop.objects.all(), missing=ShopNotFound, required=False, allow_null=True
+    )
 
 
 class BlogSerializer(serializers.ModelSerializer):
@@ -80,8 +78,27 @@ class LikeStateSerializer(serializers.Serializer):
 
 
 class CommentWriteSerializer(serializers.Serializer):
-    content = serializers.CharField(max_length=1000)
-    parent_id = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    content = fields.CharField(max_length=1000, multiline=True)
+    parent_id = fields.IdField(required=False, allow_null=True)
+
+
+FEED_TIME_MAX = 4_102_444_800_000  # ms: 2100-01-01, past any page a client was given
+FEED_OFFSET_MAX = 10_000  # items of one millisecond already seen: far more than any inbox
+
+
+class FeedQuerySerializer(serializers.Serializer):
+    max_time = fields.IntegerField(
+        min_value=0,
+        max_value=FEED_TIME_MAX,
+        required=False,
+        help_text="ms: the previous page's `min_time`; omit at first.",
+    )
+    offset = fields.IntegerField(
+        min_value=0,
+        max_value=FEED_OFFSET_MAX,
+        default=0,
+        help_text="The previous page's `offset`.",
+    )
 
 
 class CommentSerializer(serializers.ModelSerializer):

@@ -10,7 +10,7 @@ from django.db.models import F
 from django.utils.translation import gettext
 
 from dianping import clock
-from dianping.errors import Forbidden, InvalidInput
+from dianping.errors import Conflict, Forbidden
 from dianping.transactions import retry_on_lock_conflict
 
 from . import feed, likes, pages
@@ -82,7 +82,9 @@ def comment_create(
             parent_id is not None
             and not BlogComment.objects.filter(pk=parent_id, blog_id=blog_id).exists()
         ):
-            raise InvalidInput(gettext("No such comment on this blog."), code=Code.INVALID_PARENT)
+            # Well formed, naming no comment of this note: as for any reference in a body
+            # (dianping.api.fields.missing_reference), a 409.
+            raise Conflict(gettext("No such comment on this blog."), code=Code.PARENT_NOT_FOUND)
         comment = BlogComment.objects.create(
             blog_id=blog_id, user_id=user_id, content=content, parent_id=parent_id
         )

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status, viewsets
-from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,9 +13,9 @@ from rest_framework.response import Response
 from accounts.selectors import user_get
 from accounts.serializers import PublicUserSerializer
 from dianping.api.pagination import PageNumberPagination
-from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
+from dianping.api.queries import query_params
+from dianping.api.schema import PAGE_PARAMETER, PAGE_PARAMETERS, api_errors, paged
 from dianping.api.throttles import WriteLimited
-from dianping.validation import parse_whole_number
 
 from . import feed, likes, pages, selectors, services
 from .serializers import (
@@ -25,6 +24,7 @@ from .serializers import (
     CommentSerializer,
     CommentWriteSerializer,
     FeedPageSerializer,
+    FeedQuerySerializer,
     LikeStateSerializer,
     UserBlogsPageSerializer,
 )
@@ -86,7 +86,7 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
         page = paginator.paginate_queryset(selectors.hot_blogs(), request, self)
         return paginator.get_paginated_response(_blogs(request, page))
 
-    @extend_schema(request=None, responses=LikeStateSerializer)
+    @extend_schema(request=None, responses={200: LikeStateSerializer})
     def like(self, request: Request, blog_id: int) -> Response:
         """`POST` likes, `DELETE` unlikes; both idempotent. Answers the new state."""
         change = likes.blog_like if request.method == "POST" else likes.blog_unlike
@@ -105,6 +105,7 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
         return paginator.get_paginated_response(CommentSerializer(page, many=True).data)
 
     @extend_schema(request=CommentWriteSerializer, responses={201: CommentSerializer})
+    @api_errors(409)  # parent_not_found: a reply to no comment of this note
     def comment(self, request: Request, blog_id: int) -> Response:
         serializer = CommentWriteSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -118,18 +119,12 @@ class UserBlogsViewSet(viewsets.ViewSet):
     def get_permissions(self):  # type: ignore[no-untyped-def]
         return [IsAuthenticated()] if self.action == "mine" else [AllowAny()]
 
-    @extend_schema(
-        parameters=[OpenApiParameter("page", int, required=False)],
-        responses=UserBlogsPageSerializer,
-    )
+    @extend_schema(parameters=[PAGE_PARAMETER], responses=UserBlogsPageSerializer)
     def list(self, request: Request, user_id: int) -> Response:
         """A user's blogs, newest first, 10 a page (each page cached on first read)."""
         return self._page(request, user_id)
 
-    @extend_schema(
-        parameters=[OpenApiParameter("page", int, required=False)],
-        responses=UserBlogsPageSerializer,
-    )
+    @extend_schema(parameters=[PAGE_PARAMETER], responses=UserBlogsPageSerializer)
     def mine(self, request: Request) -> Response:
         """The caller's own blogs, as `GET /api/users/{id}/blogs`."""
         return self._page(request, request.user.id)
@@ -149,26 +144,13 @@ class UserBlogsViewSet(viewsets.ViewSet):
 class FeedViewSet(viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("max_time", int, required=False, description="ms; omit at first"),
-            OpenApiParameter("offset", int, required=False),
-        ],
-        responses=FeedPageSerializer,
-    )
+    @extend_schema(parameters=[FeedQuerySerializer], responses=FeedPageSerializer)
     def list(self, request: Request) -> Response:
         """Blogs of the people you follow, newest first. Scroll by passing the previous
         page's `min_time` as `max_time` and its `offset`; stop at an empty page."""
-        errors, values = {}, {}
-        for name in ("max_time", "offset"):
-            try:
-                values[name] = parse_whole_number(request.query_params.get(name), default=None)
-            except ValueError as exc:
-                errors[name] = [str(exc)]
-        if errors:
-            raise ValidationError(errors)
+        query = query_params(request, FeedQuerySerializer)
         page = feed.feed_page(
-            user_id=request.user.id, max_time=values["max_time"], offset=values["offset"] or 0
+            user_id=request.user.id, max_time=query.get("max_time"), offset=query["offset"]
         )
         page["results"] = _blogs(request, page["results"])
         return Response(page)

@@ -10,6 +10,26 @@ from django.utils.translation import gettext
 MAX_DB_ID = 2**63 - 1  # signed BIGINT: larger values overflow SQLite and MariaDB
 
 
+def decimal_at_most(limit: int) -> str:
+    """A pattern for the decimal numbers 1..`limit` without leading zeros, exactly: for ids
+    sent as strings (order ids exceed 2^53), so that the schema admits no number we refuse.
+    Each branch fixes a prefix of `limit` and takes a smaller next digit."""
+    digits = str(limit)
+    shorter = f"[1-9][0-9]{{0,{len(digits) - 2}}}" if len(digits) > 1 else None
+    branches = [shorter] if shorter else []
+    for i, digit in enumerate(digits):
+        prefix, rest = digits[:i], len(digits) - i - 1
+        low = "1" if i == 0 else "0"
+        if int(digit) > int(low):
+            tail = f"[0-9]{{{rest}}}" if rest else ""
+            branches.append(f"{prefix}[{low}-{int(digit) - 1}]{tail}")
+    branches.append(digits)
+    return f"^(?:{'|'.join(branches)})$"
+
+
+ID_TEXT_PATTERN = decimal_at_most(2**63 - 1)
+
+
 def parse_id(raw: str) -> int:
     """A database id from text: digits only, 1..2^63-1. Raises ValueError otherwise."""
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 19:
@@ -21,7 +41,7 @@ def parse_id(raw: str) -> int:
 
 
 def parse_positive_int(raw: str | None, *, default: int) -> int:
-    """A positive integer from a query string; `default` when absent.
+    """A positive integer from a query string (1 to 2^63 - 1); `default` when absent.
 
     Raises ValueError with a message fit for the client (in the request's language).
     """
@@ -32,37 +52,42 @@ def parse_positive_int(raw: str | None, *, default: int) -> int:
 
 
 def parse_whole_number(raw: str | None, *, default: int | None) -> int | None:
-    """0 or more, from a query string (ASCII digits, at most 18); `default` when absent."""
-    if raw is None or raw == "":
+    """0 to 2^63 - 1, in ASCII digits, from a query string; `default` when absent. Present
+    but empty (`?page=`) is not absent: it is refused like any other non-number."""
+    if raw is None:
         return default
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 19 or int(raw) > MAX_DB_ID:
         raise ValueError(gettext("A whole number (0 or more) is required."))
     return int(raw)
 
 
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
-_ISO_MONTH = re.compile(r"(\d{4})-(\d{2})", re.ASCII)
+# Calendar days and months from 2000 to 2099, spelled out so that the pattern admits only
+# real dates (2026-02-30 does not match; 2028-02-29 does): the OpenAPI schema shows these
+# patterns, and a schema-valid date must never be refused.
+_DAY = (
+    "(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
+    "|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+    "|02-(?:0[1-9]|1[0-9]|2[0-8])"
+)
+DATE_PATTERN = f"^(?:20[0-9]{{2}}-(?:{_DAY})|20(?:[02468][048]|[13579][26])-02-29)$"
+MONTH_PATTERN = "^20[0-9]{2}-(?:0[1-9]|1[0-2])$"
+_ISO_DATE = re.compile(DATE_PATTERN, re.ASCII)
+_ISO_MONTH = re.compile(MONTH_PATTERN, re.ASCII)
 
 
 def parse_iso_date(raw: str) -> date:
-    """YYYY-MM-DD, and only that (`date.fromisoformat` also takes week dates)."""
+    """YYYY-MM-DD from 2000-01-01 to 2099-12-31, and only that: a day far off is a typo,
+    and the day after 9999-12-31 does not exist (an OverflowError, once a 500)."""
     if not _ISO_DATE.fullmatch(raw):
-        raise ValueError(gettext("Use YYYY-MM-DD."))
-    try:
-        return date.fromisoformat(raw)
-    except ValueError:
-        raise ValueError(gettext("Use YYYY-MM-DD.")) from None
+        raise ValueError(gettext("Use YYYY-MM-DD, a day from 2000 to 2099."))
+    return date.fromisoformat(raw)
 
 
 def parse_month(raw: str) -> date:
-    """YYYY-MM, as the first day of that month."""
-    match = _ISO_MONTH.fullmatch(raw)
-    try:
-        if not match:
-            raise ValueError
-        return date(int(match[1]), int(match[2]), 1)
-    except ValueError:
-        raise ValueError(gettext("Use YYYY-MM, e.g. 2026-11.")) from None
+    """YYYY-MM from 2000-01 to 2099-12, as the first day of that month."""
+    if not _ISO_MONTH.fullmatch(raw):
+        raise ValueError(gettext("Use YYYY-MM, a month from 2000 to 2099, e.g. 2026-11."))
+    return date(int(raw[:4]), int(raw[5:7]), 1)
 
 
 def choose_one_of(choices: tuple[str, ...] | list[str]) -> str:

@@ -180,9 +180,11 @@ class UploadViewSet(WriteLimited, viewsets.ViewSet):
         form.is_valid(raise_exception=True)
         # At most MAX_BYTES plus the overhead (checked above): clean_image refuses the rest.
         stored = uploads.image_upload(raw=form.validated_data["file"].read())
+        # As the storage spells them: a path on this site for local media (like the demo
+        # pictures), an https URL for an S3 store; either is what `images` and `icon` take.
         body = {
-            "url": request.build_absolute_uri(stored.url),
-            "thumbnail_url": request.build_absolute_uri(stored.thumbnail_url),
+            "url": stored.url,
+            "thumbnail_url": stored.thumbnail_url,
             "width": stored.width,
             "height": stored.height,
         }

@@ -6,4 +6,4 @@ from enum import StrEnum
 
 
 class Code(StrEnum):
-    CANNOT_FOLLOW_SELF = "cannot_follow_self"  # 400
+    CANNOT_FOLLOW_SELF = "cannot_follow_self"  # 409

@@ -9,7 +9,7 @@ from django.utils.translation import gettext
 
 from accounts.models import User, UserInfo
 from accounts.selectors import user_get
-from dianping.errors import InvalidInput
+from dianping.errors import Conflict
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.lock import RedisLock
@@ -45,7 +45,11 @@ def follow(*, user_id: int, target_id: int) -> bool:
 
 @retry_on_lock_conflict
 def unfollow(*, user_id: int, target_id: int) -> bool:
-    """Stop following (idempotent); True if a follow was removed."""
+    """Stop following (idempotent); True if a follow was removed. Nobody follows
+    themselves, so unfollowing yourself removes nothing and succeeds."""
+    if user_id == target_id:
+        user_get(user_id=target_id)
+        return False
     _check_target(user_id, target_id)
     _ensure_counters(user_id, target_id)
     with transaction.atomic():
@@ -95,9 +99,11 @@ def following_sets_rebuild() -> int:
 
 
 def _check_target(user_id: int, target_id: int) -> None:
-    if user_id == target_id:
-        raise InvalidInput(gettext("You cannot follow yourself."), code=Code.CANNOT_FOLLOW_SELF)
     user_get(user_id=target_id)  # 404 for unknown or disabled users
+    if user_id == target_id:
+        # A well-formed id the rule refuses: a conflict, as the schema cannot know the
+        # caller's own id (a 400 would say the request was malformed).
+        raise Conflict(gettext("You cannot follow yourself."), code=Code.CANNOT_FOLLOW_SELF)
 
 
 def _ensure_counters(user_id: int, target_id: int) -> None:

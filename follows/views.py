@@ -24,15 +24,15 @@ class FollowViewSet(WriteLimited, viewsets.ViewSet):
     write_limits = {"update": "follow_user", "destroy": "follow_user"}
 
     @extend_schema(request=None, responses=FollowingSerializer)
+    @api_errors(409)  # yourself
     def update(self, request: Request, user_id: int) -> Response:
-        """Follow a user (idempotent); 400 for yourself, 404 for unknown users."""
+        """Follow a user (idempotent); 409 `cannot_follow_self`, 404 for unknown users."""
         services.follow(user_id=request.user.id, target_id=user_id)
         return Response({"following": True})
 
     @extend_schema(responses={200: FollowingSerializer})
-    @api_errors(400)  # yourself
     def destroy(self, request: Request, user_id: int) -> Response:
-        """Unfollow (idempotent); their blogs leave your feed. 400 for yourself."""
+        """Unfollow (idempotent); their blogs leave your feed. Yourself: nothing to undo."""
         services.unfollow(user_id=request.user.id, target_id=user_id)
         return Response({"following": False})
 

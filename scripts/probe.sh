@@ -71,16 +71,20 @@ for _ in $(seq 150); do curl -fsS "http://127.0.0.1:$web_port/api/ping" >/dev/nu
 status=0
 probe() {
   local who=$1 token=$2
+  shift 2
   echo "==> schemathesis --checks all, as $who"
-  "$root/.venv/bin/schemathesis" run "http://127.0.0.1:$web_port/api/schema/?format=json" \
+  "$root/.venv/bin/schemathesis" --config-file "$root/scripts/schemathesis.toml" run "http://127.0.0.1:$web_port/api/schema/?format=json" \
     --checks all --header "Authorization: Bearer $token" \
     --max-examples "${PROBE_EXAMPLES:-20}" --max-time "${PROBE_SECONDS:-240}" \
     --workers 2 --seed 1 --generation-deterministic --suppress-health-check all \
     --request-timeout 10 --no-color --output-truncate true \
-    --report junit --report-dir "$dir/report-$who" || status=1
+    --report junit --report-dir "$dir/report-$who" "$@" || status=1
 }
-probe user "$user_token"
-probe staff "$staff_token"
+# Logging out ends the token the run signs its requests with: that operation is probed
+# on its own, with a token of its own, after the others.
+probe user "$user_token" --exclude-path /api/auth/logout
+probe staff "$staff_token" --exclude-path /api/auth/logout
+probe logout "$("$py" manage.py issue_tokens --count 2 | tail -1)" --include-path /api/auth/logout
 if grep -q "Traceback" "$dir/server.log"; then
   echo "error: the server logged a traceback (var/probe/server.log)" >&2
   grep -B2 -A20 "Traceback" "$dir/server.log" | head -60 >&2

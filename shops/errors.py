@@ -11,6 +11,7 @@ from dianping.errors import NotFound
 
 class Code(StrEnum):
     SHOP_NOT_FOUND = "shop_not_found"  # 404
+    SHOP_TYPE_NOT_FOUND = "shop_type_not_found"  # 404: a shop's type_id names none
     SHOP_IN_USE = "shop_in_use"  # 409: vouchers or orders point at the shop
     SHOP_TYPE_IN_USE = "shop_type_in_use"  # 409: shops have the type
 
@@ -18,3 +19,8 @@ class Code(StrEnum):
 class ShopNotFound(NotFound):
     default_code = Code.SHOP_NOT_FOUND
     default_detail = _("No such shop.")
+
+
+class ShopTypeNotFound(NotFound):
+    default_code = Code.SHOP_TYPE_NOT_FOUND
+    default_detail = _("No such shop type.")

@@ -77,21 +77,40 @@ class NearbyHit:
     distance: float  # metres
 
 
-def shops_nearby(*, type_id: int, x: float, y: float) -> list[NearbyHit]:
-    """Every shop of the type within the radius, nearest first (ties by id).
+def shops_nearby(*, type_id: int | None, x: float, y: float) -> list[NearbyHit]:
+    """Every shop of the type (of any type when None) within the radius, nearest first
+    (ties by id).
 
-    The whole in-radius list comes back in one GEOSEARCH and is sorted here with
-    an id tie-break, so pages cut from it never repeat or skip a shop.
+    The whole in-radius list comes back in one GEOSEARCH per type set (pipelined: one
+    round trip however many types) and is sorted here with an id tie-break, so pages cut
+    from it never repeat or skip a shop.
     """
-    hits = get_redis().geosearch(
-        keys.geo_shops(type_id),
-        longitude=x,
-        latitude=y,
-        radius=settings.SHOP_NEARBY_RADIUS_M,
-        unit="m",
-        withdist=True,
+    type_ids = [type_id] if type_id is not None else _all_type_ids()
+    pipe = get_redis().pipeline(transaction=False)
+    for each in type_ids:
+        pipe.geosearch(
+            keys.geo_shops(each),
+            longitude=x,
+            latitude=y,
+            radius=settings.SHOP_NEARBY_RADIUS_M,
+            unit="m",
+            withdist=True,
+        )
+    return _ranked([hit for hits in pipe.execute() for hit in hits])
+
+
+def _all_type_ids() -> list[int]:
+    return list(ShopType.objects.order_by("id").values_list("id", flat=True))
+
+
+def shops_named(hits: list[NearbyHit], *, name: str) -> list[NearbyHit]:
+    """The hits whose shop's name contains `name` (one query over the hits' ids)."""
+    named = set(
+        Shop.objects.filter(pk__in=[hit.shop_id for hit in hits], name__icontains=name).values_list(
+            "id", flat=True
+        )
     )
-    return _ranked(hits)
+    return [hit for hit in hits if hit.shop_id in named]
 
 
 def shops_near_shop(*, shop_id: int, radius_m: int) -> tuple[Shop, list[NearbyHit]]:
@@ -116,13 +135,14 @@ def _ranked(hits: list[Any]) -> list[NearbyHit]:
     return [NearbyHit(shop_id, dist) for dist, shop_id in ranked]
 
 
-def shops_by_ids_in_order(hits: list[NearbyHit], *, type_id: int) -> list[Shop]:
-    """One DB query for a page of hits, returned in the hits' order with `distance` set."""
+def shops_by_ids_in_order(hits: list[NearbyHit], *, type_id: int | None) -> list[Shop]:
+    """One DB query for a page of hits, returned in the hits' order with `distance` set;
+    with `type_id`, only shops still of that type (none deleted or moved meanwhile)."""
     shops = Shop.objects.in_bulk([hit.shop_id for hit in hits])
     ordered = []
     for hit in hits:
         shop = shops.get(hit.shop_id)
-        if shop is not None and shop.type_id == type_id:  # not deleted or moved meanwhile
+        if shop is not None and type_id in (None, shop.type_id):
             shop.distance = round(hit.distance, 1)
             ordered.append(shop)
     return ordered

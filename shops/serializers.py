@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from django.conf import settings
 from django.utils.translation import gettext
 from rest_framework import serializers
 
-from dianping.validation import MAX_DB_ID
+from dianping.api import fields
 
+from .errors import ShopTypeNotFound
 from .models import LATITUDE_LIMIT as LAT_LIMIT
 from .models import Shop, ShopType
 
@@ -54,22 +54,18 @@ class ShopListItemSerializer(ShopSerializer):
         fields = [*ShopSerializer.Meta.fields, "distance"]
 
 
-def _finite(value: float) -> float:
-    if not math.isfinite(value):
-        raise serializers.ValidationError(gettext("A finite number is required."))
-    return value
-
-
-class ShopWriteSerializer(serializers.ModelSerializer):
+class ShopWriteSerializer(fields.StrictModelSerializer):
     """What staff may set. sold, comments and score come from business events, not edits."""
 
-    type_id = serializers.PrimaryKeyRelatedField(source="type", queryset=ShopType.objects.all())
-    images = serializers.ListField(
-        child=serializers.URLField(max_length=255), max_length=9, required=False
+    type_id = fields.PrimaryKeyRelatedField(
+        source="type", queryset=ShopType.objects.all(), missing=ShopTypeNotFound
     )
-    x = serializers.FloatField(min_value=-180, max_value=180, validators=[_finite])
-    y = serializers.FloatField(min_value=-LAT_LIMIT, max_value=LAT_LIMIT, validators=[_finite])
-    avg_price = serializers.IntegerField(min_value=0, max_value=1_000_000, required=False)
+    images = serializers.ListField(
+        child=fields.ImageUrlField(max_length=255), max_length=9, required=False
+    )
+    x = fields.FloatField(min_value=-180, max_value=180)
+    y = fields.FloatField(min_value=-LAT_LIMIT, max_value=LAT_LIMIT)
+    avg_price = fields.IntegerField(min_value=0, max_value=1_000_000, required=False)
 
     class Meta:
         model = Shop
@@ -87,25 +83,22 @@ class ShopWriteSerializer(serializers.ModelSerializer):
 
 
 class ShopListQuerySerializer(serializers.Serializer):
-    type_id = serializers.IntegerField(min_value=1, max_value=MAX_DB_ID, required=False)
-    name = serializers.CharField(max_length=64, required=False)
-    x = serializers.FloatField(min_value=-180, max_value=180, required=False, validators=[_finite])
-    y = serializers.FloatField(
-        min_value=-LAT_LIMIT, max_value=LAT_LIMIT, required=False, validators=[_finite]
-    )
+    together = {"point": ("x", "y")}  # the schema shows them as one parameter
+
+    type_id = fields.IdField(required=False)
+    name = fields.CharField(max_length=64, required=False)
+    x = fields.FloatField(min_value=-180, max_value=180, required=False)
+    y = fields.FloatField(min_value=-LAT_LIMIT, max_value=LAT_LIMIT, required=False)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if ("x" in attrs) != ("y" in attrs):
             message = gettext("Give both x (longitude) and y (latitude).")
             raise serializers.ValidationError({"x": [message]})
-        if "x" in attrs and "type_id" not in attrs:
-            message = gettext("Nearby search needs a shop type.")
-            raise serializers.ValidationError({"type_id": [message]})
         return attrs
 
 
 class NearShopQuerySerializer(serializers.Serializer):
-    radius = serializers.IntegerField(
+    radius = fields.IntegerField(
         min_value=1,
         max_value=settings.SHOP_NEARBY_RADIUS_M,
         default=1000,

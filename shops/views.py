@@ -12,6 +12,7 @@ from accounts import tokens
 from accounts.permissions import IsStaff
 from dianping.api.fastpath import fast_path
 from dianping.api.pagination import PageNumberPagination
+from dianping.api.queries import query_params
 from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
 from dianping.api.visitors import visitor_id
 from dianping.redis import visits
@@ -68,16 +69,18 @@ class ShopViewSet(viewsets.ViewSet):
         responses=paged(ShopListItemSerializer),
     )
     def list(self, request: Request) -> Response:
-        """Shops of a type (5 a page, `page_size` up to 10); with x and y, those within
-        5 km nearest first with `distance` in metres; `name` searches by name."""
-        query = ShopListQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        params = query.validated_data
+        """Shops (of a type with `type_id`), 5 a page, `page_size` up to 10; with x and y
+        together, those within 5 km nearest first with `distance` in metres; `name` keeps
+        those whose name contains it."""
+        params = query_params(request, ShopListQuerySerializer)
         paginator = ShopPagination()
         if "x" in params:
-            hits = selectors.shops_nearby(type_id=params["type_id"], x=params["x"], y=params["y"])
+            type_id = params.get("type_id")
+            hits = selectors.shops_nearby(type_id=type_id, x=params["x"], y=params["y"])
+            if params.get("name"):
+                hits = selectors.shops_named(hits, name=params["name"])
             page = selectors.shops_by_ids_in_order(
-                paginator.paginate_queryset(hits, request), type_id=params["type_id"]
+                paginator.paginate_queryset(hits, request), type_id=type_id
             )
             data = NearbyShopSerializer(page, many=True).data
         else:
@@ -99,11 +102,8 @@ class ShopViewSet(viewsets.ViewSet):
     def nearby(self, request: Request, shop_id: int) -> Response:
         """Other shops of the shop's type within `radius` metres of it (1,000 unless
         given, at most 5,000), nearest first, each with its `distance` from the shop."""
-        query = NearShopQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        shop, hits = selectors.shops_near_shop(
-            shop_id=shop_id, radius_m=query.validated_data["radius"]
-        )
+        radius = query_params(request, NearShopQuerySerializer)["radius"]
+        shop, hits = selectors.shops_near_shop(shop_id=shop_id, radius_m=radius)
         paginator = ShopPagination()
         page = selectors.shops_by_ids_in_order(
             paginator.paginate_queryset(hits, request), type_id=shop.type_id

@@ -4,6 +4,7 @@ sign-in report page."""
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
 from django.conf import settings
 from django.contrib import admin
@@ -11,16 +12,17 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, viewsets
-from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.permissions import IsStaff
+from dianping.api import fields
+from dianping.api.queries import query_params
 from dianping.api.schema import api_errors
-from dianping.validation import parse_id, parse_iso_date, parse_month, parse_positive_int
+from dianping.validation import parse_iso_date, parse_month
 from shops.selectors import shop_exists
 
 from . import services, stats
@@ -65,6 +67,19 @@ class DaySignInsSerializer(serializers.Serializer):
     users = serializers.IntegerField()
 
 
+class MonthQuerySerializer(serializers.Serializer):
+    month = fields.MonthField(required=False, help_text="This month when absent.")
+
+
+class SpanQuerySerializer(serializers.Serializer):
+    date = fields.DateField(required=False, help_text="The last day; today when absent.")
+    days = fields.IntegerField(min_value=1, max_value=settings.STATS_MAX_DAYS, default=1)
+
+
+class UvQuerySerializer(SpanQuerySerializer):
+    shop_id = fields.IdField(required=False, help_text="One shop; the whole site when absent.")
+
+
 class SignViewSet(viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
 
@@ -79,14 +94,11 @@ class SignViewSet(viewsets.ViewSet):
         streak = services.streak(user_id=request.user.id)
         return Response({"streak": streak.days, "signed_today": streak.signed_today})
 
-    @extend_schema(
-        parameters=[OpenApiParameter("month", str, description="YYYY-MM; default this month")],
-        responses=MonthSerializer,
-    )
+    @extend_schema(parameters=[MonthQuerySerializer], responses=MonthSerializer)
     def month(self, request: Request) -> Response:
         """The days signed in one month."""
-        raw = request.query_params.get("month")
-        month = services.today().replace(day=1) if not raw else _parse_month(raw)
+        raw = query_params(request, MonthQuerySerializer).get("month")
+        month = parse_month(raw) if raw else services.today().replace(day=1)
         days = services.month_days(user_id=request.user.id, month=month)
         return Response({"month": month.strftime("%Y-%m"), "days": days, "count": len(days)})
 
@@ -94,38 +106,21 @@ class SignViewSet(viewsets.ViewSet):
 class StatsViewSet(viewsets.ViewSet):
     permission_classes = [IsStaff]
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("date", str, description="YYYY-MM-DD, the last day; default today"),
-            OpenApiParameter("days", int, description="1..92, default 1"),
-            OpenApiParameter("shop_id", int, description="one shop; default the whole site"),
-        ],
-        responses=UvStatsSerializer,
-    )
+    @extend_schema(parameters=[UvQuerySerializer], responses=UvStatsSerializer)
     @api_errors(404)  # unknown shop_id
     def uv(self, request: Request) -> Response:
         """Staff: unique visitors (merged over the days) and page views."""
-        end, days = _parse_span(request)
-        shop_id = None
-        if raw := request.query_params.get("shop_id"):
-            try:
-                shop_id = parse_id(raw)
-            except ValueError:
-                message = gettext("A shop id is required.")
-                raise ValidationError({"shop_id": [message]}) from None
+        query = query_params(request, UvQuerySerializer)
+        shop_id = query.get("shop_id")
+        if shop_id is not None:
             shop_exists(shop_id=shop_id)
+        end, days = _span(query)
         return Response(stats.uv_stats(end=end, days=days, shop_id=shop_id))
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("date", str, description="YYYY-MM-DD, the last day; default today"),
-            OpenApiParameter("days", int, description="1..92, default 1"),
-        ],
-        responses=DaySignInsSerializer(many=True),
-    )
+    @extend_schema(parameters=[SpanQuerySerializer], responses=DaySignInsSerializer(many=True))
     def sign(self, request: Request) -> Response:
         """Staff: users who signed in, per day, newest first."""
-        end, days = _parse_span(request)
+        end, days = _span(query_params(request, SpanQuerySerializer))
         return Response(services.daily_counts(end=end, days=days))
 
 
@@ -144,31 +139,7 @@ def sign_report(request: HttpRequest) -> HttpResponse:
     return render(request, "admin/signin_report.html", context)
 
 
-def _parse_month(raw: str) -> date:
-    try:
-        return parse_month(raw)
-    except ValueError as exc:
-        raise ValidationError({"month": [str(exc)]}) from None
-
-
-def _parse_span(request: Request) -> tuple[date, int]:
-    """The stats window: `date` (the last day, default today) and `days` (1..max)."""
-    errors = {}
-    end = services.today()
-    if raw := request.query_params.get("date"):
-        try:
-            end = parse_iso_date(raw)
-        except ValueError as exc:
-            errors["date"] = [str(exc)]
-    days = 1
-    try:
-        days = parse_positive_int(request.query_params.get("days"), default=1)
-        if days > settings.STATS_MAX_DAYS:
-            raise ValueError(gettext("At most %(days)s days.") % {"days": settings.STATS_MAX_DAYS})
-    except ValueError as exc:
-        errors["days"] = [str(exc)]
-    if not errors and end.toordinal() - days < 0:
-        errors["date"] = [gettext("The window starts before year 1.")]
-    if errors:
-        raise ValidationError(errors)
-    return end, days
+def _span(query: dict[str, Any]) -> tuple[date, int]:
+    """The stats window: its last day (today by default) and how many days."""
+    end = parse_iso_date(query["date"]) if "date" in query else services.today()
+    return end, query["days"]

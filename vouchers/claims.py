@@ -24,9 +24,11 @@ from .shard import next_order_id
 def voucher_claim(*, user_id: int, voucher_id: int) -> VoucherOrder:
     """Take a coupon of a normal voucher. The unique live slot decides racing claims of
     one user; a guarded UPDATE in the same transaction decides stock (none: unlimited)."""
-    voucher = Voucher.objects.filter(pk=voucher_id, type=Voucher.Kind.NORMAL).first()
+    voucher = Voucher.objects.filter(pk=voucher_id).first()
     if voucher is None:
         raise NotFound(gettext("No such voucher to claim."), code=Code.VOUCHER_NOT_FOUND)
+    if voucher.is_seckill:
+        raise Conflict(gettext("This voucher is sold in its flash sale."), code=Code.SALE_ONLY)
     if voucher.status == Voucher.Status.VOID:
         raise Conflict(gettext("This voucher was withdrawn."), code=Code.ENDED)
     # Slot 1 first: most claims are a user's first, and the unique index refuses a taken

@@ -18,6 +18,8 @@ class Code(StrEnum):
     SOLD_OUT = "sold_out"
     DUPLICATE_ORDER = "duplicate_order"
     LIMIT_REACHED = "limit_reached"
+    NOT_A_SALE = "not_a_sale"  # a normal voucher's seckill: claim it instead
+    SALE_ONLY = "sale_only"  # a flash sale's claim: grab it in its sale instead
     # 409: operators' writes
     SALE_STARTED = "sale_started"
     SALE_ACTIVE = "sale_active"

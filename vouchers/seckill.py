@@ -109,8 +109,12 @@ def _authenticate(token: str) -> int:
 def _open_window(voucher_id: int) -> SaleWindow:
     """The sale's window, or the verdicts that need no Redis: unknown, void, sold out."""
     window = _sale_window(voucher_id)
-    if window is None or not window.seckill:
+    if window is None:
         raise NotFound(gettext("No such flash sale."), code=Code.VOUCHER_NOT_FOUND)
+    if not window.seckill:
+        raise Conflict(
+            gettext("This voucher is not on flash sale: claim it."), code=Code.NOT_A_SALE
+        )
     if window.void:
         raise Conflict(gettext("This sale was cancelled."), code=Code.ENDED)
     if _sold_out_until.get(voucher_id, 0) > time.monotonic():

@@ -14,6 +14,7 @@ from django.utils.translation import gettext
 
 from dianping import clock
 from dianping.errors import NotFound
+from shops.selectors import shop_exists
 
 from . import stock
 from .caches import ACTIVITIES_IDENT, activities_cache
@@ -78,7 +79,9 @@ def remaining(vouchers: list[Voucher]) -> dict[int, int | None]:
 
 
 def shop_vouchers(*, shop_id: int) -> list[Voucher]:
-    """A shop's vouchers on offer, each with `remaining` (see `remaining`)."""
+    """A shop's vouchers on offer, each with `remaining` (see `remaining`); 404 for a shop
+    that does not exist (or no longer does), never an empty list."""
+    shop_exists(shop_id=shop_id)
     vouchers = list(Voucher.objects.filter(shop_id=shop_id).exclude(status=Voucher.Status.VOID))
     left = remaining(vouchers)
     for voucher in vouchers:

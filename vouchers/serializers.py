@@ -4,15 +4,14 @@ Order ids are strings: they exceed 2^53."""
 
 from __future__ import annotations
 
-import re
-from datetime import datetime
 from typing import Any
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 from rest_framework import serializers
 
 from dianping import clock
-from dianping.validation import parse_id
+from dianping.api import fields
+from shops.errors import ShopNotFound
 from shops.models import Shop
 
 from . import discounts
@@ -71,44 +70,27 @@ class VoucherStaffSerializer(VoucherListItemSerializer):
         read_only_fields = fields
 
 
-SALE_YEARS = (2000, 2100)
-
-
-def _within_sale_years(value: datetime | None) -> None:
-    """Sale times this century: far-off years are typos, and before 1901 local time zones
-    have second offsets that ISO-8601 clients cannot read back."""
-    if value is not None and not SALE_YEARS[0] <= value.year < SALE_YEARS[1]:
-        raise serializers.ValidationError(
-            gettext("Use a time from %(first)s to %(last)s.")
-            % {"first": SALE_YEARS[0], "last": SALE_YEARS[1]}
-        )
-
-
-class VoucherWriteSerializer(serializers.ModelSerializer):
-    shop_id = serializers.PrimaryKeyRelatedField(source="shop", queryset=Shop.objects.all())
-    pay_value = serializers.IntegerField(min_value=0, max_value=MAX_MONEY)
-    actual_value = serializers.IntegerField(min_value=0, max_value=MAX_MONEY)
-    stock = serializers.IntegerField(
-        min_value=0, max_value=10_000_000, required=False, allow_null=True
+class VoucherWriteSerializer(fields.StrictModelSerializer):
+    shop_id = fields.PrimaryKeyRelatedField(
+        source="shop", queryset=Shop.objects.all(), missing=ShopNotFound
     )
-    valid_days = serializers.IntegerField(min_value=1, max_value=3650, required=False)
-    amount_condition = serializers.IntegerField(min_value=0, max_value=MAX_MONEY, required=False)
-    discount_amount = serializers.IntegerField(
+    pay_value = fields.IntegerField(min_value=0, max_value=MAX_MONEY)
+    actual_value = fields.IntegerField(min_value=0, max_value=MAX_MONEY)
+    stock = fields.IntegerField(min_value=0, max_value=10_000_000, required=False, allow_null=True)
+    valid_days = fields.IntegerField(min_value=1, max_value=3650, required=False)
+    amount_condition = fields.IntegerField(min_value=0, max_value=MAX_MONEY, required=False)
+    discount_amount = fields.IntegerField(
         min_value=1, max_value=MAX_MONEY, required=False, allow_null=True
     )
-    discount_rate = serializers.IntegerField(
-        min_value=1, max_value=99, required=False, allow_null=True
-    )
-    max_discount = serializers.IntegerField(
+    discount_rate = fields.IntegerField(min_value=1, max_value=99, required=False, allow_null=True)
+    max_discount = fields.IntegerField(
         min_value=1, max_value=MAX_MONEY, required=False, allow_null=True
     )
-    per_user_limit = serializers.IntegerField(min_value=1, max_value=100, required=False)
-    begin_time = serializers.DateTimeField(
-        required=False, allow_null=True, validators=[_within_sale_years]
-    )
-    end_time = serializers.DateTimeField(
-        required=False, allow_null=True, validators=[_within_sale_years]
-    )
+    per_user_limit = fields.IntegerField(min_value=1, max_value=100, required=False)
+    # Sale times from 2000 to 2099 (the field's pattern): far-off years are typos, and
+    # before 1901 local time zones have second offsets that ISO-8601 clients cannot read.
+    begin_time = fields.DateTimeField(required=False, allow_null=True)
+    end_time = fields.DateTimeField(required=False, allow_null=True)
 
     class Meta:
         model = Voucher
@@ -211,19 +193,11 @@ class UsableCouponsSerializer(serializers.Serializer):
 
 
 class ShopOrderCreateSerializer(serializers.Serializer):
-    shop_id = serializers.PrimaryKeyRelatedField(queryset=Shop.objects.all())
-    amount = serializers.IntegerField(min_value=1, max_value=MAX_MONEY, help_text="Fen.")
-    coupon_id = serializers.CharField(
+    shop_id = fields.PrimaryKeyRelatedField(queryset=Shop.objects.all(), missing=ShopNotFound)
+    amount = fields.IntegerField(min_value=1, max_value=MAX_MONEY, help_text="Fen.")
+    coupon_id = fields.IdTextField(
         required=False, allow_null=True, help_text="A voucher order id (a string)."
     )
-
-    def validate_coupon_id(self, value: str | None) -> int | None:
-        if value is None:
-            return None
-        try:
-            return parse_id(value)
-        except ValueError:
-            raise serializers.ValidationError(gettext("An order id is required.")) from None
 
 
 class ShopOrderSerializer(serializers.ModelSerializer):
@@ -245,12 +219,16 @@ class ShopOrdersPageSerializer(serializers.Serializer):
     last_id = serializers.CharField(allow_null=True, help_text="Pass back to get the next page.")
 
 
-REDEEM_CODE = re.compile(r"^[0-9]{12}\Z", re.ASCII)
+REDEEM_CODE = "^[0-9]{12}$"
 
 
 class RedemptionCreateSerializer(serializers.Serializer):
-    code = serializers.RegexField(REDEEM_CODE, help_text="The coupon's 12-digit code.")
-    amount = serializers.IntegerField(
+    code = fields.CharField(
+        pattern=REDEEM_CODE,
+        pattern_message=gettext_lazy("12 digits."),
+        help_text="The coupon's 12-digit code.",
+    )
+    amount = fields.IntegerField(
         min_value=1,
         max_value=MAX_MONEY,
         required=False,
@@ -271,3 +249,35 @@ class WriteOffSerializer(serializers.ModelSerializer):
             "kind", "reversed_at",
         ]  # fmt: skip
         read_only_fields = fields
+
+
+# Query strings (dianping.api.queries): the schema shows these fields as parameters.
+VOUCHER_STATUSES = ("pending", "active", "ended", "void")
+ACTIVITY_TABS = ("seizing", "upcoming")
+MY_VOUCHER_TABS = ("unused", "used", "expired", "unpaid")
+
+
+class VoucherListQuerySerializer(serializers.Serializer):
+    shop_id = fields.IdField(required=False)
+    status = fields.ChoiceField(VOUCHER_STATUSES, required=False)
+
+
+class ActivitiesQuerySerializer(serializers.Serializer):
+    tab = fields.ChoiceField(ACTIVITY_TABS, default="seizing")
+
+
+class ScrollQuerySerializer(serializers.Serializer):
+    last_id = fields.IdTextField(required=False, help_text="The previous page's `last_id`.")
+
+
+class MyVouchersQuerySerializer(ScrollQuerySerializer):
+    status = fields.ChoiceField(MY_VOUCHER_TABS, default="unused")
+
+
+class UsableCouponsQuerySerializer(serializers.Serializer):
+    shop_id = fields.IdField()
+    amount = fields.IntegerField(min_value=1, max_value=MAX_MONEY, help_text="The bill, in fen.")
+
+
+class WriteOffDayQuerySerializer(serializers.Serializer):
+    date = fields.DateField(required=False, help_text="A local day; today when absent.")

@@ -20,10 +20,11 @@ from accounts.selectors import is_site_staff
 from dianping import clock
 from dianping.api.fastpath import fast_path
 from dianping.api.pagination import PageNumberPagination
+from dianping.api.queries import query_params
 from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
 from dianping.api.throttles import WriteLimited
 from dianping.errors import Forbidden, NotAuthenticated
-from dianping.validation import choose_one_of, parse_id, parse_iso_date, parse_whole_number
+from dianping.validation import parse_iso_date
 from shops.selectors import shop_exists, works_at
 
 from . import (
@@ -37,38 +38,30 @@ from . import (
     services,
 )
 from .serializers import (
+    ActivitiesQuerySerializer,
     MyVoucherSerializer,
     MyVouchersPageSerializer,
+    MyVouchersQuerySerializer,
     OrderDetailSerializer,
     OrderIdSerializer,
     RedemptionCreateSerializer,
+    ScrollQuerySerializer,
     ShopOrderCreateSerializer,
     ShopOrderSerializer,
     ShopOrdersPageSerializer,
+    UsableCouponsQuerySerializer,
     UsableCouponsSerializer,
     VoucherListItemSerializer,
+    VoucherListQuerySerializer,
     VoucherSerializer,
     VoucherStaffSerializer,
     VoucherWriteSerializer,
+    WriteOffDayQuerySerializer,
     WriteOffSerializer,
 )
 
-TABS = ("seizing", "upcoming")
-MY_TABS = ("unused", "used", "expired", "unpaid")
-STATUSES = ("pending", "active", "ended", "void")
-IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,64}", re.ASCII)  # visible ASCII
-
-
-def _query_id(request: Request, name: str, errors: dict[str, list[str]]) -> int | None:
-    """An optional id from the query string; a malformed one is noted in `errors`."""
-    raw = request.query_params.get(name)
-    if not raw:
-        return None
-    try:
-        return parse_id(raw)
-    except ValueError:
-        errors[name] = [gettext("A positive whole number (an id) is required.")]
-        return None
+IDEMPOTENCY_KEY_PATTERN = "^[!-~]{1,64}$"  # visible ASCII
+IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN, re.ASCII)
 
 
 def _staff_views(vouchers: list) -> list[dict]:  # type: ignore[type-arg]
@@ -101,26 +94,18 @@ class VoucherViewSet(WriteLimited, viewsets.ViewSet):
         return Response(VoucherSerializer(voucher).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("shop_id", int, required=False),
-            OpenApiParameter("status", enum=STATUSES, required=False),
-            *PAGE_PARAMETERS,
-        ],
+        parameters=[VoucherListQuerySerializer, *PAGE_PARAMETERS],
         responses=paged(VoucherStaffSerializer),
     )
     def list(self, request: Request) -> Response:
         """Staff only: vouchers, newest first, by shop and real-time status, with units
         left and order counts."""
-        errors: dict[str, list[str]] = {}
-        shop_id = _query_id(request, "shop_id", errors)
-        wanted = request.query_params.get("status") or None
-        if wanted is not None and wanted not in STATUSES:
-            errors["status"] = [choose_one_of(STATUSES)]
-        if errors:
-            raise ValidationError(errors)
+        query = query_params(request, VoucherListQuerySerializer)
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(
-            selectors.voucher_list(shop_id=shop_id, status=wanted), request, self
+            selectors.voucher_list(shop_id=query.get("shop_id"), status=query.get("status")),
+            request,
+            self,
         )
         return paginator.get_paginated_response(_staff_views(page))
 
@@ -154,23 +139,21 @@ class VoucherViewSet(WriteLimited, viewsets.ViewSet):
         return Response(VoucherSerializer(services.voucher_void(voucher_id=voucher_id)).data)
 
     @extend_schema(
-        parameters=[OpenApiParameter("tab", enum=TABS, required=False, default="seizing")],
-        responses=VoucherListItemSerializer(many=True),
+        parameters=[ActivitiesQuerySerializer], responses=VoucherListItemSerializer(many=True)
     )
     def activities(self, request: Request) -> Response:
         """Flash sales on now (`seizing`, the default) or starting within 30 days
         (`upcoming`)."""
-        tab = request.query_params.get("tab") or "seizing"
-        if tab not in TABS:
-            raise ValidationError({"tab": [choose_one_of(TABS)]})
+        tab = query_params(request, ActivitiesQuerySerializer)["tab"]
         return Response(selectors.activities(tab=tab))
 
     @extend_schema(request=None, responses={201: OrderIdSerializer})
-    @api_errors(409)  # limit_reached, sold_out, ended
+    @api_errors(409)  # limit_reached, sold_out, ended, sale_only
     def claim(self, request: Request, voucher_id: int) -> Response:
         """Take a coupon of a normal voucher: `paid` at once when free, else `unpaid` until
         paid (or cancelled by the pay timeout). 409 `limit_reached` at the voucher's
-        per-user limit, `sold_out`, `ended` when withdrawn; 404 for a flash sale."""
+        per-user limit, `sold_out`, `ended` when withdrawn, `sale_only` for a flash sale's
+        voucher (grab it in its sale)."""
         order = claims.voucher_claim(user_id=request.user.id, voucher_id=voucher_id)
         return Response({"order_id": str(order.id)}, status=status.HTTP_201_CREATED)
 
@@ -192,18 +175,10 @@ class SeckillViewSet(viewsets.ViewSet):
     @api_errors(409, 429, 503)  # the sale's verdicts; the funnel; stock not loadable
     def create(self, request: Request, voucher_id: int) -> Response:
         """Grab one unit of a flash sale: 200 with the order id, or 409 not_started /
-        ended / sold_out / duplicate_order; 429 (Retry-After) when the per-user funnel
-        (5 at once, then 2 a second) is full."""
+        ended / sold_out / duplicate_order (`not_a_sale` for a normal voucher: claim it);
+        429 (Retry-After) when the per-user funnel (5 at once, then 2 a second) is full."""
         order_id = seckill.voucher_seckill(user_id=request.user.id, voucher_id=voucher_id)
         return Response({"order_id": str(order_id)})
-
-
-def _scroll_from(request: Request) -> int | None:
-    errors: dict[str, list[str]] = {}
-    last_id = _query_id(request, "last_id", errors)
-    if errors:
-        raise ValidationError(errors)
-    return last_id
 
 
 def _scroll_page(items: list, next_last_id: int | None) -> dict:  # type: ignore[type-arg]
@@ -213,22 +188,14 @@ def _scroll_page(items: list, next_last_id: int | None) -> dict:  # type: ignore
 class OrderViewSet(viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("status", enum=MY_TABS, required=False, default="unused"),
-            OpenApiParameter("last_id", str, required=False),
-        ],
-        responses=MyVouchersPageSerializer,
-    )
+    @extend_schema(parameters=[MyVouchersQuerySerializer], responses=MyVouchersPageSerializer)
     def list(self, request: Request) -> Response:
         """My vouchers: `unused` (the default), `used`, `expired`, or `unpaid` (awaiting
         payment), 10 a page, newest first, scrolled by passing the previous page's
         `last_id`."""
-        tab = request.query_params.get("status") or "unused"
-        if tab not in MY_TABS:
-            raise ValidationError({"status": [choose_one_of(MY_TABS)]})
+        query = query_params(request, MyVouchersQuerySerializer)
         page, next_last_id = order_selectors.my_vouchers(
-            user_id=request.user.id, tab=tab, last_id=_scroll_from(request)
+            user_id=request.user.id, tab=query["status"], last_id=query.get("last_id")
         )
         return Response(_scroll_page(MyVoucherSerializer(page, many=True).data, next_last_id))
 
@@ -267,33 +234,15 @@ class OrderViewSet(viewsets.ViewSet):
 class CouponViewSet(viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("shop_id", int, required=True),
-            OpenApiParameter("amount", int, required=True, description="The bill, in fen."),
-        ],
-        responses=UsableCouponsSerializer,
-    )
+    @extend_schema(parameters=[UsableCouponsQuerySerializer], responses=UsableCouponsSerializer)
     @api_errors(404)  # unknown shop
     def usable(self, request: Request) -> Response:
         """The caller's coupons for a bill at a shop: usable ones with their discount, best
         first; the others with a `reason` (`below_threshold`)."""
-        errors: dict[str, list[str]] = {}
-        shop_id = _query_id(request, "shop_id", errors)
-        if shop_id is None and "shop_id" not in errors:
-            errors["shop_id"] = [gettext("This field is required.")]
-        try:
-            amount = parse_whole_number(request.query_params.get("amount"), default=None)
-        except ValueError as exc:
-            errors["amount"] = [str(exc)]
-        else:
-            if not amount:
-                errors["amount"] = [gettext("A positive amount in fen is required.")]
-        if errors:
-            raise ValidationError(errors)
-        shop_exists(shop_id=shop_id)
+        query = query_params(request, UsableCouponsQuerySerializer)
+        shop_exists(shop_id=query["shop_id"])
         usable, unusable = order_selectors.coupons_usable(
-            user_id=request.user.id, shop_id=shop_id, amount=amount
+            user_id=request.user.id, shop_id=query["shop_id"], amount=query["amount"]
         )
         return Response(UsableCouponsSerializer({"usable": usable, "unusable": unusable}).data)
 
@@ -316,7 +265,7 @@ class ShopOrderViewSet(WriteLimited, viewsets.ViewSet):
         parameters=[
             OpenApiParameter(
                 "Idempotency-Key",
-                str,
+                {"type": "string", "pattern": IDEMPOTENCY_KEY_PATTERN},
                 OpenApiParameter.HEADER,
                 required=False,
                 description="Retries with the same key return the first checkout's order.",
@@ -347,14 +296,12 @@ class ShopOrderViewSet(WriteLimited, viewsets.ViewSet):
             ShopOrderSerializer(order).data, status=status.HTTP_201_CREATED, headers=headers
         )
 
-    @extend_schema(
-        parameters=[OpenApiParameter("last_id", str, required=False)],
-        responses=ShopOrdersPageSerializer,
-    )
+    @extend_schema(parameters=[ScrollQuerySerializer], responses=ShopOrdersPageSerializer)
     def list(self, request: Request) -> Response:
         """The caller's shop orders, 10 a page, newest first, scrolled by `last_id`."""
         page, next_last_id = order_selectors.shop_orders_mine(
-            user_id=request.user.id, last_id=_scroll_from(request)
+            user_id=request.user.id,
+            last_id=query_params(request, ScrollQuerySerializer).get("last_id"),
         )
         return Response(_scroll_page(ShopOrderSerializer(page, many=True).data, next_last_id))
 
@@ -390,21 +337,15 @@ class RedemptionViewSet(WriteLimited, viewsets.ViewSet):
         return Response(WriteOffSerializer(write_off).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("date", str, required=False, description="YYYY-MM-DD"),
-            *PAGE_PARAMETERS,
-        ],
+        parameters=[WriteOffDayQuerySerializer, *PAGE_PARAMETERS],
         responses=paged(WriteOffSerializer),
     )
     @api_errors(403)  # not this shop's staff
     def shop_day(self, request: Request, shop_id: int) -> Response:
         """A shop's write-offs (redemptions and checkouts) of a local day, today by
         default, newest first; for its staff and site staff."""
-        raw = request.query_params.get("date")
-        try:
-            day = parse_iso_date(raw) if raw else clock.today()
-        except ValueError as exc:
-            raise ValidationError({"date": [str(exc)]}) from None
+        raw = query_params(request, WriteOffDayQuerySerializer).get("date")
+        day = parse_iso_date(raw) if raw else clock.today()
         shop_exists(shop_id=shop_id)
         user_id = request.user.id
         if not (works_at(user_id=user_id, shop_id=shop_id) or is_site_staff(user_id=user_id)):

@@ -18,16 +18,27 @@ from functools import cache
 from typing import Any, TypeVar
 
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.plumbing import is_list_serializer
+from drf_spectacular.plumbing import force_instance, is_list_serializer
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 
+from dianping.validation import MAX_DB_ID
+
 F = TypeVar("F", bound=Callable[..., Any])
 BODY_METHODS = ("POST", "PUT", "PATCH")
+_POSITIVE = {"type": "integer", "minimum": 1, "maximum": MAX_DB_ID}
+PAGE_PARAMETER = OpenApiParameter(
+    "page", _POSITIVE, required=False, description="From 1; past the end: empty."
+)
 PAGE_PARAMETERS = [
-    OpenApiParameter("page", int, required=False, description="From 1; past the end: empty."),
-    OpenApiParameter("page_size", int, required=False, description="Capped by the endpoint."),
+    PAGE_PARAMETER,
+    OpenApiParameter(
+        "page_size",
+        _POSITIVE,
+        required=False,
+        description="Larger ones are capped by the endpoint.",
+    ),
 ]
 
 
@@ -85,16 +96,50 @@ class ApiSchema(AutoSchema):
             return operation_id.removesuffix("_retrieve") + "_list"
         return operation_id
 
+    def get_auth(self) -> list[dict[str, Any]]:
+        """A token is optional wherever no permission needs a login: public operations
+        work without one (SPEC §0) and refresh one that is sent."""
+        auth = super().get_auth()
+        if 401 not in self._permission_errors() and {} not in auth:
+            auth.append({})
+        return auth
+
     def get_operation(self, *args: Any, **kwargs: Any) -> dict[str, Any] | None:
         operation = super().get_operation(*args, **kwargs)
         if operation is None:
             return None
+        self._merge_together(operation)
         error = {"content": {"application/json": {"schema": self._error_ref()}}}
         for status in sorted(self._error_statuses(operation)):
             operation["responses"].setdefault(
                 str(status), {"description": _DESCRIPTIONS.get(status, "Refused."), **error}
             )
         return operation
+
+    def _merge_together(self, operation: dict[str, Any]) -> None:
+        """Query parameters that only make sense together (a query serializer's `together`:
+        {"point": ("x", "y")}) become one exploded form object, `?x=..&y=..` on the wire:
+        the one way OpenAPI 3.0 can say "both or neither"."""
+        for override in self.get_override_parameters():
+            for name, members in getattr(override, "together", {}).items():
+                parameters = operation.get("parameters", [])
+                parts = [p for p in parameters if p["in"] == "query" and p["name"] in members]
+                operation["parameters"] = [p for p in parameters if p not in parts]
+                operation["parameters"].append(
+                    {
+                        "name": name,
+                        "in": "query",
+                        "required": False,
+                        "style": "form",
+                        "explode": True,
+                        "description": f"{' and '.join(members)} together, or neither.",
+                        "schema": {
+                            "type": "object",
+                            "properties": {p["name"]: p["schema"] for p in parts},
+                            "required": list(members),
+                        },
+                    }
+                )
 
     def _error_ref(self) -> dict[str, Any]:
         component = self.resolve_serializer(ErrorSerializer, "response")
@@ -105,16 +150,29 @@ class ApiSchema(AutoSchema):
         parameters = operation.get("parameters", [])
         if "requestBody" in operation or self.method in BODY_METHODS:
             statuses |= {400, 413, 415}
+            if self._names_rows(self.get_request_serializer()):
+                statuses.add(409)  # an id of no row (dianping.api.fields.missing_reference)
         if any(p["in"] == "query" for p in parameters):
             statuses.add(400)
         if any(p["in"] == "path" for p in parameters):
             statuses.add(404)
+        statuses |= self._permission_errors()
+        if self.view.get_throttles():
+            statuses.add(429)
+        return statuses
+
+    @staticmethod
+    def _names_rows(serializer: Any) -> bool:
+        """Whether the body has a field that names a row (its id may name none)."""
+        fields = getattr(force_instance(serializer), "fields", {})
+        return any(hasattr(field, "missing") for field in fields.values())
+
+    def _permission_errors(self) -> set[int]:
+        statuses: set[int] = set()
         for permission in self.view.get_permissions():
             if isinstance(permission, IsAuthenticated):
                 statuses.add(401)
             statuses.update(getattr(permission, "schema_errors", ()))
-        if self.view.get_throttles():
-            statuses.add(429)
         return statuses
 
     def _action(self) -> Any:

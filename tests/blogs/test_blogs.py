@@ -61,9 +61,13 @@ def test_a_client_cannot_set_author_likes_or_comment_count(user, other_user, use
     [
         {"title": "", "content": "c"},
         {"content": "no title"},
-        {"title": "t", "content": "c", "shop_id": 424242},
         {"title": "t", "content": "c", "images": ["not a url"]},
         {"title": "x" * 129, "content": "c"},
+        {"title": "t", "content": 0},
+        {"title": "t", "content": "c", "shop_id": 1.5},
+        {"title": "t", "content": "c", "shop_id": "1"},
+        {"title": "gpj.\u202eexe", "content": "c"},
+        {"title": "t", "content": "c", "images": ["//evil.example/x.png"]},
     ],
 )
 def test_bad_input_is_400_and_creates_nothing(user_api, payload) -> None:
@@ -71,6 +75,16 @@ def test_bad_input_is_400_and_creates_nothing(user_api, payload) -> None:
 
     assert response.status_code == 400
     assert "errors" in response.json()
+    assert not Blog.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_note_about_a_shop_that_does_not_exist_is_409_and_creates_nothing(user_api) -> None:
+    body = {"title": "t", "content": "c", "shop_id": 424242}
+
+    response = user_api.post("/api/blogs", body, format="json")
+
+    assert (response.status_code, response.json()["code"]) == (409, "shop_not_found")
     assert not Blog.objects.exists()
 
 
@@ -114,7 +128,8 @@ def test_comments_count_and_list_and_reject_foreign_parents(user, user_api, api)
         f"/api/blogs/{blog.id}/comments", {"content": "x", "parent_id": foreign.id}, format="json"
     )
 
-    assert (first.status_code, reply.status_code, bad_parent.status_code) == (201, 201, 400)
+    assert (first.status_code, reply.status_code, bad_parent.status_code) == (201, 201, 409)
+    assert bad_parent.json()["code"] == "parent_not_found"
     assert api.post(f"/api/blogs/{blog.id}/comments", {"content": "x"}).status_code == 401
     missing = user_api.post("/api/blogs/424242/comments", {"content": "x"}, format="json")
     assert missing.status_code == 404

@@ -40,7 +40,9 @@ def test_follow_and_unfollow_are_idempotent_and_counted(user, other_user, user_a
 
 @pytest.mark.django_db(transaction=True)  # after-commit Redis syncs run for real
 def test_errors_change_nothing(user, user_api, api, redis_client) -> None:
-    assert user_api.put(f"/api/follows/{user.id}").json()["code"] == "cannot_follow_self"
+    follow_self = user_api.put(f"/api/follows/{user.id}")
+    assert (follow_self.status_code, follow_self.json()["code"]) == (409, "cannot_follow_self")
+    assert user_api.delete(f"/api/follows/{user.id}").json() == {"following": False}
     assert user_api.put("/api/follows/424242").status_code == 404
     assert user_api.delete("/api/follows/424242").status_code == 404
     assert user_api.get("/api/follows/common/424242").status_code == 404

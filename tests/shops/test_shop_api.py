@@ -174,10 +174,12 @@ def test_only_staff_may_write_shops(api, user_api) -> None:
 @pytest.mark.parametrize(
     "overrides",
     [
-        {"x": 180.5}, {"y": 85.1}, {"x": "nan"}, {"y": "inf"}, {"x": "east"}, {"type_id": 424242},
-        {"type_id": None}, {"name": ""}, {"name": "n" * 129}, {"images": ["not a url"]},
+        {"x": 180.5}, {"y": 85.1}, {"x": "nan"}, {"y": "inf"}, {"x": "east"}, {"x": "121.4"},
+        {"x": True}, {"type_id": None}, {"type_id": 1.5}, {"type_id": "1"}, {"name": ""},
+        {"name": "n" * 129}, {"name": 7}, {"name": "\u202eevil"}, {"images": ["not a url"]},
+        {"images": ["http://img.example/1.jpg"]}, {"images": ["//img.example/1.jpg"]},
         {"images": [f"https://img.example/{i}.jpg" for i in range(10)]}, {"avg_price": -1},
-        {"address": "a" * 256},
+        {"avg_price": 5.0}, {"address": "a" * 256}, {"open_hours": "10:00\n22:00"},
     ],
 )  # fmt: skip
 def test_bad_shop_input_is_400_and_writes_nothing(staff_api, overrides) -> None:
@@ -187,6 +189,14 @@ def test_bad_shop_input_is_400_and_writes_nothing(staff_api, overrides) -> None:
 
     assert response.status_code == 400
     assert set(response.json()["errors"]) == set(overrides)
+    assert Shop.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_a_shop_of_a_type_that_does_not_exist_is_409_and_writes_nothing(staff_api) -> None:
+    response = staff_api.post("/api/shops", _payload(424242), format="json")
+
+    assert (response.status_code, response.json()["code"]) == (409, "shop_type_not_found")
     assert Shop.objects.count() == 0
 
 

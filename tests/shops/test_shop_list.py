@@ -56,9 +56,12 @@ def test_search_by_name(api) -> None:
     "query",
     [
         "type_id=abc", "type_id=0", "type_id=99999999999999999999", "page=abc", "page=0",
-        "page_size=-1", "type_id=1&x=121.4", "type_id=1&y=31.2", "x=121.4&y=31.2",
+        "page_size=-1", "type_id=1&x=121.4", "type_id=1&y=31.2",
         "type_id=1&x=181&y=31.2", "type_id=1&x=121.4&y=86", "type_id=1&x=nan&y=31.2",
         "type_id=1&x=121.4&y=-inf", "type_id=1&x=east&y=north", "name=" + "n" * 65,
+        # Present but empty is not absent; full-width and signed digits are no ids.
+        "type_id=", "page=", "page_size=", "name=", "x=&y=", "type_id=%EF%BC%91",
+        "type_id=+1", "type_id=1.0", "x=1e999&y=0", "x=0x10&y=0",
     ],
 )  # fmt: skip
 def test_bad_list_queries_are_400(api, query) -> None:
@@ -122,3 +125,18 @@ def test_nearby_with_no_index_is_empty_not_an_error(api) -> None:
     body = api.get(f"/api/shops?type_id={food.id}&x=121.47&y=31.23").json()
 
     assert body == {"count": 0, "next": None, "previous": None, "results": []}
+
+
+@pytest.mark.django_db
+def test_nearby_without_a_type_ranks_shops_of_every_type_and_filters_by_name(api) -> None:
+    food, ktv = ShopTypeFactory(), ShopTypeFactory()
+    near = ShopFactory(type=food, name="Noodles near", x=CENTRE[0] + 0.001, y=CENTRE[1])
+    nearer = ShopFactory(type=ktv, name="KTV nearer", x=CENTRE[0] + 0.0005, y=CENTRE[1])
+    ShopFactory(type=food, name="Noodles far", x=CENTRE[0] + 1, y=CENTRE[1])  # > 5 km
+    services.shop_geo_rebuild()
+
+    every_type = api.get(f"/api/shops?x={CENTRE[0]}&y={CENTRE[1]}").json()
+    named = api.get("/api/shops", {"x": CENTRE[0], "y": CENTRE[1], "name": "Noodles"}).json()
+
+    assert [s["id"] for s in every_type["results"]] == [nearer.id, near.id]
+    assert [s["id"] for s in named["results"]] == [near.id]

@@ -162,7 +162,11 @@ def test_every_refusal_is_its_409_and_writes_nothing(user, user_api, other_user,
     "body",
     [
         {"shop_id": None, "amount": 100},
-        {"shop_id": 999999, "amount": 100},
+        {"shop_id": 1.5, "amount": 100},
+        {"amount": 100.0},
+        {"amount": "100"},
+        {"amount": 100, "coupon_id": 7},
+        {"amount": 100, "coupon_id": "\uff11"},
         {"shop_id": "SHOP", "amount": 100},
         {"amount": 0},
         {"amount": -5},
@@ -175,6 +179,14 @@ def test_bad_checkout_input_is_400(user_api, shop, body) -> None:
     response = user_api.post("/api/shop-orders", {"shop_id": shop.id, **body}, format="json")
 
     assert response.status_code == 400
+    assert not ShopOrder.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_checkout_at_a_shop_that_does_not_exist_is_409(user_api) -> None:
+    response = user_api.post("/api/shop-orders", {"shop_id": 999999, "amount": 100}, format="json")
+
+    assert (response.status_code, response.json()["code"]) == (409, "shop_not_found")
     assert not ShopOrder.objects.exists()
 
 

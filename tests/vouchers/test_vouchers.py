@@ -59,10 +59,12 @@ def test_normal_voucher_is_active_and_has_no_redis_stock(
 @pytest.mark.parametrize(
     "overrides",
     [
-        {"begin_time": None}, {"end_time": "2020-01-01T00:00:00+08:00"}, {"shop_id": 424242},
+        {"begin_time": None}, {"end_time": "2020-01-01T00:00:00+08:00"}, {"shop_id": 2**70},
         {"stock": -1}, {"pay_value": -5}, {"type": "mystery"}, {"title": ""}, {"valid_days": 0},
         {"begin_time": "tomorrow"}, {"begin_time": "0450-07-21T11:17:41Z"},
-        {"end_time": "2999-01-01T00:00:00Z"}, {"shop_id": 2**70},
+        {"end_time": "2999-01-01T00:00:00Z"}, {"begin_time": "2030-01-01T10:00:00"},
+        {"begin_time": "2030-02-30T10:00:00Z"}, {"begin_time": 1893456000}, {"stock": "5"},
+        {"stock": True}, {"type": 1}, {"rules": "\x00"}, {"sub_title": "\u2066x"},
     ],
 )  # fmt: skip
 def test_bad_voucher_input_is_400_and_writes_nothing(staff_api, overrides) -> None:
@@ -73,6 +75,14 @@ def test_bad_voucher_input_is_400_and_writes_nothing(staff_api, overrides) -> No
     )
 
     assert response.status_code == 400
+    assert Voucher.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_a_voucher_of_a_shop_that_does_not_exist_is_409(staff_api) -> None:
+    response = staff_api.post("/api/vouchers", _seckill_payload(424242), format="json")
+
+    assert (response.status_code, response.json()["code"]) == (409, "shop_not_found")
     assert Voucher.objects.count() == 0
 
 
