@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: run run-guard test test-cluster screenshots lint format messages setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity bench-memory clean
+.PHONY: run run-guard test test-cluster screenshots lint format messages setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity bench-memory bench-uploads probe clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -84,6 +84,13 @@ bench-capacity: bench-setup  ## CPU per request per tier (web, Redis, MariaDB), 
 
 bench-memory: bench-setup  ## Redis bytes per session, inbox item, follow, sign-in month, buyer
 	@scripts/bench.sh memory.py
+
+bench-uploads: bench-setup  ## the shop page's p99 while bombs and big photos are uploaded
+	@scripts/bench.sh uploads.py $(BENCH_ARGS)
+
+probe: SETUP_FOR = test
+probe: setup  ## schemathesis --checks all against a live production server (DATABASE_URL for MariaDB)
+	@scripts/probe.sh
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache

@@ -29,7 +29,7 @@ class Code(StrEnum):
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"  # 415
     THROTTLED = "throttled"  # 429, with Retry-After
     NOT_AN_IMAGE = "not_an_image"  # 400: an upload that is no JPEG, PNG or WebP we can read
-    IMAGE_TOO_LARGE = "image_too_large"  # 400: an upload over 5 MB
+    IMAGE_TOO_LARGE = "image_too_large"  # 413: an upload over 5 MB
     IMAGE_TOO_MANY_PIXELS = "image_too_many_pixels"  # 400: a decompression bomb
     SERVER_ERROR = "server_error"  # 500
     SERVICE_UNAVAILABLE = "service_unavailable"  # 503, with Retry-After
@@ -72,6 +72,15 @@ class Forbidden(DomainError):
     status_code = 403
     default_code = Code.PERMISSION_DENIED
     default_detail = _("You do not have permission to perform this action.")
+
+
+class PayloadTooLarge(DomainError):
+    """A body over its route's limit (Django's RequestDataTooBig too), or a picture over
+    the size an upload may have."""
+
+    status_code = 413
+    default_code = Code.PAYLOAD_TOO_LARGE
+    default_detail = _("The request body is too large.")
 
 
 class Conflict(DomainError):

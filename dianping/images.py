@@ -2,25 +2,34 @@
 store is a clean image of a format we accept, without its metadata (EXIF, with the
 camera's GPS position, never leaves the server), turned upright, plus a thumbnail.
 
-Pure functions over bytes: no storage, no Django beyond translating the refusals. The
-limits are refused before any pixel is decoded where they can be (size, format, pixel
-count from the header).
+Pure functions over bytes: no storage, no Django beyond translating the refusals; they
+run on the image thread (dianping.imagework). The limits are refused before any pixel is
+decoded where they can be: size, format, and the pixel count the header claims, against a
+ceiling and against the file's own size (a decompression bomb is a tiny file claiming a
+huge picture: 34 bytes of lossless WebP decode to 8000 x 5000 pixels).
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
-import threading
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from django.utils.translation import gettext
 from PIL import Image, ImageCms, ImageOps, UnidentifiedImageError
 
-from dianping.errors import Code, InvalidInput
+from dianping.errors import Code, InvalidInput, PayloadTooLarge
 
 MAX_BYTES = 5 * 1024 * 1024
-MAX_PIXELS = 40_000_000  # 8000 x 5000; a decompression bomb claims far more
+MAX_PIXELS = 25_000_000  # a 24-megapixel camera's 6000 x 4000 and a little more
+# Pictures up to a megapixel decode in milliseconds whatever their file; past that, a
+# picture may claim at most this many pixels per byte of its file. Measured here: photos
+# carry about 3 pixels a byte, screenshots 10 to 30, even a single flat colour 60 (JPEG),
+# 300 (PNG) or 560 (lossy WebP); a flat lossless WebP 25,000, and the reported bomb 1.2 M.
+FREE_PIXELS = 1_000_000
+MAX_PIXELS_PER_BYTE = 1_000
 THUMBNAIL_SIZE = (400, 400)
 # Pillow's name → (the format we store, file extension). A phone's JPEG with a second
 # picture in it (MPO: HDR gain maps) is a JPEG to its owner, and is stored as one.
@@ -28,9 +37,6 @@ FORMATS = {
     "JPEG": ("JPEG", "jpg"), "MPO": ("JPEG", "jpg"),
     "PNG": ("PNG", "png"), "WEBP": ("WEBP", "webp"),
 }  # fmt: skip
-# Decoding a big picture takes a few hundred MB for a moment: at most two at once per
-# process, the others wait their turn.
-_DECODING = threading.BoundedSemaphore(2)
 _SRGB = ImageCms.createProfile("sRGB")
 
 
@@ -44,49 +50,65 @@ class CleanImage:
     height: int
 
 
+def inspect_image(raw: bytes) -> None:
+    """The checks that need no pixel, cheap enough for the request thread, before the
+    picture waits for the image thread: its size, its format, and the pixel count its
+    header claims (against the ceiling, and against the file's size)."""
+    if len(raw) > MAX_BYTES:
+        raise too_large()
+    with _refusals():
+        _open(raw)
+
+
 def clean_image(raw: bytes) -> CleanImage:
     """Decode, check and re-encode an uploaded picture. InvalidInput (400) for anything
     that is not a JPEG, PNG or WebP within the limits."""
     if len(raw) > MAX_BYTES:
         raise too_large()
-    with _DECODING:
-        image = _decode(raw)
-        kind, extension = FORMATS[image.format]
-        ImageOps.exif_transpose(image, in_place=True)  # upright, as EXIF asked
-        image = _in_srgb(image)
-        scale = min(THUMBNAIL_SIZE[0] / image.width, THUMBNAIL_SIZE[1] / image.height, 1)
-        thumbnail = image.resize(
-            (max(1, round(image.width * scale)), max(1, round(image.height * scale))),
-            Image.Resampling.LANCZOS,
-        )
-        return CleanImage(
-            data=_encode(image, kind),
-            thumbnail=_encode(thumbnail, kind),
-            extension=extension,
-            content_type=Image.MIME[kind],
-            width=image.width,
-            height=image.height,
-        )
+    with _refusals():
+        image = _open(raw)
+        image.load()
+    kind, extension = FORMATS[image.format]
+    ImageOps.exif_transpose(image, in_place=True)  # upright, as EXIF asked
+    image = _in_srgb(image)
+    scale = min(THUMBNAIL_SIZE[0] / image.width, THUMBNAIL_SIZE[1] / image.height, 1)
+    thumbnail = image.resize(
+        (max(1, round(image.width * scale)), max(1, round(image.height * scale))),
+        Image.Resampling.LANCZOS,
+    )
+    return CleanImage(
+        data=_encode(image, kind),
+        thumbnail=_encode(thumbnail, kind),
+        extension=extension,
+        content_type=Image.MIME[kind],
+        width=image.width,
+        height=image.height,
+    )
 
 
-def _decode(raw: bytes) -> Image.Image:
+def _open(raw: bytes) -> Image.Image:
+    """The picture with its header read and no pixel decoded: refused here if its pixel
+    count says it is a bomb. No parser but ours runs (JPEG's also opens MPO)."""
+    image = Image.open(io.BytesIO(raw), formats=["JPEG", "PNG", "WEBP"])
+    _refuse_bombs(image.width * image.height, len(raw))
+    return image
+
+
+@contextlib.contextmanager
+def _refusals() -> Iterator[None]:
+    """Pillow's complaints as our 400s."""
     with warnings.catch_warnings():
         # Pillow warns between MAX_IMAGE_PIXELS and twice that and raises beyond it; both
         # are a bomb to us.
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         try:
-            # No other parser runs (JPEG's also opens MPO).
-            image = Image.open(io.BytesIO(raw), formats=["JPEG", "PNG", "WEBP"])
-            if image.width * image.height > MAX_PIXELS:
-                raise _too_many_pixels()
-            image.load()
+            yield
         except (Image.DecompressionBombError, Image.DecompressionBombWarning):
             raise _too_many_pixels() from None
         except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
             raise InvalidInput(
                 gettext("Send a JPEG, PNG or WebP picture we can read."), code=Code.NOT_AN_IMAGE
             ) from None
-    return image
 
 
 def _in_srgb(image: Image.Image) -> Image.Image:
@@ -108,8 +130,18 @@ def _in_srgb(image: Image.Image) -> Image.Image:
     return image
 
 
-def too_large() -> InvalidInput:
-    return InvalidInput(
+def _refuse_bombs(pixels: int, size: int) -> None:
+    if pixels > MAX_PIXELS:
+        raise _too_many_pixels()
+    if pixels > FREE_PIXELS and pixels > size * MAX_PIXELS_PER_BYTE:
+        raise InvalidInput(
+            gettext("This file is too small for the picture it claims to hold."),
+            code=Code.IMAGE_TOO_MANY_PIXELS,
+        )
+
+
+def too_large() -> PayloadTooLarge:
+    return PayloadTooLarge(
         gettext("Pictures may be at most %(mb)s MB.") % {"mb": MAX_BYTES // (1024 * 1024)},
         code=Code.IMAGE_TOO_LARGE,
     )

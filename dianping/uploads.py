@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
-from dianping import clock
-from dianping.images import clean_image
+from dianping import clock, imagework
+from dianping.images import clean_image, inspect_image
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +24,8 @@ class StoredImage:
 
 def image_upload(*, raw: bytes) -> StoredImage:
     """Clean and store one picture and its thumbnail under unguessable names."""
-    image = clean_image(raw)
+    inspect_image(raw)  # a bomb or a non-picture is refused before it queues
+    image = imagework.run(clean_image, raw)  # bounded, beside the requests
     stem = f"uploads/{clock.now():%Y/%m}/{secrets.token_urlsafe(16)}"
     name = default_storage.save(f"{stem}.{image.extension}", ContentFile(image.data))
     thumbnail = default_storage.save(

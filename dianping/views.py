@@ -24,10 +24,11 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from dianping import images, uploads
-from dianping.api.exceptions import PayloadTooLarge, domain_error_json
+from dianping import imagework, uploads
+from dianping.api.exceptions import domain_error_json
+from dianping.api.schema import api_errors
 from dianping.api.throttles import WriteLimited
-from dianping.errors import Code, NotFound
+from dianping.errors import Code, NotFound, PayloadTooLarge
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 
@@ -144,9 +145,6 @@ class UploadedImageSerializer(serializers.Serializer):
     height = serializers.IntegerField()
 
 
-UPLOAD_OVERHEAD = 64 * 1024  # multipart boundaries and headers around the picture
-
-
 class SchemaView(SpectacularAPIView):
     """The OpenAPI schema, in English whatever the reader's language: model help texts are
     translated for the admin, and docstrings and serializer help are not, so a schema in
@@ -169,17 +167,18 @@ class UploadViewSet(WriteLimited, viewsets.ViewSet):
         request={"multipart/form-data": UploadRequestSerializer},
         responses={201: UploadedImageSerializer},
     )
+    @api_errors(503)  # busy: the process's picture queue is full (Retry-After)
     def create(self, request: Request) -> Response:
         """Upload a picture for a blog or an avatar: re-encoded (EXIF stripped), stored,
         with a thumbnail. 400 for anything but a JPEG, PNG or WebP of at most 5 MB and
-        40 megapixels."""
-        # Refused before the body is parsed: a parser would first write it all to disk.
-        if int(request.META.get("CONTENT_LENGTH") or 0) > images.MAX_BYTES + UPLOAD_OVERHEAD:
-            raise images.too_large()
-        form = UploadRequestSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        # At most MAX_BYTES plus the overhead (checked above): clean_image refuses the rest.
-        stored = uploads.image_upload(raw=form.validated_data["file"].read())
+        25 megapixels whose file is not far too small for its pixels (a decompression
+        bomb); 503 `busy` with Retry-After while other pictures fill the queue."""
+        # A place in the picture queue before the body is read (BodyLimitMiddleware has
+        # refused one over UPLOAD_MAX_BYTES): a busy process parses no more uploads.
+        with imagework.slot():
+            form = UploadRequestSerializer(data=request.data)
+            form.is_valid(raise_exception=True)
+            stored = uploads.image_upload(raw=form.validated_data["file"].read())
         # As the storage spells them: a path on this site for local media (like the demo
         # pictures), an https URL for an S3 store; either is what `images` and `icon` take.
         body = {

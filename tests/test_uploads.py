@@ -4,14 +4,16 @@ through Django's storage API; anything else is a 400 that stores nothing."""
 from __future__ import annotations
 
 import io
+import os
+import threading
 from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
-from dianping import images
-from tests.helpers import throttle_rates
+from dianping import images, imagework
+from tests.helpers import throttle_rates, wait_until
 
 
 def _picture(fmt: str = "JPEG", size: tuple[int, int] = (800, 600), **save) -> bytes:  # type: ignore[no-untyped-def]
@@ -84,7 +86,6 @@ def test_exif_is_stripped_and_the_picture_turned_upright(user_api, settings) -> 
         (b"just some text, not a picture", "not_an_image"),
         (_picture()[:200], "not_an_image"),  # a truncated JPEG
         (_picture("GIF"), "not_an_image"),
-        (b"\xff" * (images.MAX_BYTES + 1), "image_too_large"),
     ],
 )
 def test_anything_else_is_a_400_that_stores_nothing(user_api, media_root, data, code) -> None:
@@ -92,6 +93,17 @@ def test_anything_else_is_a_400_that_stores_nothing(user_api, media_root, data, 
 
     assert response.status_code == 400
     assert response.json()["code"] == code
+    assert not any(Path(media_root).rglob("*.*"))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("size", [images.MAX_BYTES + 1, 20 * 1024 * 1024])
+def test_a_file_over_5_mb_is_a_413_that_stores_nothing(user_api, media_root, size) -> None:
+    # Just over: read, and refused by its size; far over: refused before it is read.
+    response = _upload(user_api, b"\xff" * size)
+
+    assert response.status_code == 413
+    assert response.json()["code"] in ("image_too_large", "payload_too_large")
     assert not any(Path(media_root).rglob("*.*"))
 
 
@@ -106,6 +118,78 @@ def test_a_decompression_bomb_is_refused_before_it_is_decoded(user_api, media_ro
     assert response.status_code == 400
     assert response.json()["code"] == "image_too_many_pixels"
     assert not any(Path(media_root).rglob("*.*"))
+
+
+@pytest.mark.django_db
+def test_a_tiny_file_claiming_a_huge_picture_is_refused(user_api, media_root) -> None:
+    out = io.BytesIO()
+    Image.new("L", (8000, 5000)).save(out, format="WEBP", lossless=True)  # 40 MP
+    assert len(out.getvalue()) < 2_000  # the reported bomb was 34 bytes of the same
+
+    response = _upload(user_api, out.getvalue(), "bomb.webp")
+
+    assert (response.status_code, response.json()["code"]) == (400, "image_too_many_pixels")
+    assert not any(Path(media_root).rglob("*.*"))
+
+
+@pytest.mark.django_db
+def test_the_bomb_check_reads_the_header_alone(user_api, media_root) -> None:
+    # The header of a 12-megapixel PNG, cut off where its pixels begin: decoding would
+    # fail on the missing data (`not_an_image`); refused for its pixel count, it never was.
+    out = io.BytesIO()
+    Image.new("RGB", (4000, 3000)).save(out, format="PNG")
+    header = out.getvalue()[:64]
+
+    response = _upload(user_api, header, "cut.png")
+
+    assert (response.status_code, response.json()["code"]) == (400, "image_too_many_pixels")
+
+
+@pytest.mark.django_db
+def test_a_flat_picture_over_a_megapixel_is_still_a_picture(user_api, media_root) -> None:
+    flat = _picture("PNG", (3000, 2000))  # one colour: about 300 pixels a byte
+    assert len(flat) * images.MAX_PIXELS_PER_BYTE > 3000 * 2000
+
+    assert _upload(user_api, flat, "banner.png").status_code == 201
+
+
+@pytest.mark.django_db
+def test_uploads_beyond_the_picture_queue_are_503_at_once_and_store_nothing(
+    user_api, media_root, settings
+) -> None:
+    settings.IMAGE_WORK_QUEUE = 1
+    imagework._shut_down()  # a pool of the size just set
+    release = threading.Event()
+
+    def hold() -> None:
+        with imagework.slot():
+            imagework.run(release.wait)
+
+    # The image thread busy with one picture, and one more waiting for it.
+    holders = [threading.Thread(target=hold) for _ in range(2)]
+    for holder in holders:
+        holder.start()
+    wait_until(lambda: imagework._slots is not None and imagework._slots._value == 0)
+    try:
+        response = _upload(user_api, _picture())
+    finally:
+        release.set()
+        for holder in holders:
+            holder.join(timeout=10)
+
+    assert (response.status_code, response.json()["code"]) == (503, "busy")
+    assert response["Retry-After"] == str(settings.IMAGE_WORK_RETRY_AFTER)
+    assert not any(Path(media_root).rglob("*.*"))
+    assert _upload(user_api, _picture()).status_code == 201  # the queue drained
+
+
+def test_picture_work_runs_at_a_lower_cpu_priority(settings) -> None:
+    def own_priority() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    request_thread = own_priority()
+
+    assert imagework.run(own_priority) == min(19, request_thread + settings.IMAGE_WORK_NICE)
 
 
 @pytest.mark.django_db

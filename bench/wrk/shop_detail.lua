@@ -21,3 +21,6 @@ request = function()
   end
   return wrk.format("GET", "/api/shops/" .. id, headers)
 end
+
+-- Pacing (DELAY_MS) and the p99.9 line, shared with the other scripts.
+dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "") .. "pacing.lua")

@@ -8,7 +8,6 @@ from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.db.models import ProtectedError, RestrictedError
 from django.http import Http404, JsonResponse
 from django.utils.translation import gettext
-from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -18,18 +17,11 @@ from dianping.errors import (
     Conflict,
     DomainError,
     NotAuthenticated,
+    PayloadTooLarge,
     RateLimited,
     ServiceUnavailable,
 )
 from dianping.transactions import is_lock_conflict
-
-
-class PayloadTooLarge(DomainError):
-    """Django's RequestDataTooBig in the API's shape, from DRF views and plain ones alike."""
-
-    status_code = 413
-    default_code = Code.PAYLOAD_TOO_LARGE
-    default_detail = _("The request body is too large.")
 
 
 def domain_error_headers(exc: DomainError) -> dict[str, str] | None:

@@ -44,6 +44,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Body limits, unserved methods and the security headers below (docs/security.md).
+    "dianping.middleware.GuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The language: the switch's cookie, else Accept-Language, else LANGUAGE_CODE.
     "django.middleware.locale.LocaleMiddleware",
@@ -53,6 +55,23 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+# No inline script anywhere (the web client, the admin and the API docs load theirs from
+# files); inline styles stay allowed, as the admin's templates use them. Pictures may be
+# https URLs (SPEC §10), or the client's blob: preview of one being uploaded. Geolocation
+# for "near me" on our own pages only.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data: blob: https:; connect-src 'self'; font-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+PERMISSIONS_POLICY = (
+    "geolocation=(self), camera=(), microphone=(), payment=(), usb=(), serial=(), "
+    "bluetooth=(), magnetometer=(), gyroscope=(), accelerometer=(), interest-cohort=()"
+)
+# JSON bodies here are a few KB (a note is at most 5,000 characters); a picture's upload
+# has its own limit (dianping.middleware). Larger bodies are a JSON 413, unread.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
 
 ROOT_URLCONF = "dianping.urls"
 CSRF_FAILURE_VIEW = "dianping.views.csrf_failure"
@@ -273,6 +292,11 @@ SHOP_TYPE_CACHE_TTL = 24 * 60 * 60
 SHOP_BLOOM_CAPACITY = env.int("SHOP_BLOOM_CAPACITY", default=1_000_000)
 SHOP_NEARBY_RADIUS_M = 5000
 VISITS_FLUSH_INTERVAL = env.float("VISITS_FLUSH_INTERVAL", default=0.5)  # seconds
+
+# --- Uploaded pictures (dianping/imagework.py) ----------------------------------------
+IMAGE_WORK_QUEUE = env.int("IMAGE_WORK_QUEUE", default=1)  # pictures waiting, per process
+IMAGE_WORK_NICE = env.int("IMAGE_WORK_NICE", default=10)  # the image thread's nice increment
+IMAGE_WORK_RETRY_AFTER = 2  # seconds, in the 503 of an upload refused for a full queue
 
 # --- Vouchers and the flash sale -----------------------------------------------------
 SECKILL_SHARDS = env.int("SECKILL_SHARDS", default=4)  # order streams; voucher id mod N

@@ -1,0 +1,93 @@
+"""What every answer of the server carries, and what it refuses before a view runs.
+
+One middleware, so the hot paths pay one hop for all of it:
+- a body over the route's limit is a JSON 413 before anything reads it (the upload route
+  takes a picture's worth, every other route DATA_UPLOAD_MAX_MEMORY_SIZE);
+- a method the route does not serve is a JSON 405 with `Allow`, before authentication
+  (DRF would authenticate first and answer an anonymous TRACE with 401);
+- headers: a Content-Security-Policy without inline script, a Permissions-Policy, and
+  `Cache-Control: no-store` on every JSON answer to a request that carried a token (a
+  redeem code, an order, a profile must not sit in a shared or browser cache).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.translation import gettext
+
+from dianping import images
+from dianping.api.exceptions import domain_error_json
+from dianping.errors import Code, PayloadTooLarge
+
+UPLOAD_PATH = "/api/uploads"
+UPLOAD_OVERHEAD = 64 * 1024  # multipart boundaries and headers around the picture
+
+
+class GuardMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+        self.body_limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        self.upload_limit = images.MAX_BYTES + UPLOAD_OVERHEAD
+        self.headers = {
+            "Content-Security-Policy": settings.CONTENT_SECURITY_POLICY,
+            "Permissions-Policy": settings.PERMISSIONS_POLICY,
+        }
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self._too_large(request) or self.get_response(request)
+        for name, value in self.headers.items():
+            response.headers.setdefault(name, value)
+        if (
+            "HTTP_AUTHORIZATION" in request.META
+            and response.get("Content-Type", "").startswith("application/json")
+            and "Cache-Control" not in response
+        ):
+            response["Cache-Control"] = "no-store"
+        return response
+
+    def _too_large(self, request: HttpRequest) -> HttpResponse | None:
+        length = request.META.get("CONTENT_LENGTH")
+        if not length or not request.path.startswith("/api/"):
+            return None  # no body; or Django's own limits, on its own pages
+        limit = self.upload_limit if request.path == UPLOAD_PATH else self.body_limit
+        if length.isdigit() and int(length) > limit:
+            return domain_error_json(PayloadTooLarge())
+        return None
+
+    def process_view(
+        self, request: HttpRequest, view: Any, args: tuple, kwargs: dict[str, Any]
+    ) -> HttpResponse | None:
+        allowed = _allowed_methods(view)
+        if allowed is None or request.method in allowed:
+            return None
+        detail = gettext('Method "%(method)s" not allowed.') % {"method": request.method}
+        response = JsonResponse({"detail": detail, "code": Code.METHOD_NOT_ALLOWED}, status=405)
+        response["Allow"] = ", ".join(sorted(allowed))
+        return response
+
+
+def _allowed_methods(view: Any) -> frozenset[str] | None:
+    """The methods a DRF view serves (a viewset's routed actions, an APIView's handlers),
+    OPTIONS and HEAD included where DRF answers them; None for a plain Django view, which
+    answers every method itself."""
+    cached = getattr(view, "_allowed_methods", None)
+    if cached is not None:
+        return cached
+    actions = getattr(view, "actions", None)
+    cls = getattr(view, "cls", None)
+    if actions is not None:
+        methods = {method.upper() for method in actions}
+    elif cls is not None:
+        methods = {m.upper() for m in cls.http_method_names if hasattr(cls, m)}
+    else:
+        return None
+    methods.add("OPTIONS")
+    if "GET" in methods:
+        methods.add("HEAD")
+    allowed = frozenset(methods)
+    view._allowed_methods = allowed
+    return allowed
