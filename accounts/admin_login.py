@@ -1,5 +1,11 @@
-"""Admin's username/password login, with failed attempts limited per client IP and per
-username: a password guesser is slowed down whichever of the two it spreads over.
+"""Admin's username/password login, with failed attempts limited per client address and
+per username from that address: a guesser on one address is slowed down whichever
+usernames it tries, and guessing one username from one address stops sooner.
+
+No limit counts a username across addresses: that one would let anybody lock the
+operators out by failing with their usernames, and the real operator could not sign in
+from anywhere. Guessing spread over many addresses meets Django's password validators
+instead (docs/security.md).
 
 Every attempt is counted when it comes in and taken back when it succeeds, so only
 failures use up the budget, and a refused attempt never reaches the password check.
@@ -23,7 +29,7 @@ def _limiters() -> list[SlidingWindowLimiter]:
     rates = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
     return [
         SlidingWindowLimiter.for_rate(scope, rates[scope])
-        for scope in ("admin_login_ip", "admin_login_user")
+        for scope in ("admin_login_ip", "admin_login_user_ip")
     ]
 
 
@@ -33,7 +39,8 @@ def admin_login(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
         return admin.site.login(request)
     username = request.POST.get("username", "")[:150].strip().lower()
-    subjects = [f"ip:{client_ip(request)}", f"user:{username}"]
+    address = client_ip(request)
+    subjects = [f"ip:{address}", f"user:{username}|ip:{address}"]
     counted: list[tuple[SlidingWindowLimiter, str, Decision]] = []
     for limiter, subject in zip(_limiters(), subjects, strict=True):
         decision = limiter.hit(subject)

@@ -51,6 +51,18 @@ class DomainError(Exception):
         self.code = code or self.default_code
         super().__init__(self.detail)
 
+    def __reduce__(self) -> tuple:
+        """Pickled with its code and extras (a refusal from the image process,
+        dianping.imagework), whatever its subclass's __init__ takes."""
+        return (_restore, (type(self), self.args, self.__dict__))
+
+
+def _restore(cls: type[DomainError], args: tuple, state: dict) -> DomainError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
 
 class InvalidInput(DomainError):
     status_code = 400

@@ -3,6 +3,10 @@
 One middleware, so the hot paths pay one hop for all of it:
 - a body over the route's limit is a JSON 413 before anything reads it (the upload route
   takes a picture's worth, every other route DATA_UPLOAD_MAX_MEMORY_SIZE);
+- a body no view read (a 413, a 429, a 401, a busy upload's 503) is read and discarded
+  before the answer goes out, within BODY_DRAIN_SECONDS and BODY_DRAIN_BYTES: a server
+  that answers and closes while the client is still sending makes many clients (Python's
+  urllib, for one) fail with a broken pipe or a reset instead of reading the answer;
 - a method the route does not serve is a JSON 405 with `Allow`, before authentication
   (DRF would authenticate first and answer an anonymous TRACE with 401);
 - headers: a Content-Security-Policy without inline script, a Permissions-Policy, and
@@ -12,6 +16,7 @@ One middleware, so the hot paths pay one hop for all of it:
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -39,6 +44,8 @@ class GuardMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self._too_large(request) or self.get_response(request)
+        if request.META.get("CONTENT_LENGTH") not in (None, "", "0"):
+            _discard_unread_body(request)
         for name, value in self.headers.items():
             response.headers.setdefault(name, value)
         if (
@@ -68,6 +75,25 @@ class GuardMiddleware:
         response = JsonResponse({"detail": detail, "code": Code.METHOD_NOT_ALLOWED}, status=405)
         response["Allow"] = ", ".join(sorted(allowed))
         return response
+
+
+def _discard_unread_body(request: HttpRequest) -> None:
+    """Read whatever is left of the body (nothing, if the view parsed it). Past the time
+    or byte bound the server closes the connection anyway: a client that sends 10 GB of
+    body to a route that takes 1 MB gets its 413 only if it reads while it sends."""
+    stream = getattr(request, "_stream", None)
+    if stream is None:
+        return
+    deadline = time.monotonic() + settings.BODY_DRAIN_SECONDS
+    left = settings.BODY_DRAIN_BYTES
+    while left > 0 and time.monotonic() < deadline:
+        try:
+            chunk = stream.read(min(left, 1024 * 1024))
+        except OSError:  # the client went away
+            return
+        if not chunk:
+            return
+        left -= len(chunk)
 
 
 def _allowed_methods(view: Any) -> frozenset[str] | None:

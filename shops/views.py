@@ -14,7 +14,7 @@ from dianping.api.fastpath import fast_path
 from dianping.api.pagination import PageNumberPagination
 from dianping.api.queries import query_params
 from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
-from dianping.api.visitors import visitor_id
+from dianping.api.visitors import visitor_of
 from dianping.redis import visits
 
 from . import selectors, services
@@ -44,7 +44,7 @@ def _shop_detail(request: HttpRequest, shop_id: int) -> HttpResponse:
     if view.raw is None:
         raise ShopNotFound()
     user_id = view.viewer["id"] if view.viewer else None
-    visits.record(visits.shop_subject(shop_id), visitor_id(request, user_id))
+    visits.record(visits.shop_subject(shop_id), visitor_of(request, user_id))
     return _json(view.raw)
 
 

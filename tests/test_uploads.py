@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import translation
 from PIL import Image
 
 from dianping import images, imagework
@@ -158,14 +159,14 @@ def test_uploads_beyond_the_picture_queue_are_503_at_once_and_store_nothing(
     user_api, media_root, settings
 ) -> None:
     settings.IMAGE_WORK_QUEUE = 1
-    imagework._shut_down()  # a pool of the size just set
+    imagework._reset()  # a queue of the size just set
     release = threading.Event()
 
     def hold() -> None:
         with imagework.slot():
-            imagework.run(release.wait)
+            release.wait()
 
-    # The image thread busy with one picture, and one more waiting for it.
+    # The image process busy with one picture, and one more waiting for it.
     holders = [threading.Thread(target=hold) for _ in range(2)]
     for holder in holders:
         holder.start()
@@ -183,13 +184,22 @@ def test_uploads_beyond_the_picture_queue_are_503_at_once_and_store_nothing(
     assert _upload(user_api, _picture()).status_code == 201  # the queue drained
 
 
-def test_picture_work_runs_at_a_lower_cpu_priority(settings) -> None:
-    def own_priority() -> int:
-        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+def test_picture_work_runs_in_a_process_of_its_own_at_a_lower_cpu_priority(settings) -> None:
+    server_process = os.getpriority(os.PRIO_PROCESS, 0)
 
-    request_thread = own_priority()
+    image_process = imagework.run(os.getpid)
 
-    assert imagework.run(own_priority) == min(19, request_thread + settings.IMAGE_WORK_NICE)
+    assert image_process != os.getpid()  # apart from the server process's GIL
+    niceness = imagework.run(os.getpriority, os.PRIO_PROCESS, 0)
+    assert niceness == min(19, server_process + settings.IMAGE_WORK_NICE)
+
+
+def test_a_refusal_in_the_image_process_keeps_its_code_and_the_request_s_language() -> None:
+    with translation.override("en"), pytest.raises(images.InvalidInput) as refused:
+        imagework.run(images.clean_image, _picture()[:300])  # a truncated JPEG
+
+    assert refused.value.code == "not_an_image"
+    assert refused.value.detail == "Send a JPEG, PNG or WebP picture we can read."
 
 
 @pytest.mark.django_db

@@ -1,4 +1,6 @@
-"""A stable visitor id for traffic statistics, without cookies or accounts."""
+"""Who is looking, for traffic statistics, without cookies: a signed-in user, else the
+client's own id, else its address and User-Agent. Anonymous ones carry their address, by
+which dianping.redis.visits bounds how many of them count (ANON_VISITORS_PER_ADDRESS)."""
 
 from __future__ import annotations
 
@@ -6,18 +8,25 @@ import hashlib
 import re
 from typing import Any
 
+from dianping.redis.visits import Visitor
+
 from .clients import client_ip
 
 _CLIENT_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
 
 
-def visitor_id(request: Any, user_id: int | None) -> str:
+def visitor_of(request: Any, user_id: int | None) -> Visitor:
     """`user:<id>` when logged in; else the client's own `X-Client-Id` (a random id the
-    app keeps in local storage); else a hash of IP and User-Agent as a last resort."""
+    app keeps in local storage); else a hash of address and User-Agent."""
     if user_id is not None:
-        return f"user:{user_id}"
+        return Visitor(f"user:{user_id}")
+    address = client_ip(request)
+    hashed = _hash(address)
     client_id = request.headers.get("X-Client-Id", "")
     if _CLIENT_ID.fullmatch(client_id):
-        return f"client:{client_id}"
-    fingerprint = f"{client_ip(request)}|{request.headers.get('User-Agent', '')}"
-    return "anon:" + hashlib.blake2b(fingerprint.encode(), digest_size=8).hexdigest()
+        return Visitor(f"client:{client_id}", hashed)
+    return Visitor("anon:" + _hash(f"{address}|{request.headers.get('User-Agent', '')}"), hashed)
+
+
+def _hash(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()

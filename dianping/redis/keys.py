@@ -116,6 +116,12 @@ def visits_uv(subject: str, day: str) -> str:
     return f"uv:{subject}:{day}"
 
 
+def visitor_ids(day: str, address: str) -> str:
+    """Set of the anonymous visitor ids seen from one client address (a hash of it) on a
+    local day: at most ANON_VISITORS_PER_ADDRESS of them count as visitors of their own."""
+    return f"uv:anon-ids:{day}:{address}"
+
+
 def visits_pv(subject: str, day: str) -> str:
     """Counter of page views of `subject` on a local day (YYYYMMDD in TIME_ZONE)."""
     return f"pv:{subject}:{day}"

@@ -72,6 +72,10 @@ PERMISSIONS_POLICY = (
 # JSON bodies here are a few KB (a note is at most 5,000 characters); a picture's upload
 # has its own limit (dianping.middleware). Larger bodies are a JSON 413, unread.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+# A body refused unread is still read and discarded, up to these bounds, so the client
+# can finish sending and read its answer (dianping/middleware.py).
+BODY_DRAIN_SECONDS = env.float("BODY_DRAIN_SECONDS", default=10.0)
+BODY_DRAIN_BYTES = env.int("BODY_DRAIN_BYTES", default=64 * 1024 * 1024)
 
 ROOT_URLCONF = "dianping.urls"
 CSRF_FAILURE_VIEW = "dianping.views.csrf_failure"
@@ -217,9 +221,10 @@ REST_FRAMEWORK = {
         "checkout_user": env.str("THROTTLE_CHECKOUT_USER", default="20/minute"),
         "redeem_user": env.str("THROTTLE_REDEEM_USER", default="60/minute"),
         "upload_user": env.str("THROTTLE_UPLOAD_USER", default="60/hour"),
-        # Failed admin sign-ins, per client IP and per username.
+        # Failed admin sign-ins, per client IP and per username from that IP (never per
+        # username alone: anyone could lock the operators out).
         "admin_login_ip": env.str("THROTTLE_ADMIN_LOGIN_IP", default="20/15minutes"),
-        "admin_login_user": env.str("THROTTLE_ADMIN_LOGIN_USER", default="10/15minutes"),
+        "admin_login_user_ip": env.str("THROTTLE_ADMIN_LOGIN_USER_IP", default="10/15minutes"),
         # Codes that match nothing a redeemer may redeem: guessing, or a typo.
         "redeem_miss_user": env.str("THROTTLE_REDEEM_MISS_USER", default="10/10minutes"),
     },
@@ -292,10 +297,14 @@ SHOP_TYPE_CACHE_TTL = 24 * 60 * 60
 SHOP_BLOOM_CAPACITY = env.int("SHOP_BLOOM_CAPACITY", default=1_000_000)
 SHOP_NEARBY_RADIUS_M = 5000
 VISITS_FLUSH_INTERVAL = env.float("VISITS_FLUSH_INTERVAL", default=0.5)  # seconds
+# Anonymous visitor ids that count as visitors of their own, per client address per day;
+# beyond, the address counts once (a script sending new ids cannot inflate UV). A NAT
+# with more anonymous visitors than this counts as this many plus one.
+ANON_VISITORS_PER_ADDRESS = env.int("ANON_VISITORS_PER_ADDRESS", default=100)
 
 # --- Uploaded pictures (dianping/imagework.py) ----------------------------------------
 IMAGE_WORK_QUEUE = env.int("IMAGE_WORK_QUEUE", default=1)  # pictures waiting, per process
-IMAGE_WORK_NICE = env.int("IMAGE_WORK_NICE", default=10)  # the image thread's nice increment
+IMAGE_WORK_NICE = env.int("IMAGE_WORK_NICE", default=19)  # the image process's nice increment
 IMAGE_WORK_RETRY_AFTER = 2  # seconds, in the 503 of an upload refused for a full queue
 
 # --- Vouchers and the flash sale -----------------------------------------------------

@@ -121,6 +121,30 @@ def test_shop_views_count_unique_visitors_and_page_views(
 
 
 @pytest.mark.django_db
+def test_a_script_inventing_visitor_ids_adds_a_bounded_number_of_visitors(
+    api, user_api, redis_client, fake_clock, settings
+) -> None:
+    settings.ANON_VISITORS_PER_ADDRESS = 20
+    shop = ShopFactory()
+    day = visits.local_day()
+
+    for i in range(300):  # one address, a new id (or User-Agent) every time
+        api.get(f"/api/shops/{shop.id}", HTTP_X_CLIENT_ID=f"script-{i:06d}", REMOTE_ADDR="6.6.6.6")
+        api.get(f"/api/shops/{shop.id}", HTTP_USER_AGENT=f"bot/{i}", REMOTE_ADDR="6.6.6.6")
+    api.get(f"/api/shops/{shop.id}", HTTP_X_CLIENT_ID="script-000001", REMOTE_ADDR="6.6.6.6")
+    for i in range(5):  # people elsewhere still count, and so do signed-in users
+        api.get(
+            f"/api/shops/{shop.id}", HTTP_X_CLIENT_ID=f"phone-{i:04d}", REMOTE_ADDR=f"10.0.0.{i}"
+        )
+    user_api.get(f"/api/shops/{shop.id}", REMOTE_ADDR="6.6.6.6")
+    visits.flush()
+
+    # 20 ids of their own, the rest as the one address; 5 phones; 1 user.
+    assert redis_client.pfcount(keys.visits_uv(f"shop:{shop.id}", day)) == 20 + 1 + 5 + 1
+    assert int(redis_client.get(keys.visits_pv(f"shop:{shop.id}", day))) == 600 + 1 + 5 + 1
+
+
+@pytest.mark.django_db
 def test_views_are_written_in_batches_by_the_background_flusher(
     api, redis_client, fake_clock
 ) -> None:

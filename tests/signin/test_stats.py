@@ -20,7 +20,7 @@ def _on(fake_clock, day: int) -> None:  # type: ignore[no-untyped-def]
 
 def _visit(subject: str, visitors) -> None:  # type: ignore[no-untyped-def]
     for visitor in visitors:
-        visits.record(subject, visitor)
+        visits.record(subject, visits.Visitor(visitor))  # each as if from its own address
     visits.flush()
 
 

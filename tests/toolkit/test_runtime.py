@@ -21,7 +21,7 @@ def _uv_pv(redis_client, subject: str) -> tuple[int, int]:  # type: ignore[no-un
 
 
 def test_reset_writes_buffered_views_and_stops_watchdogs(redis_client) -> None:
-    visits.record("shop:1", "user:1")
+    visits.record("shop:1", visits.Visitor("user:1"))
     lock = RedisLock("runtime-reset", ttl=3, watchdog=True)
     assert lock.acquire()
 
@@ -36,7 +36,9 @@ def test_reset_writes_buffered_views_and_stops_watchdogs(redis_client) -> None:
 
 def test_a_forked_child_never_writes_its_parents_buffered_views(redis_client) -> None:
     runtime.reset()
-    visits.record("shop:2", "user:1")  # buffered in the parent (its flusher may run any time)
+    visits.record(
+        "shop:2", visits.Visitor("user:1")
+    )  # buffered in the parent (its flusher may run any time)
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: flush whatever it holds, then leave at once
