@@ -111,7 +111,8 @@ class CharField(_Exact, serializers.CharField):
             pattern_message = self.error_messages["characters"]
         elif self.allow_blank:
             pattern = f"^(?:{pattern[1:-1]})?$"
-        self.validators.append(RegexValidator(pattern, message=pattern_message))
+        self._pattern = RegexValidator(pattern, message=pattern_message)
+        self.validators.append(self._pattern)
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
@@ -120,6 +121,7 @@ class CharField(_Exact, serializers.CharField):
             self.fail("characters")
         if self.max_length is not None and len(data) > self.max_length:
             self.fail("max_length", max_length=self.max_length)
+        self._pattern(data)  # as sent, as the schema reads it: trimming hides no character
         value = unicodedata.normalize("NFC", super().to_internal_value(data))
         if self.multiline:
             value = value.replace("\r\n", "\n").replace("\r", "\n")
