@@ -5,11 +5,17 @@ was accepted (or a 500) before dianping/api/fields.py."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pytest
+from drf_spectacular.generators import SchemaGenerator
+from drf_spectacular.plumbing import force_instance
+from drf_spectacular.settings import spectacular_settings
+from rest_framework import serializers
 
 from accounts.models import User
 from blogs.models import Blog, BlogComment
+from dianping.api import fields
 from shops import services as shop_services
 from tests.factories import BlogFactory, NormalVoucherFactory, ShopFactory
 
@@ -219,3 +225,36 @@ def test_shops_near_a_point_need_no_type(api) -> None:
 
     assert response.status_code == 200  # was 400 "needs a shop type"
     assert [s["id"] for s in response.json()["results"]] == [shop.id]
+
+
+STRICT = (
+    fields.CharField, fields.ChoiceField, fields.IntegerField, fields.FloatField,
+    fields.BooleanField, fields.DateTimeField, fields.PrimaryKeyRelatedField,
+)  # fmt: skip
+
+
+def _request_serializers() -> Iterator[tuple[str, serializers.Serializer]]:
+    """Every serializer the schema reads a request from: bodies and query strings."""
+    generator = SchemaGenerator()
+    generator._initialise_endpoints()
+    for path, path_regex, method, view in generator._get_paths_and_endpoints():
+        view.request = spectacular_settings.GET_MOCK_REQUEST(method, path, view, None)
+        schema = view.schema
+        schema.registry = generator.registry
+        schema.get_operation(path, path_regex, "", method, generator.registry)
+        for source in (schema.get_request_serializer(), *schema.get_override_parameters()):
+            serializer = force_instance(source)
+            if isinstance(serializer, serializers.Serializer):
+                yield f"{method} {path}", serializer
+
+
+def test_every_request_field_is_a_strict_one() -> None:
+    lenient = []
+    for operation, serializer in _request_serializers():
+        for name, field in serializer.fields.items():
+            checked = field.child if isinstance(field, serializers.ListField) else field
+            if field.read_only or isinstance(checked, (*STRICT, serializers.FileField)):
+                continue
+            lenient.append(f"{operation} {type(serializer).__name__}.{name}: {type(checked)}")
+
+    assert lenient == []
