@@ -170,11 +170,11 @@ class UploadViewSet(WriteLimited, viewsets.ViewSet):
     @api_errors(503)  # busy: the process's picture queue is full (Retry-After)
     def create(self, request: Request) -> Response:
         """Upload a picture for a blog or an avatar: re-encoded (EXIF stripped), stored,
-        with a thumbnail. 400 for anything but a JPEG, PNG or WebP of at most 5 MB and
-        25 megapixels whose file is not far too small for its pixels (a decompression
+        with a thumbnail. 413 over 5 MB; 400 for anything but a JPEG, PNG or WebP of at
+        most 25 megapixels whose file is not far too small for its pixels (a decompression
         bomb); 503 `busy` with Retry-After while other pictures fill the queue."""
-        # A place in the picture queue before the body is read (BodyLimitMiddleware has
-        # refused one over UPLOAD_MAX_BYTES): a busy process parses no more uploads.
+        # A place in the picture queue before the body is parsed (GuardMiddleware refused
+        # a body over the upload limit unread): a busy process parses no more uploads.
         with imagework.slot():
             form = UploadRequestSerializer(data=request.data)
             form.is_valid(raise_exception=True)

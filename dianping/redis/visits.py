@@ -120,16 +120,16 @@ def _flush_pending() -> int:
     if not batch:
         return 0
     _forget_expiries_hourly()
-    counted = _counted_as(batch)
-    site: dict[str, list[str]] = defaultdict(list)
-    pipe = get_redis().pipeline(transaction=False)
-    for (day, subject), visitors in batch.items():
-        ids = [counted.get((day, v), v.id) for v in visitors]
-        _queue(pipe, subject, day, ids)
-        site[day] += ids
-    for day, visitors in site.items():
-        _queue(pipe, SITE, day, visitors)
     try:
+        counted = _counted_as(batch)
+        site: dict[str, list[str]] = defaultdict(list)
+        pipe = get_redis().pipeline(transaction=False)
+        for (day, subject), visitors in batch.items():
+            ids = [counted.get((day, v), v.id) for v in visitors]
+            _queue(pipe, subject, day, ids)
+            site[day] += ids
+        for day, visitors in site.items():
+            _queue(pipe, SITE, day, visitors)
         pipe.execute()
     except Exception:
         log.exception("dropped %d page views: writing them to Redis failed", count)
