@@ -10,6 +10,7 @@ from rest_framework import serializers
 from dianping.api import fields
 
 from .models import ICON_MAX, NICK_NAME_MAX, User, UserInfo
+from .tokens import mask_phone
 
 PHONE_PATTERN = "^1[3-9][0-9]{9}$"  # a mainland mobile number
 PHONE_RE = re.compile(PHONE_PATTERN, re.ASCII)
@@ -41,11 +42,6 @@ class LoginResponseSerializer(serializers.Serializer):
 
 class CodeSentSerializer(serializers.Serializer):
     expires_in = serializers.IntegerField(help_text="Seconds the code stays valid.")
-
-
-def mask_phone(phone: str | None) -> str | None:
-    """138****0000: enough for the owner to recognise it, useless to anyone else."""
-    return f"{phone[:3]}****{phone[-4:]}" if phone else None
 
 
 class MeSerializer(PublicUserSerializer):

@@ -165,9 +165,10 @@ def users_ensure(
 
 @retry_on_lock_conflict
 def user_update_profile(
-    *, user_id: int, token: str | None, nick_name: str | None = None, icon: str | None = None
+    *, user_id: int, nick_name: str | None = None, icon: str | None = None
 ) -> User:
-    """Change the public profile; the caller's live token carries the new data after commit."""
+    """Change the public profile; every live token of the user carries the new data after
+    commit (accounts.signals)."""
     with transaction.atomic():
         user = User.objects.select_for_update().filter(pk=user_id, is_active=True).first()
         if user is None:
@@ -177,6 +178,4 @@ def user_update_profile(
         if icon is not None:
             user.icon = icon
         user.save(update_fields=["nick_name", "icon", "updated_at"])
-        if token:
-            transaction.on_commit(lambda: tokens.token_refresh_data(token, user), robust=True)
     return user

@@ -9,13 +9,15 @@ from typing import Any
 from django.db import transaction
 from django.dispatch import Signal
 
-from . import services
+from . import services, tokens
+from .caches import user_evict
 from .models import User
 
 # Sent after a change to a user's public profile (nick name, icon) commits, however it was
 # saved. Argument: user_id. blogs.receivers drops the cached blog details that show it.
 profile_changed = Signal()
 PUBLIC_FIELDS = {"nick_name", "icon"}
+TOKEN_FIELDS = {*PUBLIC_FIELDS, "phone"}  # what live tokens carry (tokens.public_data)
 
 
 def user_deleted(sender: type[User], instance: User, using: str, **kwargs: Any) -> None:
@@ -28,6 +30,7 @@ def user_deleted(sender: type[User], instance: User, using: str, **kwargs: Any) 
     transaction.on_commit(
         lambda: services.user_revoke_sessions(user_id=user_id), using=using, robust=True
     )
+    transaction.on_commit(lambda: user_evict(user_id), using=using, robust=True)
 
 
 def user_saved(
@@ -36,7 +39,16 @@ def user_saved(
     """A disabled account stops working once the change commits (robust, as above), and
     a changed public profile is announced."""
     update_fields = kwargs.get("update_fields")
-    if not created and (update_fields is None or PUBLIC_FIELDS & set(update_fields)):
+    changed = TOKEN_FIELDS if update_fields is None else TOKEN_FIELDS & set(update_fields)
+    if not created and changed:
+        # Every device's token shows the new name at once, and `me`, served from the
+        # token, too; however the change was saved (API, admin, shell).
+        transaction.on_commit(lambda: tokens.tokens_refresh_user(instance), using=using,
+                              robust=True)  # fmt: skip
+    if not created and (changed or not instance.is_active):
+        user_id_ = instance.pk
+        transaction.on_commit(lambda: user_evict(user_id_), using=using, robust=True)
+    if not created and PUBLIC_FIELDS & changed:
         changed_id = instance.pk
         transaction.on_commit(
             lambda: profile_changed.send(sender=User, user_id=changed_id), using=using, robust=True

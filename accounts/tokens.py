@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import redis
@@ -28,8 +28,19 @@ TOKEN_PATTERN = re.compile(r"[A-Za-z0-9_-]{43}")
 
 
 def public_data(user: User) -> dict[str, Any]:
-    """What a token carries about its user: enough to identify, nothing sensitive."""
-    return {"id": user.id, "nick_name": user.nick_name, "icon": user.icon}
+    """What a token carries about its user: enough to identify, nothing sensitive, and
+    what `GET /api/users/me` answers (the phone masked), so that needs no query."""
+    return {
+        "id": user.id,
+        "nick_name": user.nick_name,
+        "icon": user.icon,
+        "phone": mask_phone(user.phone),
+    }
+
+
+def mask_phone(phone: str | None) -> str | None:
+    """138****0000: enough for the owner to recognise it, useless to anyone else."""
+    return f"{phone[:3]}****{phone[-4:]}" if phone else None
 
 
 def token_issue(user: User) -> str:
@@ -77,9 +88,36 @@ def touched_data(reply: bytes | None) -> dict[str, Any] | None:
     return json.loads(reply) if reply is not None else None
 
 
-def token_refresh_data(token: str, user: User) -> None:
-    """Rewrite the data a live token carries (after a profile change), keeping its TTL."""
-    get_redis().set(keys.login_token(token), json.dumps(public_data(user)), keepttl=True, xx=True)
+def touch_with(request: Any, queue: Callable[[Any], None] | None = None) -> tuple[Any, list]:
+    """The caller's token refreshed (SPEC §1: every request, public ones too) and the
+    reads `queue` adds to the pipeline, in one round trip: (the token's data, or None for
+    an anonymous or unknown caller; the replies to `queue`'s commands)."""
+    token = bearer_token(request.META.get("HTTP_AUTHORIZATION", ""))
+    if token is None and queue is None:
+        return None, []
+    pipe = get_redis().pipeline(transaction=False)
+    if token is not None:
+        queue_touch(pipe, token)
+    if queue is not None:
+        queue(pipe)
+    replies = pipe.execute() if len(pipe) else []
+    if token is None:
+        return None, replies
+    return touched_data(replies[0]), replies[1:]
+
+
+def tokens_refresh_user(user: User) -> None:
+    """Rewrite the data every live token of `user` carries (after a change to what a
+    token holds), keeping each one's TTL; tokens that expired meanwhile stay gone."""
+    client = get_redis()
+    members = client.smembers(keys.user_tokens(user.id))
+    if not members:
+        return
+    data = json.dumps(public_data(user))
+    pipe = client.pipeline(transaction=False)
+    for token in members:
+        pipe.set(keys.login_token(token.decode()), data, keepttl=True, xx=True)
+    pipe.execute()
 
 
 def token_revoke(token: str, user_id: int) -> None:

@@ -6,7 +6,7 @@ from django.contrib import admin
 from django.db import transaction
 
 from . import likes, services
-from .caches import blog_evict
+from .caches import blog_evict, hot_evict
 from .models import Blog, BlogComment
 
 
@@ -22,6 +22,8 @@ class BlogAdmin(admin.ModelAdmin):
         previous_author = form.initial.get("user") if change else None
         super().save_model(request, obj, form, change)
         transaction.on_commit(lambda: blog_evict(obj.pk), robust=True)
+        if not change:
+            transaction.on_commit(hot_evict, robust=True)
         for user_id in {obj.user_id, previous_author} - {None}:
             transaction.on_commit(lambda u=user_id: services.pages_changed(u), robust=True)
 

@@ -1,6 +1,8 @@
-"""The blog detail cache (seed 002 §1): read-through, a random TTL so entries made
-together do not expire together, evicted after every committed change. Like counts
-are not trusted from it: readers overlay them live."""
+"""The blog caches. Details (seed 002 §1): read-through, a random TTL so entries made
+together do not expire together, kept in each process's near cache too, evicted after
+every committed change; like counts are not trusted from them: readers overlay them
+live. The hot list: the ids of the most liked blogs and how many blogs there are,
+evicted by every change of either (a like, a new or deleted blog)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,24 @@ def blog_cache() -> CacheClient:
         ttl=settings.BLOG_CACHE_TTL,
         jitter=settings.BLOG_CACHE_JITTER,
         null_ttl=settings.BLOG_CACHE_NULL_TTL,
+        near_ttl=settings.BLOG_NEAR_CACHE_TTL,
     )
+
+
+@cache
+def hot_cache() -> CacheClient:
+    return CacheClient(
+        "blog-hot", ttl=settings.BLOG_HOT_CACHE_TTL, near_ttl=settings.BLOG_NEAR_CACHE_TTL
+    )
+
+
+HOT_IDENT = "top"
+HOT_CACHED = 50  # the first 5 pages of the hot list come from the cache; later ones query
+
+
+def hot_evict() -> None:
+    """After a committed change of the hot list's order or size."""
+    hot_cache().evict(HOT_IDENT)
 
 
 def blog_evict(*blog_ids: int) -> None:

@@ -27,6 +27,7 @@ from dianping.redis.scripts import lua
 from follows.models import Follow
 
 from .models import Blog
+from .selectors import blog_documents
 
 _PUSH = lua(__file__, "feed_push.lua")
 log = logging.getLogger(__name__)
@@ -129,7 +130,8 @@ def _push_call(
 def feed_page(*, user_id: int, max_time: int | None, offset: int) -> dict[str, Any]:
     """One page of the feed, newest first, at or below `max_time` (ms), skipping the
     first `offset` items scored exactly `max_time` (shown on the previous page): the
-    inbox merged with the blogs of followed authors who are pulled.
+    inbox merged with the blogs of followed authors who are pulled; the blogs as their
+    cached documents (likes to be overlaid live, likes.overlay).
 
     Items whose blog was deleted are skipped; when a whole page of them is skipped the
     read goes on, so an empty page always means the feed is exhausted.
@@ -151,11 +153,9 @@ def feed_page(*, user_id: int, max_time: int | None, offset: int) -> dict[str, A
         scores = [score for score, _ in rows]
         min_time = scores[-1]
         next_offset = scores.count(min_time) + (offset if min_time == max_time else 0)
-        ids = [blog_id for _, blog_id in rows]
         # Deleted blogs stay in the inbox (removing them would shift the offsets a client
-        # is scrolling by) and age out as it is trimmed.
-        blogs = Blog.objects.select_related("user").in_bulk(ids)
-        results = [blogs[blog_id] for blog_id in ids if blog_id in blogs]
+        # is scrolling by) and age out as it is trimmed; the documents leave them out.
+        results = blog_documents([blog_id for _, blog_id in rows])
         if results:
             return {"results": results, "min_time": min_time, "offset": next_offset}
         max_time, offset = min_time, next_offset

@@ -17,6 +17,7 @@ from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
 
+from .caches import hot_evict
 from .models import Blog
 from .selectors import blog_exists
 
@@ -42,12 +43,21 @@ def _change(action: str, blog_id: int, user_id: int) -> dict[str, object]:
         )
         if not updated and not Blog.objects.filter(pk=blog_id).exists():
             likes_forget(blog_id)  # the blog was deleted meanwhile: no orphan like keys
+        hot_evict()  # its place in the hot list may have moved
     return {"is_liked": action == "like", "liked": int(count)}
 
 
 def likes_forget(blog_id: int) -> None:
     """A deleted blog's likers and version go with it."""
     get_redis().delete(keys.blog_likes(blog_id), keys.blog_likes_version(blog_id))
+
+
+def overlay(documents: Sequence[dict[str, Any]], viewer_id: int | None) -> None:
+    """Set each blog document's `liked` (its live count) and `is_liked` (for the viewer),
+    read in one pipelined round trip: cached documents carry stale counts."""
+    states = like_states([doc["id"] for doc in documents], viewer_id, counts=True)
+    for doc in documents:
+        doc["liked"], doc["is_liked"] = states[doc["id"]]
 
 
 def like_states(

@@ -11,7 +11,7 @@ from accounts.signals import profile_changed
 from follows.signals import follow_synced
 
 from . import feed
-from .caches import blog_evict
+from .caches import blog_evict, hot_evict
 from .models import Blog
 
 
@@ -37,6 +37,7 @@ def _blog_deleted(sender: Any, instance: Blog, using: str, **_: Any) -> None:
     cascade), its cached detail goes after the commit."""
     blog_id = instance.pk
     transaction.on_commit(lambda: blog_evict(blog_id), using=using, robust=True)
+    transaction.on_commit(hot_evict, using=using, robust=True)
 
 
 def connect() -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from .caches import blog_cache
+from .caches import HOT_CACHED, HOT_IDENT, blog_cache, hot_cache
 from .errors import BlogNotFound
 from .models import Blog, BlogComment
 
@@ -20,8 +20,9 @@ def blog_get(*, blog_id: int) -> Blog:
 
 
 def blog_detail(*, blog_id: int, viewer_id: int | None) -> dict[str, Any]:
-    """A blog as the API shows it, with its author, from the blog cache (a database read
-    only on a miss), its like count and `is_liked` read live on the same round trip."""
+    """A blog as the API shows it, with its author, from the blog cache (the process's
+    near copy first; the database only on a miss), its like count and `is_liked` read
+    live on the same round trip."""
     from . import likes  # likes reads through this module
     from .serializers import BlogSerializer  # the cached value is the API's own shape
 
@@ -39,6 +40,34 @@ def blog_detail(*, blog_id: int, viewer_id: int | None) -> dict[str, Any]:
     states = likes.read_like_states(found.extra, [blog_id], viewer_id, counts=True)
     blog["liked"], blog["is_liked"] = states[blog_id]
     return blog
+
+
+def blog_documents(blog_ids: list[int]) -> list[dict[str, Any]]:
+    """Several blogs as the API shows them, from the blog cache, in `blog_ids`' order,
+    those that no longer exist left out; the misses loaded in one query. Their like
+    counts are the cache's, stale: readers overlay them live (likes.overlay)."""
+    from .serializers import BlogSerializer
+
+    def load(missing: list[int]) -> dict[int, dict[str, Any]]:
+        blogs = Blog.objects.select_related("user").filter(pk__in=missing)
+        return {blog.id: BlogSerializer(blog).data for blog in blogs}
+
+    raws, _ = blog_cache().lookup_many(blog_ids, load)
+    return [json.loads(raws[i]) for i in blog_ids if raws.get(i) is not None]
+
+
+def hot_page(*, offset: int, size: int) -> tuple[int, list[int]]:
+    """(how many blogs there are, the ids of a page of them, most liked first, ties
+    newest first): the first HOT_CACHED from the hot cache, later ones from a query."""
+
+    def load() -> dict[str, Any]:
+        ids = list(hot_blogs().values_list("id", flat=True)[:HOT_CACHED])
+        return {"count": Blog.objects.count(), "ids": ids}
+
+    hot = json.loads(hot_cache().get(HOT_IDENT, load) or b"{}")
+    if offset + size <= HOT_CACHED:
+        return hot["count"], hot["ids"][offset : offset + size]
+    return hot["count"], list(hot_blogs().values_list("id", flat=True)[offset : offset + size])
 
 
 def blog_exists(*, blog_id: int) -> None:

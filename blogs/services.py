@@ -14,7 +14,7 @@ from dianping.errors import Conflict, Forbidden
 from dianping.transactions import retry_on_lock_conflict
 
 from . import feed, likes, pages
-from .caches import blog_evict
+from .caches import blog_evict, hot_evict
 from .errors import BlogNotFound, Code
 from .models import Blog, BlogComment
 
@@ -39,6 +39,7 @@ def blog_create(*, user_id: int, data: dict[str, Any]) -> Blog:
         blog_id = blog.id
         # A read of this id before it existed may have cached "no such blog".
         transaction.on_commit(lambda: blog_evict(blog_id), robust=True)
+        transaction.on_commit(hot_evict, robust=True)  # one more blog to rank
         transaction.on_commit(lambda: pages_changed(user_id), robust=True)
         if not pulled:
             transaction.on_commit(lambda: tasks.push_to_followers.delay(blog_id), robust=True)

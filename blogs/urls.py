@@ -1,14 +1,19 @@
 from django.urls import path
 
-from .views import BlogViewSet, FeedViewSet, UserBlogsViewSet
-
-blog_item = BlogViewSet.as_view({"get": "retrieve", "patch": "partial_update", "delete": "destroy"})
+from .views import (
+    BlogViewSet,
+    blog_detail_view,
+    feed_view,
+    hot_view,
+    my_blogs_view,
+    user_blogs_view,
+)
 
 urlpatterns = [
     path("blogs", BlogViewSet.as_view({"post": "create"}), name="blogs"),
-    path("blogs/hot", BlogViewSet.as_view({"get": "hot"}), name="blogs-hot"),
-    path("blogs/mine", UserBlogsViewSet.as_view({"get": "mine"}), name="blogs-mine"),
-    path("blogs/<id:blog_id>", blog_item, name="blog-detail"),
+    path("blogs/hot", hot_view, name="blogs-hot"),
+    path("blogs/mine", my_blogs_view, name="blogs-mine"),
+    path("blogs/<id:blog_id>", blog_detail_view, name="blog-detail"),
     path(
         "blogs/<id:blog_id>/like",
         BlogViewSet.as_view({"post": "like", "delete": "like"}),
@@ -20,6 +25,6 @@ urlpatterns = [
         BlogViewSet.as_view({"get": "comments", "post": "comment"}),
         name="blog-comments",
     ),
-    path("users/<id:user_id>/blogs", UserBlogsViewSet.as_view({"get": "list"}), name="user-blogs"),
-    path("feed", FeedViewSet.as_view({"get": "list"}), name="feed"),
+    path("users/<id:user_id>/blogs", user_blogs_view, name="user-blogs"),
+    path("feed", feed_view, name="feed"),
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,30 +78,31 @@ class NearbyHit:
     distance: float  # metres
 
 
-def shops_nearby(*, type_id: int | None, x: float, y: float) -> list[NearbyHit]:
-    """Every shop of the type (of any type when None) within the radius, nearest first
-    (ties by id).
-
-    The whole in-radius list comes back in one GEOSEARCH per type set (pipelined: one
-    round trip however many types) and is sorted here with an id tie-break, so pages cut
-    from it never repeat or skip a shop.
-    """
-    type_ids = [type_id] if type_id is not None else _all_type_ids()
-    pipe = get_redis().pipeline(transaction=False)
-    for each in type_ids:
+def queue_nearby(pipe: Any, *, type_ids: list[int], x: float, y: float) -> None:
+    """One GEOSEARCH per type's set around (x, y), queued on the caller's pipeline (its
+    round trip may refresh the caller's token too); `nearby_hits` reads the replies."""
+    for type_id in type_ids:
         pipe.geosearch(
-            keys.geo_shops(each),
+            keys.geo_shops(type_id),
             longitude=x,
             latitude=y,
             radius=settings.SHOP_NEARBY_RADIUS_M,
             unit="m",
             withdist=True,
         )
-    return _ranked([hit for hits in pipe.execute() for hit in hits])
 
 
-def _all_type_ids() -> list[int]:
-    return list(ShopType.objects.order_by("id").values_list("id", flat=True))
+def nearby_hits(replies: list[Any]) -> list[NearbyHit]:
+    """Every shop within the radius, nearest first, ties by id: pages cut from the list
+    never repeat or skip a shop."""
+    return _ranked([hit for hits in replies for hit in hits])
+
+
+def nearby_type_ids(type_id: int | None) -> list[int]:
+    """The GEO sets to search: the type's, or every type's (from the cached type list)."""
+    if type_id is not None:
+        return [type_id]
+    return [shop_type["id"] for shop_type in json.loads(shop_types_json())]
 
 
 def shops_named(hits: list[NearbyHit], *, name: str) -> list[NearbyHit]:
@@ -113,21 +115,17 @@ def shops_named(hits: list[NearbyHit], *, name: str) -> list[NearbyHit]:
     return [hit for hit in hits if hit.shop_id in named]
 
 
-def shops_near_shop(*, shop_id: int, radius_m: int) -> tuple[Shop, list[NearbyHit]]:
-    """The shop, and the other shops of its type within `radius_m` of it, nearest first
-    (ties by id): one GEOSEARCH FROMMEMBER in the type's GEO set. A shop missing from
-    the set (its index not rebuilt yet) is searched from its stored coordinates."""
-    shop = Shop.objects.filter(pk=shop_id).only("id", "type_id", "x", "y").first()
-    if shop is None:
-        raise ShopNotFound()
+def shops_near_shop(*, shop: dict[str, Any], radius_m: int) -> list[NearbyHit]:
+    """The other shops of `shop`'s type (its cached document) within `radius_m` of it,
+    nearest first (ties by id): one GEOSEARCH FROMMEMBER in the type's GEO set. A shop
+    missing from the set (its index not rebuilt yet) is searched from its coordinates."""
     where = {"radius": radius_m, "unit": "m", "withdist": True}
+    geo = keys.geo_shops(shop["type_id"])
     try:
-        hits = get_redis().geosearch(keys.geo_shops(shop.type_id), member=shop_id, **where)
+        hits = get_redis().geosearch(geo, member=shop["id"], **where)
     except redis.ResponseError:  # not a member of the set
-        hits = get_redis().geosearch(
-            keys.geo_shops(shop.type_id), longitude=shop.x, latitude=shop.y, **where
-        )
-    return shop, [hit for hit in _ranked(hits) if hit.shop_id != shop_id]
+        hits = get_redis().geosearch(geo, longitude=shop["x"], latitude=shop["y"], **where)
+    return [hit for hit in _ranked(hits) if hit.shop_id != shop["id"]]
 
 
 def _ranked(hits: list[Any]) -> list[NearbyHit]:
@@ -135,14 +133,26 @@ def _ranked(hits: list[Any]) -> list[NearbyHit]:
     return [NearbyHit(shop_id, dist) for dist, shop_id in ranked]
 
 
-def shops_by_ids_in_order(hits: list[NearbyHit], *, type_id: int | None) -> list[Shop]:
-    """One DB query for a page of hits, returned in the hits' order with `distance` set;
-    with `type_id`, only shops still of that type (none deleted or moved meanwhile)."""
-    shops = Shop.objects.in_bulk([hit.shop_id for hit in hits])
-    ordered = []
+def shop_documents(shop_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """The shops' API documents from the shop cache (the near cache's copies first: no
+    round trip at all for hot shops), the missing ones loaded in one query; a shop that no
+    longer exists is left out."""
+
+    def load(missing: list[int]) -> dict[int, dict[str, Any]]:
+        return {s.id: ShopSerializer(s).data for s in Shop.objects.filter(pk__in=missing)}
+
+    raws, _ = shop_cache().lookup_many(shop_ids, load)
+    return {shop_id: json.loads(raw) for shop_id, raw in raws.items() if raw is not None}
+
+
+def with_distances(hits: list[NearbyHit], *, type_id: int | None) -> list[dict[str, Any]]:
+    """A page of hits as the API shows them, in the hits' order, each with `distance`;
+    with `type_id`, only shops still of that type (not deleted or moved meanwhile)."""
+    documents = shop_documents([hit.shop_id for hit in hits])
+    page = []
     for hit in hits:
-        shop = shops.get(hit.shop_id)
-        if shop is not None and type_id in (None, shop.type_id):
-            shop.distance = round(hit.distance, 1)
-            ordered.append(shop)
-    return ordered
+        shop = documents.get(hit.shop_id)
+        if shop is not None and type_id in (None, shop["type_id"]):
+            shop["distance"] = round(hit.distance, 1)
+            page.append(shop)
+    return page

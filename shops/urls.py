@@ -1,10 +1,10 @@
 from django.urls import path
 
-from .views import ShopTypeViewSet, ShopViewSet, shop_detail_view
+from .views import ShopTypeViewSet, shop_detail_view, shop_list_view, shop_nearby_view
 
 urlpatterns = [
     path("shop-types", ShopTypeViewSet.as_view({"get": "list"}), name="shop-types"),
-    path("shops", ShopViewSet.as_view({"get": "list", "post": "create"}), name="shops"),
+    path("shops", shop_list_view, name="shops"),
     path("shops/<id:shop_id>", shop_detail_view, name="shop-detail"),
-    path("shops/<id:shop_id>/nearby", ShopViewSet.as_view({"get": "nearby"}), name="shop-nearby"),
+    path("shops/<id:shop_id>/nearby", shop_nearby_view, name="shop-nearby"),
 ]

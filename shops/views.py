@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from django.http import HttpRequest, HttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import status, viewsets
@@ -10,7 +13,7 @@ from rest_framework.response import Response
 
 from accounts import tokens
 from accounts.permissions import IsStaff
-from dianping.api.fastpath import fast_path
+from dianping.api.fastpath import fast_path, json_response
 from dianping.api.pagination import PageNumberPagination
 from dianping.api.queries import query_params
 from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
@@ -68,25 +71,11 @@ class ShopViewSet(viewsets.ViewSet):
         parameters=[ShopListQuerySerializer, *PAGE_PARAMETERS],
         responses=paged(ShopListItemSerializer),
     )
-    def list(self, request: Request) -> Response:
+    def list(self, request: Request) -> HttpResponse:
         """Shops (of a type with `type_id`), 5 a page, `page_size` up to 10; with x and y
         together, those within 5 km nearest first with `distance` in metres; `name` keeps
         those whose name contains it."""
-        params = query_params(request, ShopListQuerySerializer)
-        paginator = ShopPagination()
-        if "x" in params:
-            type_id = params.get("type_id")
-            hits = selectors.shops_nearby(type_id=type_id, x=params["x"], y=params["y"])
-            if params.get("name"):
-                hits = selectors.shops_named(hits, name=params["name"])
-            page = selectors.shops_by_ids_in_order(
-                paginator.paginate_queryset(hits, request), type_id=type_id
-            )
-            data = NearbyShopSerializer(page, many=True).data
-        else:
-            shops = selectors.shop_list(type_id=params.get("type_id"), name=params.get("name"))
-            data = ShopSerializer(paginator.paginate_queryset(shops, request), many=True).data
-        return paginator.get_paginated_response(data)
+        return _shop_list(request._request)  # GETs take `shop_list_view`; HEADs come here
 
     @extend_schema(responses=ShopSerializer)
     def retrieve(self, request: Request, shop_id: int) -> HttpResponse:
@@ -99,16 +88,10 @@ class ShopViewSet(viewsets.ViewSet):
         parameters=[NearShopQuerySerializer, *PAGE_PARAMETERS],
         responses=paged(NearbyShopSerializer),
     )
-    def nearby(self, request: Request, shop_id: int) -> Response:
+    def nearby(self, request: Request, shop_id: int) -> HttpResponse:
         """Other shops of the shop's type within `radius` metres of it (1,000 unless
         given, at most 5,000), nearest first, each with its `distance` from the shop."""
-        radius = query_params(request, NearShopQuerySerializer)["radius"]
-        shop, hits = selectors.shops_near_shop(shop_id=shop_id, radius_m=radius)
-        paginator = ShopPagination()
-        page = selectors.shops_by_ids_in_order(
-            paginator.paginate_queryset(hits, request), type_id=shop.type_id
-        )
-        return paginator.get_paginated_response(NearbyShopSerializer(page, many=True).data)
+        return _shop_nearby(request._request, shop_id)  # GETs take the fast path, HEADs this
 
     @extend_schema(request=ShopWriteSerializer, responses={201: ShopSerializer})
     def create(self, request: Request) -> Response:
@@ -157,3 +140,62 @@ def shop_detail_view(request: HttpRequest, shop_id: int) -> HttpResponse:
     """`/api/shops/{id}`. GET is the hottest read in the product, so it skips DRF's
     per-request machinery (see `_shop_detail`); the other methods take the viewset."""
     return _shop_detail(request, shop_id)
+
+
+@fast_path("GET", viewset=ShopViewSet, actions={"get": "list", "post": "create"})
+def shop_list_view(request: HttpRequest) -> HttpResponse:
+    """`/api/shops`: GET without DRF, the other methods through the viewset."""
+    return _shop_list(request)
+
+
+@fast_path("GET", viewset=ShopViewSet, actions={"get": "nearby"})
+def shop_nearby_view(request: HttpRequest, shop_id: int) -> HttpResponse:
+    """`/api/shops/{id}/nearby` GET without DRF."""
+    return _shop_nearby(request, shop_id)
+
+
+def _shop_list(request: HttpRequest) -> HttpResponse:
+    """Near a point, the GEO searches share the token's round trip and the shops come
+    from the cache (the near cache's copies: no round trip); by type or name, a page of
+    ids from the database, the shops from the cache."""
+    params = query_params(request, ShopListQuerySerializer)
+    paginator = ShopPagination()
+    paginator.begin(request)
+    type_id = params.get("type_id")
+    if "x" in params:
+        type_ids = selectors.nearby_type_ids(type_id)
+
+        def search(pipe: Any) -> None:
+            selectors.queue_nearby(pipe, type_ids=type_ids, x=params["x"], y=params["y"])
+
+        _, replies = tokens.touch_with(request, search)
+        hits = selectors.nearby_hits(replies)
+        if params.get("name"):
+            hits = selectors.shops_named(hits, name=params["name"])
+        paginator.count = len(hits)
+        page = hits[paginator.offset : paginator.offset + paginator.size]
+        return json_response(paginator.page_body(selectors.with_distances(page, type_id=type_id)))
+    tokens.touch_with(request)
+    shops = selectors.shop_list(type_id=type_id, name=params.get("name"))
+    ids = list(paginator.paginate_queryset(shops.values_list("id", flat=True), request))
+    documents = selectors.shop_documents(ids)
+    return json_response(paginator.page_body([documents[i] for i in ids if i in documents]))
+
+
+def _shop_nearby(request: HttpRequest, shop_id: int) -> HttpResponse:
+    """The shop from its cache (with the token's refresh), one GEOSEARCH, the neighbours
+    from the cache."""
+    radius = query_params(request, NearShopQuerySerializer)["radius"]
+    paginator = ShopPagination()
+    paginator.begin(request)
+    token = tokens.bearer_token(request.META.get("HTTP_AUTHORIZATION", ""))
+    view = selectors.shop_detail(shop_id=shop_id, token=token)
+    if view.raw is None:
+        raise ShopNotFound()
+    shop = json.loads(view.raw)
+    hits = selectors.shops_near_shop(shop=shop, radius_m=radius)
+    paginator.count = len(hits)
+    page = hits[paginator.offset : paginator.offset + paginator.size]
+    return json_response(
+        paginator.page_body(selectors.with_distances(page, type_id=shop["type_id"]))
+    )

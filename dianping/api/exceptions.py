@@ -41,15 +41,22 @@ def _validation_error_body(errors: dict[str, Any]) -> dict[str, Any]:
     return {"detail": gettext("Invalid input."), "code": Code.INVALID, "errors": errors}
 
 
+# As DRF's renderer writes JSON: compact, and UTF-8 rather than \u escapes (a Chinese
+# `detail` stays readable in curl).
+_AS_DRF = {"ensure_ascii": False, "separators": (",", ":")}
+
+
 def domain_error_json(exc: DomainError) -> JsonResponse:
-    """The same answer as the DRF handler's, for the few plain-Django hot paths."""
+    """The same answer as the DRF handler's, for the plain-Django paths."""
     body = _domain_error_body(exc)
-    return JsonResponse(body, status=exc.status_code, headers=domain_error_headers(exc))
+    return JsonResponse(
+        body, status=exc.status_code, headers=domain_error_headers(exc), json_dumps_params=_AS_DRF
+    )
 
 
 def validation_error_json(errors: dict[str, Any]) -> JsonResponse:
-    """The DRF handler's 400 for invalid input, for the plain-Django hot paths."""
-    return JsonResponse(_validation_error_body(errors), status=400)
+    """The DRF handler's 400 for invalid input, for the plain-Django paths."""
+    return JsonResponse(_validation_error_body(errors), status=400, json_dumps_params=_AS_DRF)
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:

@@ -1,24 +1,29 @@
-"""The plain-Django fast paths (shop detail GET, the seckill POST) in one shape.
+"""The plain-Django fast paths (the hot reads, the seckill POST) in one shape.
 
 A hot endpoint skips DRF's per-request machinery for its one hot method; the route's
 other methods, and its OpenAPI schema, stay with the DRF viewset it stands in for. One
 decorator gives every such view the same method dispatch (DRF answers the others,
 including 405 with `Allow`), CSRF exemption (bearer tokens, no cookies, as every DRF
-view) and error mapping (a DomainError becomes the API's JSON error).
+view) and error mapping (a DomainError or a query's ValidationError becomes the API's
+JSON error). Such a view answers `json_response(...)` or JSON bytes it already has.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
+from typing import Any
 
+from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
+from rest_framework.exceptions import ValidationError
 from rest_framework.viewsets import ViewSetMixin
 
 from dianping.errors import DomainError
 
-from .exceptions import domain_error_json
+from .exceptions import domain_error_json, validation_error_json
 
 View = Callable[..., HttpResponse]
 
@@ -40,6 +45,8 @@ def fast_path(
                 return fast(request, **kwargs)
             except DomainError as exc:
                 return domain_error_json(exc)
+            except ValidationError as exc:  # a query serializer's (dianping.api.queries)
+                return validation_error_json(exc.detail)
 
         # What the OpenAPI generator reads: the viewset and its actions for the route.
         view.cls = drf_view.cls  # type: ignore[attr-defined]
@@ -48,3 +55,15 @@ def fast_path(
         return view
 
     return decorate
+
+
+def json_response(data: Any) -> HttpResponse:
+    """`data` as DRF's renderer would send it (compact, UTF-8 unescaped), without DRF."""
+    return json_bytes(
+        json.dumps(data, cls=DjangoJSONEncoder, ensure_ascii=False, separators=(",", ":")).encode()
+    )
+
+
+def json_bytes(raw: bytes) -> HttpResponse:
+    """JSON already encoded (a cached document, or one spliced from them)."""
+    return HttpResponse(raw, content_type="application/json")

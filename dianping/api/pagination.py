@@ -34,7 +34,7 @@ class PageNumberPagination(pagination.BasePagination):
         """Parse `page` (and `page_size`, unless the caller's pages have `fixed_size`,
         e.g. because they are cached page by page); returns (page, size). A caller that
         pages by itself then sets `count` and calls `get_paginated_response`."""
-        params = request.query_params
+        params = request.GET  # a DRF Request's query_params, or a fast path's plain request
         values, errors = {}, {}
         names = [("page", 1)] + ([] if fixed_size else [("page_size", self.page_size)])
         for name, default in names:
@@ -50,14 +50,20 @@ class PageNumberPagination(pagination.BasePagination):
         return self.page, self.size
 
     def get_paginated_response(self, data: Any) -> Response:
-        return Response(
-            {
-                "count": self.count,
-                "next": self._link(self.page + 1) if self.page * self.size < self.count else None,
-                "previous": self._link(self.page - 1) if self.page > 1 else None,
-                "results": data,
-            }
-        )
+        return Response(self.page_body(data))
+
+    def page_body(self, data: Any) -> dict[str, Any]:
+        """The page as sent: for a fast path to encode itself."""
+        return {
+            "count": self.count,
+            "next": self._link(self.page + 1) if self.page * self.size < self.count else None,
+            "previous": self._link(self.page - 1) if self.page > 1 else None,
+            "results": data,
+        }
+
+    @property
+    def offset(self) -> int:
+        return (self.page - 1) * self.size
 
     def _link(self, page: int) -> str:
         url = self.request.build_absolute_uri()

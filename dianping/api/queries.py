@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import HttpRequest
 from rest_framework import serializers
 from rest_framework.request import Request
 
 
-def query_params(request: Request, serializer_class: type[serializers.Serializer]) -> Any:
-    """The request's query parameters as `serializer_class` validates them (400 if not)."""
-    query = serializer_class(data=request.query_params)
+def query_params(
+    request: Request | HttpRequest, serializer_class: type[serializers.Serializer]
+) -> Any:
+    """The request's query parameters as `serializer_class` validates them (400 if not);
+    a DRF request's or a fast path's plain one."""
+    query = serializer_class(data=request.GET)
     query.is_valid(raise_exception=True)
     return query.validated_data

@@ -145,6 +145,51 @@ class CacheClient:
             self.near.put(key, raw, token)
         return Lookup(None if raw == NULL else raw, extra)
 
+    def lookup_many(
+        self,
+        idents: list[Any],
+        loader: Callable[[list[Any]], dict[Any, Any]],
+        *,
+        piggyback: Piggyback | None = None,
+    ) -> tuple[dict[Any, bytes | None], list[Any]]:
+        """Several entries (ids known to exist: no Bloom check) and the replies to the
+        commands `piggyback` queues, in one round trip; none for the entries held in the
+        near cache when nothing is piggybacked. Misses are loaded together, one call of
+        `loader(missing) -> {ident: value or None}`, and stored as `get` stores them."""
+        found: dict[Any, bytes | None] = {}
+        asked: list[tuple[Any, str, object]] = []  # (ident, key, near cache read token)
+        for ident in idents:
+            key = self.key(ident)
+            local = self.near.get(key) if self.near is not None else MISS
+            if local is MISS:
+                token = self.near.read_token(key) if self.near is not None else None
+                asked.append((ident, key, token))
+            else:
+                found[ident] = None if local == NULL else local
+        extra: list[Any] = []
+        if asked or piggyback is not None:
+            pipe = get_redis().pipeline(transaction=False)
+            if piggyback is not None:
+                piggyback(pipe)
+            extra_count = len(pipe)
+            for _, key, _ in asked:
+                pipe.get(key)
+            replies = pipe.execute()
+            extra = replies[:extra_count]
+            missing = []
+            for (ident, key, token), raw in zip(asked, replies[extra_count:], strict=True):
+                if raw is None:
+                    missing.append(ident)
+                    continue
+                found[ident] = None if raw == NULL else raw
+                if self.near is not None:
+                    self.near.put(key, raw, token)
+            if missing:
+                loaded = loader(missing)
+                for ident in missing:
+                    found[ident] = self.get(ident, lambda ident=ident: loaded.get(ident))
+        return found, extra
+
     def evict(self, ident: object) -> None:
         """Drop the entry and bump its version, so a rebuild already loading the old
         row cannot put it back (see `_rebuild`)."""

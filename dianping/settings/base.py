@@ -245,6 +245,8 @@ SPECTACULAR_SETTINGS = {
 # --- Accounts -------------------------------------------------------------------
 AUTH_TOKEN_TTL = env.int("AUTH_TOKEN_TTL", default=30 * 60)  # seconds, refreshed on every use
 AUTH_CODE_TTL = 2 * 60
+USER_CACHE_TTL = 30 * 60  # a user as others see them (accounts.caches), plus jitter
+USER_NEAR_CACHE_TTL = env.float("USER_NEAR_CACHE_TTL", default=30.0)  # in-process; 0 = off
 AUTH_CODE_MAX_ATTEMPTS = 5
 # (limit, window seconds) pairs applied together to each phone number.
 SMS_PHONE_LIMITS = [(1, 60), (10, 24 * 60 * 60)]
@@ -354,6 +356,8 @@ BLOG_PAGE_TTL = env.int("BLOG_PAGE_TTL", default=10 * 60)  # seconds, plus up to
 BLOG_CACHE_TTL = env.int("BLOG_CACHE_TTL", default=10 * 60)  # a blog's detail, plus jitter
 BLOG_CACHE_JITTER = 0.5  # up to 50 % more, at random: entries made together expire apart
 BLOG_CACHE_NULL_TTL = 60  # how long "no such blog" is remembered
+BLOG_NEAR_CACHE_TTL = env.float("BLOG_NEAR_CACHE_TTL", default=30.0)  # in-process; 0 = off
+BLOG_HOT_CACHE_TTL = 10 * 60  # the hot list's ids, evicted by every like and new blog
 BLOG_PAGE_LOCK_WAIT = 0.2  # a reader's wait for a page another reader is building
 BLOG_REBUILD_LOCK_WAIT = 10.0  # the rebuild task's wait (it retries after that)
 FEED_INBOX_MAX = env.int("FEED_INBOX_MAX", default=1000)  # newest items kept per inbox

@@ -9,6 +9,7 @@ import pytest
 from accounts import services, tokens
 from accounts.models import User
 from dianping.redis import keys
+from tests.conftest import client_for
 from tests.factories import UserFactory
 from tests.helpers import command_calls, reset_command_stats
 
@@ -89,14 +90,46 @@ def test_authentication_costs_one_redis_command(user, user_api, redis_client) ->
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("change", ["delete", "disable"])
-def test_a_token_outliving_its_account_is_401(user, user_api, change) -> None:
-    if change == "delete":
-        user.delete()
-    else:
-        User.objects.filter(pk=user.pk).update(is_active=False)
+def test_a_token_outliving_its_account_is_401(
+    user, user_api, change, django_capture_on_commit_callbacks
+) -> None:
+    # `me` is served from the token alone: what ends a token is its revocation, which
+    # every delete and disable makes after commit (accounts.signals).
+    with django_capture_on_commit_callbacks(execute=True):
+        if change == "delete":
+            user.delete()
+        else:
+            user.is_active = False
+            user.save()
 
     assert user_api.get("/api/users/me").status_code == 401
     assert user_api.patch("/api/users/me", {"nick_name": "x"}, format="json").status_code == 401
+
+
+@pytest.mark.django_db
+def test_a_disabled_account_cannot_change_its_profile_even_before_revocation(
+    user, user_api
+) -> None:
+    User.objects.filter(pk=user.pk).update(is_active=False)  # no signal: no revocation
+
+    assert user_api.patch("/api/users/me", {"nick_name": "x"}, format="json").status_code == 401
+    assert User.objects.get(pk=user.pk).nick_name == user.nick_name
+
+
+@pytest.mark.django_db(transaction=True)  # the refresh runs after commit
+def test_me_is_read_from_the_token_and_every_token_follows_a_profile_change(
+    user, redis_client
+) -> None:
+    phone, laptop = client_for(user), client_for(user)
+    reset_command_stats(redis_client)
+
+    me = phone.get("/api/users/me").json()
+
+    assert command_calls(redis_client) == {"getex": 1}  # no query, one round trip
+    assert me == {"id": user.id, "nick_name": user.nick_name, "icon": user.icon,
+                  "phone": f"{user.phone[:3]}****{user.phone[-4:]}"}  # fmt: skip
+    phone.patch("/api/users/me", {"nick_name": "Xiao Hong"}, format="json")
+    assert laptop.get("/api/users/me").json()["nick_name"] == "Xiao Hong"
 
 
 @pytest.mark.django_db

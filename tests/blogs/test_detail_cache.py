@@ -80,7 +80,7 @@ def test_the_author_s_new_name_reaches_cached_details(user, api) -> None:
     blog = BlogFactory(user=user)
     _read(api, blog.id)
 
-    user_update_profile(user_id=user.id, token=None, nick_name="Xiao Hong")
+    user_update_profile(user_id=user.id, nick_name="Xiao Hong")
 
     assert _read(api, blog.id)["user"]["nick_name"] == "Xiao Hong"
 

@@ -1,0 +1,179 @@
+"""The reads users make most, each against the bare Django view, same server, same run.
+
+    DATABASE_URL=mysql://... .venv/bin/python bench/api.py [--rounds 3] [--duration 10s]
+        [--connections 32] [--users 2000] [--only NAME,...]
+
+Production settings under granian (2 workers x 4 threads), demo data, MariaDB when
+DATABASE_URL names one (`make bench-api` starts a throwaway one). Every detail GET
+rotates over all ids; every signed-in GET rotates over --users users' tokens, and those
+users each follow three demo authors and hold a paid coupon, so their feeds and "my
+vouchers" have something in them. Rounds alternate the bare view `/api/ping` and every
+endpoint; the table gives medians, ratios to the bare view, and non-2xx counts (the run
+fails on any). Prints Markdown for docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import urllib.request
+from pathlib import Path
+
+from harness import WRK_DIR, Server, WrkResult, manage, manage_output, median_result, run_wrk
+from harness import server_env as production_env
+
+CENTRE = (121.4737, 31.2304)  # People's Square, where the demo shops are
+
+# The bench users: the load-test phones of issue_tokens (100xxxxxxxx), each following
+# three demo authors (the feed backfills their notes) and holding a paid free coupon.
+SETUP = """
+import random
+from accounts.management.commands.issue_tokens import load_test_phones
+from accounts.services import users_ensure
+from blogs.models import Blog
+from follows import services as follows
+from shops.models import Shop
+from vouchers import claims, order_services
+from vouchers.models import Voucher
+users = users_ensure(phones=load_test_phones({users}, staff=False))
+authors = sorted(set(Blog.objects.values_list("user_id", flat=True)))
+voucher, _ = Voucher.objects.get_or_create(
+    title="bench coupon", defaults=dict(shop=Shop.objects.order_by("id").first(),
+    pay_value=0, actual_value=500, per_user_limit=1))
+rng = random.Random(7)
+for user in users:
+    for author in rng.sample(authors, 3):
+        if author != user.id:
+            follows.follow(user_id=user.id, target_id=author)
+    try:
+        claims.voucher_claim(user_id=user.id, voucher_id=voucher.id)
+    except Exception:
+        pass  # a run before this one claimed it
+print(len(users))
+"""
+
+IDS = """
+from blogs.models import Blog
+from shops.models import Shop, ShopType
+print(" ".join(map(str, Shop.objects.values_list("id", flat=True))))
+print(" ".join(map(str, Blog.objects.values_list("id", flat=True))))
+print(" ".join(map(str, sorted(set(Blog.objects.values_list("user_id", flat=True))))))
+print(" ".join(map(str, ShopType.objects.values_list("id", flat=True))))
+"""
+
+
+def endpoints(shops: list[str], blogs: list[str], authors: list[str], types: list[str]):  # type: ignore[no-untyped-def]
+    """name -> (paths, signed in?)"""
+    x, y = CENTRE
+    points = [
+        f"x={x + dx / 100:.4f}&y={y + dy / 100:.4f}" for dx in (-2, 0, 2) for dy in (-2, 0, 2)
+    ]
+    return {
+        "shop detail `/api/shops/{id}`": ([f"/api/shops/{i}" for i in shops], False),
+        "note detail `/api/blogs/{id}`": ([f"/api/blogs/{i}" for i in blogs], False),
+        "activities `/api/vouchers/activities`": (
+            ["/api/vouchers/activities", "/api/vouchers/activities?tab=upcoming"], False),
+        "home page HTML `/`": (["/"], False),
+        "feed `/api/feed` (signed in)": (["/api/feed"], True),
+        "a shop's vouchers `/api/shops/{id}/vouchers`": (
+            [f"/api/shops/{i}/vouchers" for i in shops], False),
+        "me `/api/users/me` (signed in)": (["/api/users/me"], True),
+        "a user's notes `/api/users/{id}/blogs`": (
+            [f"/api/users/{i}/blogs" for i in authors], False),
+        "my vouchers `/api/voucher-orders` (signed in)": (["/api/voucher-orders"], True),
+        "shops by type near a point, page 1": (
+            [f"/api/shops?type_id={t}&{p}" for t in types for p in points], False),
+        "hot notes `/api/blogs/hot`": (["/api/blogs/hot"], False),
+        "shops near a shop `/api/shops/{id}/nearby`": (
+            [f"/api/shops/{i}/nearby" for i in shops], False),
+    }  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--duration", default="10s")
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--users", type=int, default=2000)
+    parser.add_argument("--only", help="comma-separated words: endpoints whose name has one")
+    parser.add_argument("--port", type=int, default=8079)
+    args = parser.parse_args()
+
+    env = production_env()
+    manage("migrate", "--noinput", "-v0", env=env)
+    manage("collectstatic", "--noinput", "-v0", env=env)
+    manage("seed_demo", "--force", env=env)
+    manage("load_shop_geo", "-v0", env=env)
+    manage("preload_stock", env=env)
+    manage("shell", "-v0", "-c", SETUP.format(users=args.users), env=env)
+    shops, blogs, authors, types = (
+        line.split() for line in manage_output("shell", "-v0", "-c", IDS, env=env).splitlines()
+    )
+    work = Path(tempfile.mkdtemp(prefix="bench-api-"))
+    tokens = work / "tokens.txt"
+    manage("issue_tokens", "--count", str(args.users), "--out", str(tokens), env=env)
+    runs = {"bare Django JSON view `/api/ping`": (["/api/ping"], False)}
+    runs |= endpoints(shops, blogs, authors, types)
+    if args.only:
+        words = args.only.split(",")
+        runs = {
+            n: r for i, (n, r) in enumerate(runs.items()) if i == 0 or any(w in n for w in words)
+        }
+    scripts: dict[str, dict[str, str]] = {}
+    for i, (name, (paths, signed_in)) in enumerate(runs.items()):
+        paths_file = work / f"paths-{i}.txt"
+        paths_file.write_text("\n".join(paths) + "\n")
+        scripts[name] = {**os.environ, "PATHS_FILE": str(paths_file)}
+        if signed_in:
+            scripts[name]["TOKENS_FILE"] = str(tokens)
+
+    results: dict[str, list[WrkResult]] = {name: [] for name in runs}
+    with Server("granian", args.workers, args.port, env, args.threads) as server:
+        first_token = tokens.read_text().split()[0]
+        for paths, signed_in in runs.values():  # warm: every path once
+            headers = {"Authorization": f"Bearer {first_token}"} if signed_in else {}
+            for path in paths[:600]:
+                request = urllib.request.Request(f"{server.url}{path}", headers=headers)
+                urllib.request.urlopen(request).read()
+        lua = str(WRK_DIR / "paths.lua")
+        for _ in range(args.rounds):
+            for name in runs:
+                results[name].append(
+                    run_wrk(
+                        server.url,
+                        duration=args.duration,
+                        connections=args.connections,
+                        script=lua,
+                        env=scripts[name],
+                    )
+                )
+    report(args, results)
+
+
+def report(args: argparse.Namespace, results: dict[str, list[WrkResult]]) -> None:
+    medians = {name: median_result(rounds) for name, rounds in results.items()}
+    baseline = next(iter(medians.values()))
+    print(
+        f"\ngranian {args.workers} x {args.threads}, production settings, "
+        f"{os.environ.get('DATABASE_URL', 'sqlite').split(':')[0]}; wrk -t2 "
+        f"-c{args.connections} -d{args.duration}, {args.rounds} rounds, medians\n"
+    )
+    print("| endpoint | req/s | x bare view | p50 ms | p99 ms | non-2xx |")
+    print("|---|---|---|---|---|---|")
+    for name, result in medians.items():
+        ratio = result.requests_per_second / baseline.requests_per_second
+        print(
+            f"| {name} | {result.requests_per_second:.0f} | {ratio:.2f} | "
+            f"{result.p50_ms:.2f} | {result.p99_ms:.2f} | {result.non_2xx + result.errors} |"
+        )
+    failures = sum(r.non_2xx + r.errors for r in medians.values())
+    if failures:
+        sys.exit(f"{failures} non-2xx responses or socket errors: the figures are not valid")
+
+
+if __name__ == "__main__":
+    main()
