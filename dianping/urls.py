@@ -1,7 +1,6 @@
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, re_path
-from django.views.generic import TemplateView
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
@@ -46,7 +45,7 @@ urlpatterns = [
     # The client's language: the switch posts to set_language, its strings come from here.
     path("i18n/", include("django.conf.urls.i18n")),
     path("jsi18n/", JavaScriptCatalog.as_view(packages=["dianping"]), name="javascript-catalog"),
-    path("", TemplateView.as_view(template_name="index.html"), name="home"),
+    path("", views.home, name="home"),
 ]
 
 handler400 = "dianping.views.bad_request"

@@ -10,7 +10,9 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.utils import translation
+from django.middleware.csrf import get_token
+from django.template.loader import render_to_string
+from django.utils import timezone, translation
 from django.utils.translation import gettext
 from django.views import csrf, defaults, static
 from django.views.decorators.cache import never_cache
@@ -86,6 +88,23 @@ def ping_redis(request: HttpRequest) -> JsonResponse:
     """The floor of any Redis-backed endpoint: `ping` plus one Redis round trip (PING).
     Benchmarks compare against it to separate our code's cost from the network's."""
     return JsonResponse({"pong": bool(get_redis().ping())})
+
+
+_pages: dict[tuple[str, str], str] = {}  # (language, time zone) -> the page, CSRF slot empty
+_CSRF_SLOT = "\x00csrf-token\x00"
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    """The web client's one page, rendered once per language and time zone in each
+    process: between requests only its CSRF token (for the language switch) differs, put
+    in as the page goes out. With DEBUG on it is rendered every time (templates change)."""
+    key = (translation.get_language(), timezone.get_current_timezone_name())
+    page = _pages.get(key)
+    if page is None:
+        page = render_to_string("index.html", {"csrf_token": _CSRF_SLOT})
+        if not settings.DEBUG:
+            _pages[key] = page
+    return HttpResponse(page.replace(_CSRF_SLOT, get_token(request)))
 
 
 def _is_api(request: HttpRequest) -> bool:

@@ -17,7 +17,12 @@ from dianping.errors import NotFound
 from shops.selectors import shop_exists
 
 from . import stock
-from .caches import ACTIVITIES_IDENT, activities_cache
+from .caches import (
+    ACTIVITIES_IDENT,
+    activities_cache,
+    activities_remember,
+    activities_snapshot,
+)
 from .errors import Code
 from .models import Voucher, VoucherOrder, sale_status
 from .serializers import VoucherSerializer
@@ -106,34 +111,45 @@ def activities_document(vouchers: list[Voucher]) -> list[dict[str, Any]]:
 
 def activities(*, tab: str) -> list[dict[str, Any]]:
     """`seizing` (on sale now) or `upcoming` (starting within the preheat horizon), ordered
-    by begin time, from the preheated list; built on the spot if no preheat has run yet."""
+    by begin time, each with its status as of now and its remaining stock: from this
+    process's snapshot (at most SECKILL_ACTIVITIES_MAX_AGE old), else from the preheated
+    list (built on the spot if no preheat has run yet) and the sales' live stock."""
+    items = activities_snapshot()
+    if items is None:
+        items = _live_activities()
+        activities_remember(items)
+    now = clock.now()
+    wanted = Voucher.Status.ACTIVE if tab == "seizing" else Voucher.Status.PENDING
+    chosen = []
+    for item in items:
+        status = sale_status(
+            kind=item["type"], stored=item["status"], begin=item["begin"], end=item["end"], now=now
+        )
+        if status == wanted:
+            chosen.append({**item["fields"], "status": status, "remaining": item["remaining"]})
+    return chosen
+
+
+def _live_activities() -> list[dict[str, Any]]:
+    """The preheated list, in begin-time order, with the sales' stock read live."""
     raw = activities_cache().get_logical(
         ACTIVITIES_IDENT,
         lambda: activities_document(preheat_candidates()),
         logical_ttl=settings.SECKILL_ACTIVITIES_TTL,
     )
-    wanted = Voucher.Status.ACTIVE if tab == "seizing" else Voucher.Status.PENDING
-    items = [
-        item for item in _with_live_state(json.loads(raw or b"[]")) if item["status"] == wanted
+    listed = sorted(json.loads(raw or b"[]"), key=lambda item: (item["begin_time"], item["id"]))
+    live = stock.live_stock([i["id"] for i in listed if i["type"] == Voucher.Kind.SECKILL])
+    return [
+        {
+            "fields": item,
+            "type": item["type"],
+            "status": item["status"],
+            "begin": _parse(item["begin_time"]),
+            "end": _parse(item["end_time"]),
+            "remaining": live.get(item["id"]) if item["id"] in live else item["stock"],
+        }
+        for item in listed
     ]
-    return sorted(items, key=lambda item: (item["begin_time"], item["id"]))
-
-
-def _with_live_state(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Real-time status from the times, and remaining stock from Redis for seckill ones."""
-    now = clock.now()
-    seckill_ids = [item["id"] for item in items if item["type"] == Voucher.Kind.SECKILL]
-    live = stock.live_stock(seckill_ids)
-    for item in items:
-        item["status"] = sale_status(
-            kind=item["type"],
-            stored=item["status"],
-            begin=_parse(item["begin_time"]),
-            end=_parse(item["end_time"]),
-            now=now,
-        )
-        item["remaining"] = live.get(item["id"]) if item["id"] in live else item["stock"]
-    return items
 
 
 def _parse(value: Any) -> datetime | None:

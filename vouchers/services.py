@@ -16,7 +16,7 @@ from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
 
 from . import stock
-from .caches import ACTIVITIES_IDENT, activities_cache
+from .caches import ACTIVITIES_IDENT, activities_cache, activities_evict
 from .errors import Code
 from .models import Voucher, VoucherOrder
 from .seckill import sale_window_evict
@@ -128,7 +128,7 @@ def _forget(voucher_id: int) -> None:
     buyers, the cached sale window and the activity list that named it."""
     get_redis().delete(stock_key(voucher_id), buyers_key(voucher_id))
     sale_window_evict(voucher_id)
-    activities_cache().evict(ACTIVITIES_IDENT)
+    activities_evict()
 
 
 def _after_commit(voucher: Voucher) -> None:
@@ -136,7 +136,7 @@ def _after_commit(voucher: Voucher) -> None:
         if voucher.is_seckill:
             stock.stock_load([voucher])
         sale_window_evict(voucher.id)
-        activities_cache().evict(ACTIVITIES_IDENT)
+        activities_evict()
 
     transaction.on_commit(sync, robust=True)
 

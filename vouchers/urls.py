@@ -7,6 +7,7 @@ from .views import (
     ShopOrderViewSet,
     ShopVoucherViewSet,
     VoucherViewSet,
+    activities_view,
     seckill_view,
 )
 
@@ -22,11 +23,7 @@ urlpatterns = [
         VoucherViewSet.as_view({"get": "list", "post": "create"}),
         name="vouchers",
     ),
-    path(
-        "vouchers/activities",
-        VoucherViewSet.as_view({"get": "activities"}),
-        name="voucher-activities",
-    ),
+    path("vouchers/activities", activities_view, name="voucher-activities"),
     path(
         "vouchers/<id:voucher_id>",
         VoucherViewSet.as_view({"get": "retrieve", "patch": "partial_update", "delete": "destroy"}),

@@ -313,6 +313,9 @@ IMAGE_WORK_RETRY_AFTER = 2  # seconds, in the 503 of an upload refused for a ful
 SECKILL_SHARDS = env.int("SECKILL_SHARDS", default=4)  # order streams; voucher id mod N
 SECKILL_PREHEAT_DAYS = 30  # how far ahead the activity list looks
 SECKILL_ACTIVITIES_TTL = 60.0  # logical expiry of the preheated list, seconds
+# How old each process's copy of the list, with its remaining stock, may be when it
+# answers `GET /api/vouchers/activities` (no round trip then); the sale itself is exact.
+SECKILL_ACTIVITIES_MAX_AGE = env.float("SECKILL_ACTIVITIES_MAX_AGE", default=0.5)
 CELERY_BEAT_SCHEDULE.update(
     {
         "update-activity-status": {
