@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+import orjson
 from django.utils.translation import gettext
 
 from dianping.errors import NotAuthenticated, NotFound
@@ -32,7 +32,7 @@ def public_user_document(*, user_id: int) -> dict[str, Any]:
     raw = user_cache().get(user_id, load)
     if raw is None:
         raise NotFound(gettext("No such user."), code=Code.USER_NOT_FOUND)
-    return json.loads(raw)
+    return orjson.loads(raw)
 
 
 def me_get(*, user_id: int) -> User:

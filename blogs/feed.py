@@ -127,7 +127,17 @@ def _push_call(
     return [keys.following(follower), keys.feed_inbox(follower)], args
 
 
-def feed_page(*, user_id: int, max_time: int | None, offset: int) -> dict[str, Any]:
+def queue_first_reads(pipe: Any, *, user_id: int, max_time: int | None, offset: int) -> None:
+    """The first page's reads, queued on a caller's pipeline (the token's round trip):
+    the inbox's items, and whether any author is pulled at all (almost never: then the
+    feed needs no intersection of sets). `feed_page` takes the replies."""
+    _queue_inbox(pipe, user_id, max_time, offset + FEED_PAGE_SIZE)
+    pipe.scard(keys.feed_pull_authors())
+
+
+def feed_page(
+    *, user_id: int, max_time: int | None, offset: int, first_reads: list[Any] | None = None
+) -> dict[str, Any]:
     """One page of the feed, newest first, at or below `max_time` (ms), skipping the
     first `offset` items scored exactly `max_time` (shown on the previous page): the
     inbox merged with the blogs of followed authors who are pulled; the blogs as their
@@ -136,11 +146,19 @@ def feed_page(*, user_id: int, max_time: int | None, offset: int) -> dict[str, A
     Items whose blog was deleted are skipped; when a whole page of them is skipped the
     read goes on, so an empty page always means the feed is exhausted.
     """
-    followed_pulled = intersection([keys.following(user_id), keys.feed_pull_authors()])
-    pulled_authors = [int(author) for author in followed_pulled]
+    inbox, any_pulled = first_reads if first_reads else (None, True)
+    pulled_authors = []
+    if any_pulled:
+        followed_pulled = intersection([keys.following(user_id), keys.feed_pull_authors()])
+        pulled_authors = [int(author) for author in followed_pulled]
     while True:
         wanted = offset + FEED_PAGE_SIZE
-        items = _inbox_items(user_id, max_time, wanted)
+        if inbox is None:
+            pipe = get_redis().pipeline(transaction=False)
+            _queue_inbox(pipe, user_id, max_time, wanted)
+            (inbox,) = pipe.execute()
+        items = [(int(score), int(member)) for member, score in inbox]
+        inbox = None  # a page of deleted blogs reads on from where it ended
         if pulled_authors:
             items = sorted(
                 set(items) | set(_pulled_items(pulled_authors, max_time, wanted)),
@@ -161,9 +179,9 @@ def feed_page(*, user_id: int, max_time: int | None, offset: int) -> dict[str, A
         max_time, offset = min_time, next_offset
 
 
-def _inbox_items(user_id: int, max_time: int | None, count: int) -> list[tuple[int, int]]:
-    """The inbox's first `count` (score, blog id) at or below `max_time`, in feed order."""
-    rows = get_redis().zrevrangebyscore(
+def _queue_inbox(pipe: Any, user_id: int, max_time: int | None, count: int) -> None:
+    """The inbox's first `count` (blog id, score) at or below `max_time`, in feed order."""
+    pipe.zrevrangebyscore(
         keys.feed_inbox(user_id),
         "+inf" if max_time is None else max_time,
         0,
@@ -171,7 +189,6 @@ def _inbox_items(user_id: int, max_time: int | None, count: int) -> list[tuple[i
         num=count,
         withscores=True,
     )
-    return [(int(score), int(member)) for member, score in rows]
 
 
 def _pulled_items(authors: list[int], max_time: int | None, count: int) -> list[tuple[int, int]]:

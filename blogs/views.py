@@ -147,25 +147,37 @@ class FeedViewSet(viewsets.ViewSet):
 # their like counts and `is_liked` overlaid live in one more.
 
 
-def _viewer_id(request: HttpRequest, *, required: bool = False) -> int | None:
-    viewer, _ = tokens.touch_with(request)
-    if viewer is None and required:
-        raise NotAuthenticated()
-    return viewer["id"] if viewer else None
+def _with_likes(request: HttpRequest, blog_ids: list[int]) -> dict[int, tuple[int, bool]]:
+    """The caller's token refreshed and the blogs' live like states (count, liked by the
+    caller) read in the same round trip (accounts.tokens.touch_with)."""
+
+    def reads(pipe: Any, viewer_id: int | None) -> None:
+        likes.queue_like_states(pipe, blog_ids, viewer_id, counts=True)
+
+    viewer, replies = tokens.touch_with(request, reads)
+    viewer_id = viewer["id"] if viewer else None
+    return likes.read_like_states(replies, blog_ids, viewer_id, counts=True)
+
+
+def _apply(blogs: list[dict[str, Any]], states: dict[int, tuple[int, bool]]) -> None:
+    for blog in blogs:
+        blog["liked"], blog["is_liked"] = states[blog["id"]]
 
 
 def _blog_detail(request: HttpRequest, blog_id: int) -> HttpResponse:
-    blog = selectors.blog_detail(blog_id=blog_id, viewer_id=_viewer_id(request))
+    states = _with_likes(request, [blog_id])
+    blog = selectors.blog_document(blog_id=blog_id)
+    _apply([blog], states)
     return json_response(blog)
 
 
 def _hot(request: HttpRequest) -> HttpResponse:
     paginator = PageNumberPagination()
     paginator.begin(request)
-    viewer_id = _viewer_id(request)
     paginator.count, ids = selectors.hot_page(offset=paginator.offset, size=paginator.size)
+    states = _with_likes(request, ids)
     blogs = selectors.blog_documents(ids)
-    likes.overlay(blogs, viewer_id)
+    _apply(blogs, states)
     return json_response(paginator.page_body(blogs))
 
 
@@ -173,7 +185,10 @@ def _user_blogs(request: HttpRequest, user_id: int | None) -> HttpResponse:
     """A user's page of blogs; the caller's own when `user_id` is None."""
     paginator = PageNumberPagination()
     number, _ = paginator.begin(request, fixed_size=pages.PAGE_SIZE)
-    viewer_id = _viewer_id(request, required=user_id is None)
+    viewer, _ = tokens.touch_with(request)
+    viewer_id = viewer["id"] if viewer else None
+    if user_id is None and viewer_id is None:
+        raise NotAuthenticated()
     user_id = viewer_id if user_id is None else user_id
     author = public_user_document(user_id=user_id)
     paginator.count, items = pages.user_blogs_page(
@@ -184,9 +199,19 @@ def _user_blogs(request: HttpRequest, user_id: int | None) -> HttpResponse:
 
 def _feed(request: HttpRequest) -> HttpResponse:
     query = query_params(request, FeedQuerySerializer)
-    viewer_id = _viewer_id(request, required=True)
-    page = feed.feed_page(user_id=viewer_id, max_time=query.get("max_time"), offset=query["offset"])
-    likes.overlay(page["results"], viewer_id)
+    max_time, offset = query.get("max_time"), query["offset"]
+
+    def first_reads(pipe: Any, viewer_id: int | None) -> None:
+        if viewer_id is not None:
+            feed.queue_first_reads(pipe, user_id=viewer_id, max_time=max_time, offset=offset)
+
+    viewer, replies = tokens.touch_with(request, first_reads)
+    if viewer is None:
+        raise NotAuthenticated()
+    page = feed.feed_page(
+        user_id=viewer["id"], max_time=max_time, offset=offset, first_reads=replies
+    )
+    likes.overlay(page["results"], viewer["id"])
     return json_response(page)
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 import redis
 from django.conf import settings
 from django.db.models import QuerySet
@@ -95,7 +95,7 @@ def nearby_type_ids(type_id: int | None) -> list[int]:
     """The GEO sets to search: the type's, or every type's (from the cached type list)."""
     if type_id is not None:
         return [type_id]
-    return [shop_type["id"] for shop_type in json.loads(shop_types_json())]
+    return [shop_type["id"] for shop_type in orjson.loads(shop_types_json())]
 
 
 def shops_named(hits: list[tuple[float, int]], *, name: str) -> list[tuple[float, int]]:
@@ -129,7 +129,7 @@ def shop_documents(shop_ids: list[int]) -> dict[int, dict[str, Any]]:
         return {s.id: ShopSerializer(s).data for s in Shop.objects.filter(pk__in=missing)}
 
     raws, _ = shop_cache().lookup_many(shop_ids, load)
-    return {shop_id: json.loads(raw) for shop_id, raw in raws.items() if raw is not None}
+    return {shop_id: orjson.loads(raw) for shop_id, raw in raws.items() if raw is not None}
 
 
 def with_distances(hits: list[tuple[float, int]], *, type_id: int | None) -> list[dict[str, Any]]:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+import orjson
 from django.http import HttpRequest, HttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import status, viewsets
@@ -165,7 +165,7 @@ def _shop_list(request: HttpRequest) -> HttpResponse:
     if "x" in params:
         type_ids = selectors.nearby_type_ids(type_id)
 
-        def search(pipe: Any) -> None:
+        def search(pipe: Any, _viewer_id: int | None) -> None:
             selectors.queue_nearby(pipe, type_ids=type_ids, x=params["x"], y=params["y"])
 
         _, replies = tokens.touch_with(request, search)
@@ -192,7 +192,7 @@ def _shop_nearby(request: HttpRequest, shop_id: int) -> HttpResponse:
     view = selectors.shop_detail(shop_id=shop_id, token=token)
     if view.raw is None:
         raise ShopNotFound()
-    shop = json.loads(view.raw)
+    shop = orjson.loads(view.raw)
     hits = selectors.shops_near_shop(shop=shop, radius_m=radius)
     paginator.count = len(hits)
     page = hits[paginator.offset : paginator.offset + paginator.size]

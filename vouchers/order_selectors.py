@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 from django.db.models import QuerySet
 from django.utils.translation import gettext
@@ -14,7 +15,7 @@ from dianping.errors import NotFound
 from dianping.redis import ids, keys
 from dianping.redis.client import get_redis
 
-from . import discounts
+from . import discounts, documents
 from .errors import Code
 from .models import ShopOrder, VoucherOrder, WriteOff
 from .shard import pending_field, pending_owner, shard_of_order
@@ -45,12 +46,13 @@ def order_get(*, order_id: int, user_id: int) -> VoucherOrder:
 
 def my_vouchers(
     *, user_id: int, tab: str, last_id: int | None
-) -> tuple[list[VoucherOrder], int | None]:
-    """The caller's vouchers, newest first, 10 at a time, scrolled by `last_id`, and the
-    next page's `last_id` (None at the end): unused = paid, not used, still valid; used;
-    expired = paid, unused, past validity; unpaid = grabbed, awaiting payment."""
+) -> tuple[list[dict[str, Any]], int | None]:
+    """The caller's vouchers as the API shows them, newest first, 10 at a time, scrolled
+    by `last_id`, and the next page's `last_id` (None at the end): unused = paid, not
+    used, still valid; used; expired = paid, unused, past validity; unpaid = grabbed,
+    awaiting payment. One query, its rows made into documents without a serializer."""
     now = clock.now()
-    mine = VoucherOrder.objects.filter(user_id=user_id).select_related("voucher")
+    mine = VoucherOrder.objects.filter(user_id=user_id)
     if tab == "unpaid":
         mine = mine.filter(status=VoucherOrder.Status.UNPAID)
     elif tab == "unused":
@@ -61,8 +63,9 @@ def my_vouchers(
         mine = mine.filter(status=VoucherOrder.Status.PAID, expires_at__lte=now)
     if last_id is not None:
         mine = mine.filter(id__lt=last_id)
-    page = list(mine.order_by("-id")[:SCROLL_PAGE])
-    return page, (page[-1].id if len(page) == SCROLL_PAGE else None)
+    rows = list(mine.order_by("-id").values(*documents.ORDER_COLUMNS)[:SCROLL_PAGE])
+    page = [documents.my_voucher_document(row, now=now) for row in rows]
+    return page, (rows[-1]["id"] if len(rows) == SCROLL_PAGE else None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,10 +3,10 @@ and per-voucher order counts, with live stock."""
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta
 from typing import Any
 
+import orjson
 from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 from django.utils.dateparse import parse_datetime
@@ -16,7 +16,7 @@ from dianping import clock
 from dianping.errors import NotFound
 from shops.selectors import shop_exists
 
-from . import stock
+from . import documents, stock
 from .caches import (
     ACTIVITIES_IDENT,
     activities_cache,
@@ -83,15 +83,37 @@ def remaining(vouchers: list[Voucher]) -> dict[int, int | None]:
     return {v.id: live.get(v.id) if v.is_seckill else v.stock for v in vouchers}
 
 
-def shop_vouchers(*, shop_id: int) -> list[Voucher]:
-    """A shop's vouchers on offer, each with `remaining` (see `remaining`); 404 for a shop
+def shop_voucher_rows(*, shop_id: int) -> list[dict[str, Any]]:
+    """A shop's vouchers on offer, as rows for documents.voucher_document; 404 for a shop
     that does not exist (or no longer does), never an empty list."""
-    shop_exists(shop_id=shop_id)
-    vouchers = list(Voucher.objects.filter(shop_id=shop_id).exclude(status=Voucher.Status.VOID))
-    left = remaining(vouchers)
-    for voucher in vouchers:
-        voucher.remaining = left[voucher.id]
-    return vouchers
+    rows = list(
+        Voucher.objects.filter(shop_id=shop_id)
+        .exclude(status=Voucher.Status.VOID)
+        .values(*documents.voucher_columns())
+    )
+    if not rows:
+        shop_exists(shop_id=shop_id)
+    return rows
+
+
+def seckill_ids(rows: list[dict[str, Any]]) -> list[int]:
+    return [row["id"] for row in rows if row["type"] == Voucher.Kind.SECKILL]
+
+
+def shop_voucher_documents(
+    rows: list[dict[str, Any]], live: dict[int, int | None]
+) -> list[dict[str, Any]]:
+    """The vouchers as the API lists them, each with `remaining`: `live` Redis stock for
+    flash sales (None: not loaded), the database's for normal vouchers (None: no limit)."""
+    now = clock.now()
+    listed = []
+    for row in rows:
+        doc = documents.voucher_document(row, now=now)
+        doc["remaining"] = (
+            live.get(row["id"]) if row["type"] == Voucher.Kind.SECKILL else row["stock"]
+        )
+        listed.append(doc)
+    return listed
 
 
 def preheat_candidates() -> list[Voucher]:
@@ -137,7 +159,7 @@ def _live_activities() -> list[dict[str, Any]]:
         lambda: activities_document(preheat_candidates()),
         logical_ttl=settings.SECKILL_ACTIVITIES_TTL,
     )
-    listed = sorted(json.loads(raw or b"[]"), key=lambda item: (item["begin_time"], item["id"]))
+    listed = sorted(orjson.loads(raw or b"[]"), key=lambda item: (item["begin_time"], item["id"]))
     live = stock.live_stock([i["id"] for i in listed if i["type"] == Voucher.Kind.SECKILL])
     return [
         {

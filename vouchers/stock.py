@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from dianping import clock
 from dianping.redis.client import get_redis
@@ -34,6 +35,19 @@ def stock_load(vouchers: Iterable[Voucher]) -> dict[int, str]:
             raise reply
         outcome[voucher_id] = reply.decode()
     return outcome
+
+
+def queue_live_stock(pipe: Any, voucher_ids: list[int]) -> None:
+    """`live_stock`'s reads, queued on a caller's pipeline (`read_live_stock` parses)."""
+    for voucher_id in voucher_ids:
+        pipe.get(stock_key(voucher_id))
+
+
+def read_live_stock(voucher_ids: list[int], replies: list[Any]) -> dict[int, int | None]:
+    return {
+        vid: (int(raw) if raw is not None else None)
+        for vid, raw in zip(voucher_ids, replies, strict=True)
+    }
 
 
 def live_stock(voucher_ids: list[int]) -> dict[int, int | None]:

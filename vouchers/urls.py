@@ -5,10 +5,11 @@ from .views import (
     OrderViewSet,
     RedemptionViewSet,
     ShopOrderViewSet,
-    ShopVoucherViewSet,
     VoucherViewSet,
     activities_view,
+    my_vouchers_view,
     seckill_view,
+    shop_vouchers_view,
 )
 
 # The flash sale's peak is the hottest traffic the site sees: dianping/urls.py lists
@@ -39,7 +40,7 @@ urlpatterns = [
         VoucherViewSet.as_view({"post": "void"}),
         name="voucher-void",
     ),
-    path("voucher-orders", OrderViewSet.as_view({"get": "list"}), name="orders"),
+    path("voucher-orders", my_vouchers_view, name="orders"),
     path("voucher-orders/<id:order_id>", OrderViewSet.as_view({"get": "retrieve"}), name="order"),
     path(
         "voucher-orders/<id:order_id>/pay", OrderViewSet.as_view({"post": "pay"}), name="order-pay"
@@ -66,7 +67,7 @@ urlpatterns = [
         name="shop-order-refund",
     ),
     path("redemptions", RedemptionViewSet.as_view({"post": "create"}), name="redemptions"),
-    path("shops/<id:shop_id>/vouchers", ShopVoucherViewSet.as_view({"get": "list"})),
+    path("shops/<id:shop_id>/vouchers", shop_vouchers_view, name="shop-vouchers"),
     path(
         "shops/<id:shop_id>/redemptions",
         RedemptionViewSet.as_view({"get": "shop_day"}),

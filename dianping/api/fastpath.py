@@ -11,10 +11,10 @@ JSON error). Such a view answers `json_response(...)` or JSON bytes it already h
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable
 from typing import Any
 
+import orjson
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -57,10 +57,14 @@ def fast_path(
     return decorate
 
 
+_DJANGO_TYPES = DjangoJSONEncoder().default  # times, decimals, lazy texts: as DRF sends them
+
+
 def json_response(data: Any) -> HttpResponse:
-    """`data` as DRF's renderer would send it (compact, UTF-8 unescaped), without DRF."""
+    """`data` as DRF's renderer would send it (compact, UTF-8 unescaped), without DRF;
+    orjson, as the hot reads spend much of their time on JSON (docs/benchmarks.md)."""
     return json_bytes(
-        json.dumps(data, cls=DjangoJSONEncoder, ensure_ascii=False, separators=(",", ":")).encode()
+        orjson.dumps(data, default=_DJANGO_TYPES, option=orjson.OPT_PASSTHROUGH_DATETIME)
     )
 
 
