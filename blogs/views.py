@@ -142,9 +142,9 @@ class FeedViewSet(viewsets.ViewSet):
         return _feed(request._request)  # GETs take the fast path
 
 
-# The reads, without DRF (dianping.api.fastpath): the caller's token refreshed in one
-# round trip, the blogs from their cached documents (the process's near copies first),
-# their like counts and `is_liked` overlaid live in one more.
+# The reads, without DRF (dianping.api.fastpath): the caller's token refreshed with the
+# live like counts and `is_liked` in one round trip (accounts.tokens.touch_with), the
+# blogs from their cached documents (the process's near copies first).
 
 
 def _with_likes(request: HttpRequest, blog_ids: list[int]) -> dict[int, tuple[int, bool]]:
