@@ -92,7 +92,7 @@ bench-uploads: bench-setup  ## the shop page's p99 while bombs and big photos ar
 	@scripts/bench.sh uploads.py $(BENCH_ARGS)
 
 probe: SETUP_FOR = test
-probe: setup  ## schemathesis --checks all against a live production server (DATABASE_URL for MariaDB)
+probe: setup  ## schemathesis, every check, against a live production server (DATABASE_URL for MariaDB)
 	@scripts/probe.sh
 
 clean:

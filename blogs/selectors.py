@@ -50,6 +50,8 @@ def hot_page(*, offset: int, size: int) -> tuple[int, list[int]]:
         return {"count": Blog.objects.count(), "ids": ids}
 
     hot = orjson.loads(hot_cache().get(HOT_IDENT, load) or b"{}")
+    if offset >= hot["count"]:
+        return hot["count"], []  # past the end: no OFFSET reaches the database
     if offset + size <= HOT_CACHED:
         return hot["count"], hot["ids"][offset : offset + size]
     return hot["count"], list(hot_blogs().values_list("id", flat=True)[offset : offset + size])

@@ -149,3 +149,16 @@ def test_hot_list_orders_by_likes_then_newest(api) -> None:
     assert [b["id"] for b in results] == [high.id, tie.id, low.id]
     assert results[0]["user"]["id"] == high.user_id
     assert api.get("/api/blogs/hot?page=zero").status_code == 400
+
+
+@pytest.mark.django_db
+def test_hot_list_far_past_the_end_is_empty(api) -> None:
+    """A page whose offset overflows a database's OFFSET (the probe's 2^63 - 1 page on
+    MariaDB answered 500) is an empty page, not a query."""
+    BlogFactory()
+
+    response = api.get("/api/blogs/hot?page=9223372036854775807&page_size=50")
+
+    assert response.status_code == 200
+    assert response.json()["results"] == []
+    assert response.json()["count"] == 1
