@@ -11,9 +11,10 @@ from django.test.utils import CaptureQueriesContext
 from blogs.models import Blog
 from shops import services as shop_services
 from tests.conftest import client_for
-from tests.factories import BlogFactory, ShopFactory, UserFactory
-from tests.vouchers.sales import start_sale
+from tests.factories import BlogFactory, NormalVoucherFactory, ShopFactory, UserFactory
+from tests.vouchers.sales import drain_all, start_sale
 from vouchers import shard
+from vouchers.models import VoucherOrder
 
 pytestmark = pytest.mark.django_db(transaction=True)  # evictions run after commit
 
@@ -90,11 +91,122 @@ def test_the_activity_list_is_a_snapshot_at_most_its_max_age_old(
     assert api.get("/api/vouchers/activities").json() == []
 
 
-def test_me_needs_no_query_and_my_vouchers_one() -> None:
+def _listed(api, shop_id: int) -> list[tuple]:  # type: ignore[no-untyped-def]
+    body = api.get(f"/api/shops/{shop_id}/vouchers").json()
+    return [(v["title"], v["stock"], v["remaining"]) for v in body]
+
+
+def test_a_shop_s_voucher_list_follows_every_write(staff_api, user_api, api) -> None:
+    shop, other = ShopFactory(), ShopFactory()
+    voucher = NormalVoucherFactory(shop=shop, title="Cash", stock=3, pay_value=100)
+    assert _listed(api, shop.id) == [("Cash", 3, 3)]
+    with CaptureQueriesContext(connection) as queries:
+        _listed(api, shop.id)
+    assert len(queries) == 0  # the list from its cache, no shop lookup either
+
+    order_id = user_api.post(f"/api/vouchers/{voucher.id}/claim").json()["order_id"]
+    assert _listed(api, shop.id) == [("Cash", 2, 2)]  # a claim takes a unit
+    user_api.post(f"/api/voucher-orders/{order_id}/cancel")
+    assert _listed(api, shop.id) == [("Cash", 3, 3)]  # a cancel gives it back
+
+    staff_api.patch(f"/api/vouchers/{voucher.id}", {"title": "Cash!"}, format="json")
+    assert _listed(api, shop.id) == [("Cash!", 3, 3)]
+    staff_api.post(f"/api/vouchers/{voucher.id}/void")
+    assert _listed(api, shop.id) == []
+
+    unclaimed = NormalVoucherFactory(shop=other, title="Moves")  # a voucher with coupons stays
+    assert _listed(api, other.id) == [("Moves", None, None)]
+    staff_api.patch(f"/api/vouchers/{unclaimed.id}", {"shop_id": shop.id}, format="json")
+    assert _listed(api, other.id) == []  # moved: gone from one list, on the other
+    assert _listed(api, shop.id) == [("Moves", None, None)]
+    staff_api.delete(f"/api/vouchers/{unclaimed.id}")
+    assert _listed(api, shop.id) == []
+
+    assert staff_api.delete(f"/api/shops/{other.id}").status_code == 204  # none left on it
+    assert api.get(f"/api/shops/{other.id}/vouchers").status_code == 404  # not a cached []
+
+
+def test_a_shop_s_voucher_list_follows_a_sale_and_new_vouchers(
+    staff_api, user_api, api, fake_clock
+) -> None:
+    sale = start_sale(stock=5, title="Sale")
+    shop_id = sale.shop_id
+    assert _listed(api, shop_id) == [("Sale", 5, 5)]
+
+    user_api.post(f"/api/vouchers/{sale.id}/seckill")
+    assert _listed(api, shop_id) == [("Sale", 5, 4)]  # live stock: at once
+    drain_all()
+    assert _listed(api, shop_id) == [("Sale", 4, 4)]  # the database's, once drained
+
+    body = {"shop_id": shop_id, "title": "New", "pay_value": 0, "actual_value": 500}
+    staff_api.post("/api/vouchers", {**body, "type": "normal"}, format="json")
+    assert sorted(_listed(api, shop_id)) == [("New", None, None), ("Sale", 4, 4)]
+
+
+def _tabs(api) -> dict[str, list[tuple[str, str]]]:  # type: ignore[no-untyped-def]
+    """Every tab of "my vouchers": (order id, voucher title) newest first."""
+    tabs = {}
+    for tab in ("unpaid", "unused", "used", "expired"):
+        results = api.get(f"/api/voucher-orders?status={tab}").json()["results"]
+        tabs[tab] = [(o["id"], o["voucher"]["title"]) for o in results]
+    return tabs
+
+
+def test_my_vouchers_follow_every_write_of_my_orders(user, user_api, staff_api, fake_clock) -> None:
+    paid = NormalVoucherFactory(title="Paid", pay_value=100, valid_days=2)
+    free = NormalVoucherFactory(title="Free", pay_value=0, shop=paid.shop)
+    empty = {"unpaid": [], "unused": [], "used": [], "expired": []}
+    assert _tabs(user_api) == empty
+
+    first = user_api.post(f"/api/vouchers/{paid.id}/claim").json()["order_id"]
+    assert _tabs(user_api) == {**empty, "unpaid": [(first, "Paid")]}  # a claim
+    with CaptureQueriesContext(connection) as queries:
+        _tabs(user_api)
+    assert len(queries) == 0  # the orders and their vouchers from the caches
+    user_api.post(f"/api/voucher-orders/{first}/cancel")
+    assert _tabs(user_api) == empty  # a cancel
+
+    second = user_api.post(f"/api/vouchers/{paid.id}/claim").json()["order_id"]
+    user_api.post(f"/api/voucher-orders/{second}/pay")
+    assert _tabs(user_api) == {**empty, "unused": [(second, "Paid")]}  # a payment
+    staff_api.patch(f"/api/vouchers/{paid.id}", {"title": "Renamed"}, format="json")
+    assert _tabs(user_api) == {**empty, "unused": [(second, "Renamed")]}  # the voucher's edit
+    user_api.post(f"/api/voucher-orders/{second}/refund")
+    assert _tabs(user_api) == empty  # a refund
+
+    code = user_api.post(f"/api/vouchers/{free.id}/claim").json()["order_id"]
+    coupon = VoucherOrder.objects.get(pk=code)
+    staff_api.post("/api/redemptions", {"code": coupon.redeem_code}, format="json")
+    assert _tabs(user_api) == {**empty, "used": [(code, "Free")]}  # a redemption
+
+    third = user_api.post(f"/api/vouchers/{paid.id}/claim").json()["order_id"]
+    user_api.post(f"/api/voucher-orders/{third}/pay")
+    body = {"shop_id": paid.shop_id, "amount": 10_000, "coupon_id": third}
+    bill = user_api.post("/api/shop-orders", body, format="json").json()["id"]
+    assert [o[0] for o in _tabs(user_api)["used"]] == [third, code]  # a checkout
+    user_api.post(f"/api/shop-orders/{bill}/refund")
+    assert _tabs(user_api)["unused"] == [(third, "Renamed")]  # its refund gives it back
+    fake_clock.advance(3 * 24 * 3600)
+    assert _tabs(user_api)["expired"] == [(third, "Renamed")]  # the clock alone
+
+
+def test_my_vouchers_show_a_drained_sale(user, user_api, fake_clock) -> None:
+    sale = start_sale(stock=5, title="Sale", pay_value=0)
+    assert user_api.get("/api/voucher-orders").json()["results"] == []
+
+    order_id = user_api.post(f"/api/vouchers/{sale.id}/seckill").json()["order_id"]
+    drain_all()
+
+    mine = user_api.get("/api/voucher-orders").json()["results"]
+    assert [(o["id"], o["voucher"]["title"]) for o in mine] == [(order_id, "Sale")]
+
+
+def test_me_and_my_vouchers_need_no_query() -> None:
     user = UserFactory()
     api = client_for(user)
     api.get("/api/users/me")
+    api.get("/api/voucher-orders")
     with CaptureQueriesContext(connection) as queries:
         api.get("/api/users/me")
         api.get("/api/voucher-orders")
-    assert len(queries) == 1  # the orders, their vouchers joined
+    assert len(queries) == 0

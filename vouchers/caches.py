@@ -1,15 +1,20 @@
-"""The activity list: one preheated entry in Redis (logically expiring, never expiring
-physically), and each process's snapshot of it with the sales' remaining stock, at most
-SECKILL_ACTIVITIES_MAX_AGE old, so that a read of the list costs no round trip."""
+"""The voucher caches. The activity list: one preheated entry in Redis (logically
+expiring, never expiring physically), and each process's snapshot of it with the sales'
+remaining stock, at most SECKILL_ACTIVITIES_MAX_AGE old, so that a read of the list costs
+no round trip. Voucher documents, each shop's voucher ids and each user's orders: one
+entry each, with near-cache copies, evicted by the writers through the `*_changed`
+helpers below."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 
 from dianping import runtime
 from dianping.redis.cache import CacheClient
@@ -56,6 +61,55 @@ def activities_evict() -> None:
     within SECKILL_ACTIVITIES_MAX_AGE."""
     activities_cache().evict(ACTIVITIES_IDENT)
     _forget()
+
+
+@cache
+def voucher_cache() -> CacheClient:
+    """Each voucher's API document, less what the clock and the sale change (status, live
+    stock): evicted after every committed write of its row (`vouchers_changed`)."""
+    return CacheClient(
+        "voucher", ttl=settings.VOUCHER_CACHE_TTL, near_ttl=settings.VOUCHER_NEAR_CACHE_TTL
+    )
+
+
+@cache
+def shop_vouchers_cache() -> CacheClient:
+    """The ids of each shop's vouchers on offer: evicted when one is created, moved,
+    voided or deleted (`shop_vouchers_changed`)."""
+    return CacheClient(
+        "shop-vouchers", ttl=settings.VOUCHER_CACHE_TTL, near_ttl=settings.VOUCHER_NEAR_CACHE_TTL
+    )
+
+
+@cache
+def my_orders_cache() -> CacheClient:
+    """Each user's orders, newest first (at most MY_ORDERS_CACHED; null past that): what
+    "my vouchers" pages through. Evicted after every committed write of one of the user's
+    orders (`orders_changed`)."""
+    return CacheClient(
+        "my-orders", ttl=settings.VOUCHER_CACHE_TTL, near_ttl=settings.VOUCHER_NEAR_CACHE_TTL
+    )
+
+
+def vouchers_changed(voucher_ids: Iterable[int]) -> None:
+    """In a writer's transaction: the vouchers' cached documents go once it commits."""
+    _evict_on_commit(voucher_cache(), voucher_ids)
+
+
+def shop_vouchers_changed(shop_ids: Iterable[int]) -> None:
+    _evict_on_commit(shop_vouchers_cache(), shop_ids)
+
+
+def orders_changed(user_ids: Iterable[int]) -> None:
+    _evict_on_commit(my_orders_cache(), user_ids)
+
+
+def _evict_on_commit(client: CacheClient, idents: Iterable[int]) -> None:
+    """After commit, as a rolled-back write changes nothing and evicting before the
+    commit would let a reader cache the old row again; right away outside a transaction."""
+    idents = set(idents)
+    if idents:
+        transaction.on_commit(lambda: client.evict_many(idents), robust=True)
 
 
 runtime.register(runtime.Part("activities", reset=_forget, stop=_forget, after_fork=_forget))

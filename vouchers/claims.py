@@ -13,6 +13,7 @@ from dianping import clock
 from dianping.errors import Conflict, NotFound
 from dianping.transactions import retry_on_lock_conflict
 
+from .caches import orders_changed, vouchers_changed
 from .coupons import expiry_of, new_redeem_code
 from .errors import Code
 from .models import Voucher, VoucherOrder
@@ -83,7 +84,10 @@ def _claim_in_slot(user_id: int, voucher: Voucher, slot: int) -> VoucherOrder:
             .update(stock=F("stock") - 1)
         ):
             raise Conflict(gettext("Sold out."), code=Code.SOLD_OUT)
+        if voucher.stock is not None:
+            vouchers_changed([voucher.id])
         order.save(force_insert=True)
+        orders_changed([user_id])
         if not free:
             # Still inside the transaction: if Redis refuses the timeout, the claim rolls
             # back, for an unpaid order without one would hold its unit forever.

@@ -14,6 +14,7 @@ from dianping import clock
 from dianping.errors import Conflict, InvalidInput
 
 from . import discounts
+from .caches import orders_changed
 from .errors import Code
 from .models import ShopOrder, VoucherOrder, WriteOff
 
@@ -86,6 +87,7 @@ def coupon_take(coupon: VoucherOrder) -> datetime:
         raise coupon_refusal(coupon, now) or Conflict(
             gettext("The coupon cannot be used."), code=Code.COUPON_USED
         )
+    orders_changed([coupon.user_id])
     return now
 
 
@@ -117,6 +119,7 @@ def coupon_give_back(*, shop_order: ShopOrder, now: datetime) -> None:
     WriteOff.objects.filter(shop_order=shop_order, standing=True).update(
         standing=None, reversed_at=now
     )
-    VoucherOrder.objects.filter(
+    if VoucherOrder.objects.filter(
         pk=shop_order.coupon_id, status=Status.USED, expires_at__gt=now
-    ).update(status=Status.PAID, used_at=None)
+    ).update(status=Status.PAID, used_at=None):
+        orders_changed([shop_order.user_id])

@@ -50,15 +50,35 @@ def voucher_document(row: dict[str, Any], *, now: datetime, prefix: str = "") ->
 
 def my_voucher_document(row: dict[str, Any], *, now: datetime) -> dict[str, Any]:
     """An order as MyVoucherSerializer shows it, from a row of ORDER_COLUMNS."""
-    status = row["status"]
-    expires_at = row["expires_at"]
-    if status == VoucherOrder.Status.PAID and expires_at is not None and expires_at <= now:
-        status = "expired"
-    doc: dict[str, Any] = {"id": str(row["id"]), "voucher_id": row["voucher_id"], "status": status}
+    return my_voucher_now(
+        order_document(row), voucher_document(row, now=now, prefix="voucher__"), now=now
+    )
+
+
+def order_document(row: dict[str, Any]) -> dict[str, Any]:
+    """An order's own fields as stored (its id still a number, its status before the
+    clock's say), from a row of ORDER_COLUMNS: what the user's cached orders hold."""
+    doc = {"id": row["id"], "voucher_id": row["voucher_id"], "status": row["status"]}
     for column in ORDER_TIMES:
         doc[column] = _iso(row[column])
-    doc["voucher"] = voucher_document(row, now=now, prefix="voucher__")
     return doc
+
+
+def my_voucher_now(
+    order: dict[str, Any], voucher: dict[str, Any], *, now: datetime
+) -> dict[str, Any]:
+    """MyVoucherSerializer's shape from an `order_document` and its voucher's document:
+    a paid coupon past its validity is `expired`."""
+    doc = {**order, "id": str(order["id"]), "voucher": voucher}
+    if doc["status"] == VoucherOrder.Status.PAID and expired(order, now):
+        doc["status"] = "expired"
+    return doc
+
+
+def expired(order: dict[str, Any], now: datetime) -> bool | None:
+    """Whether an `order_document` is past its validity; None when it has none."""
+    expires_at = order["expires_at"]
+    return None if expires_at is None else datetime.fromisoformat(expires_at) <= now
 
 
 def voucher_columns() -> tuple[str, ...]:

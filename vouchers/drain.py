@@ -29,6 +29,7 @@ from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
 
+from .caches import orders_changed, vouchers_changed
 from .coupons import expiry_of, new_redeem_code
 from .models import Voucher, VoucherOrder
 from .releases import order_jobs
@@ -221,6 +222,8 @@ def persist(orders: list[Accepted]) -> set[int]:
         if not updated:
             raise StockMismatch(f"voucher {voucher_id}: database stock below {units}")
     insert_rows(VoucherOrder, [_order_row(o, *terms[o.voucher_id]) for o in fresh])
+    vouchers_changed(o.voucher_id for o in fresh)  # their stock column moved
+    orders_changed(o.user_id for o in fresh)
     return {o.order_id for o in orders if terms[o.voucher_id][1] == 0}
 
 

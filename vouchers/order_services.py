@@ -22,6 +22,7 @@ from dianping import clock
 from dianping.errors import Conflict, ServiceUnavailable
 from dianping.transactions import retry_on_lock_conflict
 
+from .caches import orders_changed, vouchers_changed
 from .coupons import new_redeem_code
 from .errors import Code
 from .models import Voucher, VoucherOrder
@@ -44,6 +45,7 @@ def order_pay(*, order_id: int, user_id: int) -> VoucherOrder:
                     pk=order_id, user_id=user_id, status=Status.UNPAID, expires_at__gt=now
                 ).update(status=Status.PAID, paid_at=now, redeem_code=new_redeem_code())
                 if paid:
+                    orders_changed([user_id])
                     transaction.on_commit(lambda: order_jobs().cancel(str(order_id)), robust=True)
             break
         except IntegrityError:
@@ -77,16 +79,18 @@ def order_refund(*, order_id: int, user_id: int) -> VoucherOrder:
     sale the unit goes back on sale and the buyer may take it again; after a flash sale
     ended it does not. Refunding a refunded order answers it unchanged."""
     now = clock.now()
-    voucher_id = _voucher_of(order_id, user_id)
-    if voucher_id is not None:
+    owner = _owner_of(order_id, user_id)
+    if owner is not None:
+        voucher_id = owner[0]
         with transaction.atomic():
             voucher = _locked_voucher(voucher_id)
             refunded = VoucherOrder.objects.filter(
                 pk=order_id, user_id=user_id, status=Status.PAID, expires_at__gt=now
             ).update(status=Status.REFUNDED, refunded_at=now, live_slot=None)
             if refunded:
+                orders_changed([user_id])
                 if refund_returns_unit(voucher, now):
-                    _return_to_stock(voucher_id)
+                    _return_to_stock(voucher)
                 if voucher.is_seckill:
                     # The release's retry, should the one right after commit fail.
                     order_jobs().schedule(str(order_id), delay=settings.ORDER_RELEASE_RETRY)
@@ -130,33 +134,41 @@ def settle_due_orders(*, limit: int = 500) -> int:
 def _cancel_if_unpaid(order_id: int, *, user_id: int | None = None) -> bool:
     """unpaid -> cancelled and the unit back to the database stock, in one transaction;
     True only for the one caller that moved it."""
-    voucher_id = _voucher_of(order_id, user_id)
-    if voucher_id is None:
+    owner = _owner_of(order_id, user_id)
+    if owner is None:
         return False
+    voucher_id, owner_id = owner
     orders = VoucherOrder.objects.filter(pk=order_id, status=Status.UNPAID)
     if user_id is not None:
         orders = orders.filter(user_id=user_id)
     with transaction.atomic():
-        _locked_voucher(voucher_id)
+        voucher = _locked_voucher(voucher_id)
         cancelled = orders.update(status=Status.CANCELLED, live_slot=None, cancelled_at=clock.now())
         if cancelled:
-            _return_to_stock(voucher_id)
+            orders_changed([owner_id])
+            _return_to_stock(voucher)
     return bool(cancelled)
 
 
-def _voucher_of(order_id: int, user_id: int | None) -> int | None:
+def _owner_of(order_id: int, user_id: int | None) -> tuple[int, int] | None:
+    """(voucher id, user id) of the order (the caller's, when `user_id` is given)."""
     orders = VoucherOrder.objects.filter(pk=order_id)
     if user_id is not None:
         orders = orders.filter(user_id=user_id)
-    return orders.values_list("voucher_id", flat=True).first()
+    return orders.values_list("voucher_id", "user_id").first()
 
 
 def _locked_voucher(voucher_id: int) -> Voucher:
     return Voucher.objects.select_for_update().get(pk=voucher_id)
 
 
-def _return_to_stock(voucher_id: int) -> None:
-    Voucher.objects.filter(pk=voucher_id).update(stock=F("stock") + 1)  # NULL stays NULL
+def _return_to_stock(voucher: Voucher) -> None:
+    """One unit back to the database stock (an unlimited voucher's NULL stays NULL); the
+    shop's voucher list shows it after commit."""
+    if voucher.stock is None:
+        return
+    Voucher.objects.filter(pk=voucher.id).update(stock=F("stock") + 1)
+    vouchers_changed([voucher.id])
 
 
 def _owned(order_id: int, user_id: int) -> VoucherOrder:

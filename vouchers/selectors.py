@@ -3,6 +3,7 @@ and per-voucher order counts, with live stock."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -14,7 +15,8 @@ from django.utils.translation import gettext
 
 from dianping import clock
 from dianping.errors import NotFound
-from shops.selectors import shop_exists
+from shops.errors import ShopNotFound
+from shops.selectors import shop_documents
 
 from . import documents, stock
 from .caches import (
@@ -22,6 +24,8 @@ from .caches import (
     activities_cache,
     activities_remember,
     activities_snapshot,
+    shop_vouchers_cache,
+    voucher_cache,
 )
 from .errors import Code
 from .models import Voucher, VoucherOrder, sale_status
@@ -83,37 +87,72 @@ def remaining(vouchers: list[Voucher]) -> dict[int, int | None]:
     return {v.id: live.get(v.id) if v.is_seckill else v.stock for v in vouchers}
 
 
-def shop_voucher_rows(*, shop_id: int) -> list[dict[str, Any]]:
-    """A shop's vouchers on offer, as rows for documents.voucher_document; 404 for a shop
-    that does not exist (or no longer does), never an empty list."""
-    rows = list(
-        Voucher.objects.filter(shop_id=shop_id)
-        .exclude(status=Voucher.Status.VOID)
-        .values(*documents.voucher_columns())
-    )
-    if not rows:
-        shop_exists(shop_id=shop_id)
-    return rows
+def shop_vouchers_listed(*, shop_id: int) -> list[dict[str, Any]]:
+    """A shop's vouchers on offer, from the caches (near-cache hits cost no round trip),
+    as `vouchers_now` completes them; 404 for a shop that does not exist (or no longer
+    does), never an empty list."""
+
+    def load() -> list[int]:
+        listed = Voucher.objects.filter(shop_id=shop_id).exclude(status=Voucher.Status.VOID)
+        return list(listed.values_list("id", flat=True))
+
+    ids = orjson.loads(shop_vouchers_cache().get(shop_id, load) or b"[]")
+    if not ids and shop_id not in shop_documents([shop_id]):
+        raise ShopNotFound()  # the shop's cache knows, and forgets a deleted shop at once
+    found = voucher_documents(ids)
+    return [found[i] for i in ids if i in found]
 
 
-def seckill_ids(rows: list[dict[str, Any]]) -> list[int]:
-    return [row["id"] for row in rows if row["type"] == Voucher.Kind.SECKILL]
+def voucher_documents(voucher_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
+    """The vouchers' cached documents (see `vouchers_now`), the missing ones loaded in
+    one query; a voucher that no longer exists is left out."""
+
+    def load(missing: list[int]) -> dict[int, dict[str, Any]]:
+        rows = Voucher.objects.filter(pk__in=missing).values(*documents.voucher_columns())
+        return {row["id"]: _cached_document(row) for row in rows}
+
+    raws, _ = voucher_cache().lookup_many(list(voucher_ids), load)
+    return {voucher_id: orjson.loads(raw) for voucher_id, raw in raws.items() if raw is not None}
 
 
-def shop_voucher_documents(
-    rows: list[dict[str, Any]], live: dict[int, int | None]
-) -> list[dict[str, Any]]:
-    """The vouchers as the API lists them, each with `remaining`: `live` Redis stock for
-    flash sales (None: not loaded), the database's for normal vouchers (None: no limit)."""
+def _cached_document(row: dict[str, Any]) -> dict[str, Any]:
+    """The document but for what the clock and the sale change; `stored` keeps the row's
+    status for `sale_status`."""
+    doc = documents.voucher_document(row, now=clock.now())
+    doc["stored"] = row["status"]
+    return doc
+
+
+def seckill_ids(docs: list[dict[str, Any]]) -> list[int]:
+    return [doc["id"] for doc in docs if doc["type"] == Voucher.Kind.SECKILL]
+
+
+def vouchers_now(docs: list[dict[str, Any]], live: dict[int, int | None]) -> list[dict[str, Any]]:
+    """Cached documents completed as the API lists them: `status` at this moment and
+    `remaining`, `live` Redis stock for flash sales (None: not loaded), the database's for
+    normal vouchers (None: no limit)."""
     now = clock.now()
-    listed = []
-    for row in rows:
-        doc = documents.voucher_document(row, now=now)
-        doc["remaining"] = (
-            live.get(row["id"]) if row["type"] == Voucher.Kind.SECKILL else row["stock"]
-        )
-        listed.append(doc)
-    return listed
+    for doc in docs:
+        voucher_now(doc, now=now)
+        sale = doc["type"] == Voucher.Kind.SECKILL
+        doc["remaining"] = live.get(doc["id"]) if sale else doc["stock"]
+    return docs
+
+
+def voucher_now(doc: dict[str, Any], *, now: datetime) -> dict[str, Any]:
+    """A cached document with its `status` at `now` (VoucherSerializer's shape)."""
+    doc["status"] = sale_status(
+        kind=doc["type"],
+        stored=doc.pop("stored"),
+        begin=_parsed(doc["begin_time"]),
+        end=_parsed(doc["end_time"]),
+        now=now,
+    )
+    return doc
+
+
+def _parsed(iso: str | None) -> datetime | None:
+    return None if iso is None else datetime.fromisoformat(iso)
 
 
 def preheat_candidates() -> list[Voucher]:

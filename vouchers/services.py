@@ -16,7 +16,13 @@ from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
 
 from . import stock
-from .caches import ACTIVITIES_IDENT, activities_cache, activities_evict
+from .caches import (
+    ACTIVITIES_IDENT,
+    activities_cache,
+    activities_evict,
+    shop_vouchers_changed,
+    vouchers_changed,
+)
 from .errors import Code
 from .models import Voucher, VoucherOrder
 from .seckill import sale_window_evict
@@ -68,12 +74,13 @@ def voucher_update(*, voucher_id: int, data: dict[str, Any]) -> Voucher:
                 % {"fields": ", ".join(sorted(frozen))},
                 code=Code.RULE_FROZEN,
             )
+        old_shop_id = voucher.shop_id
         for field, value in data.items():
             setattr(voucher, field, value)
         if voucher.status != Voucher.Status.VOID:
             voucher.status = voucher.status_at(clock.now())
         voucher.save()
-        _after_commit(voucher)
+        _after_commit(voucher, old_shop_id=old_shop_id)
     return voucher
 
 
@@ -119,6 +126,8 @@ def voucher_delete(*, voucher_id: int) -> None:
         # removes the stock in the same step, so no sale can slip in after it.
         if voucher.is_seckill and not _RETIRE([stock_key(voucher_id), buyers_key(voucher_id)]):
             raise _has_orders()
+        vouchers_changed([voucher_id])
+        shop_vouchers_changed([voucher.shop_id])
         voucher.delete()
         transaction.on_commit(lambda: _forget(voucher_id), robust=True)
 
@@ -131,7 +140,11 @@ def _forget(voucher_id: int) -> None:
     activities_evict()
 
 
-def _after_commit(voucher: Voucher) -> None:
+def _after_commit(voucher: Voucher, *, old_shop_id: int | None = None) -> None:
+    """In the writer's transaction: Redis follows the row once it commits."""
+    vouchers_changed([voucher.id])
+    shop_vouchers_changed({voucher.shop_id, old_shop_id or voucher.shop_id})
+
     def sync() -> None:
         if voucher.is_seckill:
             stock.stock_load([voucher])

@@ -378,12 +378,12 @@ def activities_view(request: HttpRequest) -> HttpResponse:
 
 
 def _shop_vouchers(request: HttpRequest, shop_id: int) -> HttpResponse:
-    """The rows in one query; the sales' live stock in the token's round trip."""
-    rows = selectors.shop_voucher_rows(shop_id=shop_id)
-    sales = selectors.seckill_ids(rows)
+    """The list from its cache; the sales' live stock in the token's round trip."""
+    listed = selectors.shop_vouchers_listed(shop_id=shop_id)
+    sales = selectors.seckill_ids(listed)
     _, replies = tokens.touch_with(request, lambda pipe, _: stock.queue_live_stock(pipe, sales))
     live = stock.read_live_stock(sales, replies)
-    return json_response(selectors.shop_voucher_documents(rows, live))
+    return json_response(selectors.vouchers_now(listed, live))
 
 
 def _my_vouchers(request: HttpRequest) -> HttpResponse:

@@ -316,6 +316,10 @@ SECKILL_ACTIVITIES_TTL = 60.0  # logical expiry of the preheated list, seconds
 # How old each process's copy of the list, with its remaining stock, may be when it
 # answers `GET /api/vouchers/activities` (no round trip then); the sale itself is exact.
 SECKILL_ACTIVITIES_MAX_AGE = env.float("SECKILL_ACTIVITIES_MAX_AGE", default=0.5)
+# Voucher documents, shops' voucher ids, users' orders: evicted by every write of them.
+VOUCHER_CACHE_TTL = 30 * 60  # seconds, plus up to 20% jitter
+VOUCHER_NEAR_CACHE_TTL = env.float("VOUCHER_NEAR_CACHE_TTL", default=30.0)  # in-process; 0 = off
+MY_ORDERS_CACHED = 200  # a user's orders cached for "my vouchers"; more: read from the database
 CELERY_BEAT_SCHEDULE.update(
     {
         "update-activity-status": {

@@ -28,11 +28,13 @@ def _order(user, voucher) -> int:  # type: ignore[no-untyped-def]
     return order_id
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the cached orders are evicted after commit
+@pytest.mark.parametrize("cached", [200, 5], ids=["cached", "queried"])  # 12 orders
 def test_my_vouchers_by_tab_newest_first_and_scrolled(
-    user, user_api, sale, fake_clock, settings
+    user, user_api, sale, fake_clock, settings, cached
 ) -> None:
     settings.SECKILL_FUNNEL_CAPACITY = 100  # twelve purchases in the same instant
+    settings.MY_ORDERS_CACHED = cached  # past it, "my vouchers" query the database
     paid_ids = []
     for _ in range(12):
         voucher = VoucherFactory(

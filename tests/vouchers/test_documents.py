@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from dianping import clock
 from tests.factories import NormalVoucherFactory, UserFactory, VoucherFactory
-from vouchers import documents
+from vouchers import documents, order_selectors, selectors
 from vouchers.models import Voucher, VoucherOrder
 from vouchers.serializers import MyVoucherSerializer, VoucherSerializer
 
@@ -45,3 +45,31 @@ def test_documents_are_the_serializers_output(fake_clock, zone) -> None:
         built = [documents.my_voucher_document(row, now=now) for row in rows]
         assert built == MyVoucherSerializer(orders, many=True).data
     assert {doc["status"] for doc in built} >= {"unpaid", "expired", "used", "refunded"}
+
+
+@pytest.mark.django_db
+def test_cached_documents_are_the_serializers_output(fake_clock) -> None:
+    """ "My vouchers" and a shop's vouchers from the caches (JSON stored, completed at read
+    time) answer what the serializers would."""
+    sale = VoucherFactory(begin_time=clock.now() - timedelta(minutes=1))
+    normal = NormalVoucherFactory(shop=sale.shop, stock=3)
+    user = UserFactory()
+    now = clock.now()
+    for i, (voucher, status) in enumerate([(sale, "unpaid"), (normal, "paid"), (normal, "used")]):
+        VoucherOrder.objects.create(
+            id=20_000 + i, user=user, voucher=voucher, status=status, created_at=now,
+            live_slot=i + 1, paid_at=now, expires_at=now + timedelta(days=3),
+        )  # fmt: skip
+    orders = VoucherOrder.objects.select_related("voucher")
+
+    for tab, status in [("unpaid", "unpaid"), ("unused", "paid"), ("used", "used")]:
+        for _ in range(2):  # a miss, then a hit
+            page, _ = order_selectors.my_vouchers(user_id=user.id, tab=tab, last_id=None)
+            assert page == MyVoucherSerializer(orders.filter(status=status), many=True).data
+    expected = [
+        {**VoucherSerializer(sale).data, "remaining": 7},  # live stock, for a sale
+        {**VoucherSerializer(normal).data, "remaining": 3},  # the database's
+    ]
+    for _ in range(2):
+        listed = selectors.shop_vouchers_listed(shop_id=sale.shop_id)
+        assert selectors.vouchers_now(listed, {sale.id: 7}) == expected
