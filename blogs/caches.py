@@ -31,6 +31,15 @@ def hot_cache() -> CacheClient:
     )
 
 
+@cache
+def like_count_cache() -> CacheClient:
+    """Each blog's like count (its likers set's size) with near copies, so that a list's
+    live counts cost no round trip: evicted by every like or unlike that changed it."""
+    return CacheClient(
+        "blog-likes", ttl=settings.BLOG_HOT_CACHE_TTL, near_ttl=settings.BLOG_NEAR_CACHE_TTL
+    )
+
+
 HOT_IDENT = "top"
 HOT_CACHED = 50  # the first 5 pages of the hot list come from the cache; later ones query
 

@@ -17,7 +17,7 @@ from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
 
-from .caches import hot_evict
+from .caches import hot_evict, like_count_cache
 from .models import Blog
 from .selectors import blog_exists
 
@@ -43,6 +43,7 @@ def _change(action: str, blog_id: int, user_id: int) -> dict[str, object]:
         )
         if not updated and not Blog.objects.filter(pk=blog_id).exists():
             likes_forget(blog_id)  # the blog was deleted meanwhile: no orphan like keys
+        like_count_cache().evict(blog_id)
         hot_evict()  # its place in the hot list may have moved
     return {"is_liked": action == "like", "liked": int(count)}
 
@@ -50,6 +51,7 @@ def _change(action: str, blog_id: int, user_id: int) -> dict[str, object]:
 def likes_forget(blog_id: int) -> None:
     """A deleted blog's likers and version go with it."""
     get_redis().delete(keys.blog_likes(blog_id), keys.blog_likes_version(blog_id))
+    like_count_cache().evict(blog_id)
 
 
 def overlay(documents: Sequence[dict[str, Any]], viewer_id: int | None) -> None:
@@ -76,11 +78,10 @@ def like_states(
 def queue_like_states(
     pipe: Any, blog_ids: Sequence[int], user_id: int | None, *, counts: bool
 ) -> None:
-    """`like_states`' reads, queued on a caller's pipeline (to share its round trip)."""
-    for blog_id in blog_ids:
-        if counts:
-            pipe.zcard(keys.blog_likes(blog_id))
-        if user_id is not None:
+    """`like_states`' reads of the caller's likes, queued on a caller's pipeline (to share
+    its round trip); the counts come from their cache when the replies are read."""
+    if user_id is not None:
+        for blog_id in blog_ids:
             pipe.zscore(keys.blog_likes(blog_id), user_id)
 
 
@@ -89,12 +90,26 @@ def read_like_states(
 ) -> dict[int, Any]:
     """The states from the replies to `queue_like_states`, in the same shape."""
     answers = iter(replies)
+    likes = like_counts(blog_ids) if counts else {}
     states: dict[int, Any] = {}
     for blog_id in blog_ids:
-        count = next(answers) if counts else None
         liked = user_id is not None and next(answers) is not None
-        states[blog_id] = (count, liked) if counts else liked
+        states[blog_id] = (likes[blog_id], liked) if counts else liked
     return states
+
+
+def like_counts(blog_ids: Sequence[int]) -> dict[int, int]:
+    """The blogs' live like counts: from this process's near copies (no round trip), the
+    rest from Redis's cache, the missing ones counted in one pipelined round trip."""
+
+    def load(missing: list[int]) -> dict[int, int]:
+        pipe = get_redis().pipeline(transaction=False)
+        for blog_id in missing:
+            pipe.zcard(keys.blog_likes(blog_id))
+        return dict(zip(missing, pipe.execute(), strict=True))
+
+    raws, _ = like_count_cache().lookup_many(list(blog_ids), load)
+    return {blog_id: int(raws[blog_id] or 0) for blog_id in blog_ids}
 
 
 def top_likers(*, blog_id: int) -> list[User]:

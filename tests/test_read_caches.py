@@ -32,8 +32,11 @@ def test_the_hot_list_follows_likes_new_blogs_and_deletes(user, user_api, api) -
 
     user_api.post(f"/api/blogs/{older.id}/like")
     assert _hot_ids(api) == [older.id, newer.id]  # a like reorders it at once
+    assert api.get("/api/blogs/hot").json()["results"][0]["liked"] == 1  # and counts
+    assert api.get(f"/api/blogs/{older.id}").json()["liked"] == 1
     user_api.delete(f"/api/blogs/{older.id}/like")
     assert _hot_ids(api) == [newer.id, older.id]
+    assert api.get(f"/api/blogs/{older.id}").json()["liked"] == 0
 
     created = user_api.post("/api/blogs", {"title": "t", "content": "c"}, format="json").json()
     assert api.get("/api/blogs/hot").json()["count"] == 3
