@@ -117,7 +117,8 @@ def touch_with(request: Any, reads: Reads | None = None) -> tuple[Any, list]:
     replies = pipe.execute()
     viewer = touched_data(replies[0])
     if viewer is None:
-        _seen.pop(token, None)
+        with _seen_lock:
+            _seen.pop(token, None)
         return None, _run(reads, None)
     if guess != viewer["id"]:
         _remember(token, viewer["id"])

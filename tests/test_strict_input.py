@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+import jsonschema
 import pytest
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.plumbing import force_instance
@@ -192,6 +193,18 @@ def test_the_schema_declares_the_limits_it_enforces(api) -> None:
     assert "\\u202e" in note["title"]["pattern"].lower() or "202e" in note["title"]["pattern"]
     assert note["images"]["items"]["pattern"].startswith("^(?:/media/")
     assert schema["paths"]["/api/shops"]["get"]["security"] == [{"bearerAuth": []}, {}]
+
+
+def test_the_schema_admits_the_blanks_the_server_accepts(api) -> None:
+    """A blank-allowed text ("" clears an avatar) must be valid to the schema too: a
+    `oneOf` of the pattern and `maxLength: 0` would refuse "", which matches both."""
+    components = json.loads(api.get("/api/schema/?format=json").content)["components"]
+    blanks = [("PatchedProfileUpdateRequest", "icon"), ("ShopWriteRequest", "area"),
+              ("VoucherWriteRequest", "sub_title")]  # fmt: skip
+    for component, name in blanks:
+        field = components["schemas"][component]["properties"][name]
+        assert jsonschema.Draft4Validator(field).is_valid(""), (component, name)
+        assert not jsonschema.Draft4Validator(field).is_valid("\u202e"), (component, name)
 
 
 @pytest.mark.django_db

@@ -13,6 +13,7 @@ code, a limiter inside a service). Every error has the body `Error`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import cache
 from typing import Any, TypeVar
@@ -88,6 +89,18 @@ class ApiSchema(AutoSchema):
         if isinstance(serializer, dict) and serializer:
             serializer = serializer[min(serializer, key=str)]
         return is_list_serializer(serializer)
+
+    def _insert_field_validators(self, field: Any, schema: dict[str, Any]) -> None:
+        """drf-spectacular offers a blank-allowed string with a pattern as `oneOf` the
+        pattern or `maxLength: 0`; our patterns admit "" themselves (fields.CharField), so
+        "" would match both branches and fail `oneOf`. The pattern alone says it."""
+        super()._insert_field_validators(field, schema)
+        branches = schema.get("oneOf")
+        if branches and branches[-1] == {"type": "string", "maxLength": 0}:
+            inner = branches[0]
+            if "pattern" in inner and re.fullmatch(inner["pattern"], ""):
+                del schema["oneOf"]
+                schema.update(inner)
 
     def get_operation_id(self) -> str:
         """`<path>_list` for list actions, as before they stopped counting as list views."""
