@@ -25,6 +25,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from django.conf import settings
@@ -68,7 +69,19 @@ def run(work: Callable[..., T], *args: Any) -> T:
     """`work(*args)` in the image process; its result, or its DomainError (a refusal),
     raised here. `work` is a module-level function (it is sent by name); called inside
     `slot()`, which bounds how many wait for it."""
-    outcome, value = _pool().submit(_perform, work, args, translation.get_language()).result()
+    pool = _pool()
+    try:
+        outcome, value = pool.submit(_perform, work, args, translation.get_language()).result()
+    except BrokenProcessPool:
+        # The image process died (killed for memory, a decoder's crash): this picture is
+        # lost, the next one gets a fresh process.
+        _discard(pool)
+        log.error("the image process died; a new one starts with the next picture")
+        raise ServiceUnavailable(
+            gettext("The picture could not be processed; try again."),
+            Code.BUSY,
+            retry_after=settings.IMAGE_WORK_RETRY_AFTER,
+        ) from None
     if outcome == "refused":
         raise value
     return value
@@ -83,11 +96,11 @@ def _perform(work: Callable[..., Any], args: tuple, language: str | None) -> tup
             return "refused", refusal
 
 
-def _start_worker() -> None:
+def _start_worker(nice: int) -> None:
     """The image process's first act: lower its priority, then load Django (settings,
     translations) as the server process it works for has."""
     try:
-        os.nice(int(os.environ["IMAGE_WORK_NICE"]))
+        os.nice(nice)
     except OSError as exc:  # a sandbox that refuses: full priority, still bounded
         log.warning("image work runs at normal priority: %s", exc)
     import django
@@ -100,13 +113,22 @@ def _pool() -> ProcessPoolExecutor:
     with _lock:
         if _executor is None:
             # spawn, not fork: a server process has threads, whose locks a fork would copy.
-            os.environ["IMAGE_WORK_NICE"] = str(settings.IMAGE_WORK_NICE)
             _executor = ProcessPoolExecutor(
                 max_workers=1,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_start_worker,
+                initargs=(settings.IMAGE_WORK_NICE,),
             )
         return _executor
+
+
+def _discard(pool: ProcessPoolExecutor) -> None:
+    """Forget a broken pool (unless another thread already replaced it)."""
+    global _executor
+    with _lock:
+        if _executor is pool:
+            _executor = None
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _reset_slots() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import threading
 from pathlib import Path
 
@@ -121,8 +122,13 @@ def test_a_decompression_bomb_is_refused_before_it_is_decoded(user_api, media_ro
     assert not any(Path(media_root).rglob("*.*"))
 
 
+def _never_decoded(*_: object) -> None:
+    pytest.fail("the picture reached the image process")
+
+
 @pytest.mark.django_db
-def test_a_tiny_file_claiming_a_huge_picture_is_refused(user_api, media_root) -> None:
+def test_a_tiny_file_claiming_a_huge_picture_is_refused(user_api, media_root, monkeypatch) -> None:
+    monkeypatch.setattr(imagework, "run", _never_decoded)  # refused from its header alone
     out = io.BytesIO()
     Image.new("L", (8000, 5000)).save(out, format="WEBP", lossless=True)  # 40 MP
     assert len(out.getvalue()) < 2_000  # the reported bomb was 34 bytes of the same
@@ -134,7 +140,8 @@ def test_a_tiny_file_claiming_a_huge_picture_is_refused(user_api, media_root) ->
 
 
 @pytest.mark.django_db
-def test_the_bomb_check_reads_the_header_alone(user_api, media_root) -> None:
+def test_the_bomb_check_reads_the_header_alone(user_api, media_root, monkeypatch) -> None:
+    monkeypatch.setattr(imagework, "run", _never_decoded)
     # The header of a 12-megapixel PNG, cut off where its pixels begin: decoding would
     # fail on the missing data (`not_an_image`); refused for its pixel count, it never was.
     out = io.BytesIO()
@@ -144,6 +151,7 @@ def test_the_bomb_check_reads_the_header_alone(user_api, media_root) -> None:
     response = _upload(user_api, header, "cut.png")
 
     assert (response.status_code, response.json()["code"]) == (400, "image_too_many_pixels")
+    assert not any(Path(media_root).rglob("*.*"))
 
 
 @pytest.mark.django_db
@@ -192,6 +200,18 @@ def test_picture_work_runs_in_a_process_of_its_own_at_a_lower_cpu_priority(setti
     assert image_process != os.getpid()  # apart from the server process's GIL
     niceness = imagework.run(os.getpriority, os.PRIO_PROCESS, 0)
     assert niceness == min(19, server_process + settings.IMAGE_WORK_NICE)
+
+
+@pytest.mark.django_db
+def test_a_dead_image_process_costs_one_picture_not_the_later_ones(user_api, media_root) -> None:
+    os.kill(imagework.run(os.getpid), signal.SIGKILL)  # as the OOM killer would
+
+    lost = _upload(user_api, _picture())
+    assert (lost.status_code, lost.json()["code"]) == (503, "busy")
+    assert not any(Path(media_root).rglob("*.*"))
+
+    assert _upload(user_api, _picture()).status_code == 201  # a fresh image process
+    assert imagework.run(os.getpid) != os.getpid()
 
 
 def test_a_refusal_in_the_image_process_keeps_its_code_and_the_request_s_language() -> None:
