@@ -5,8 +5,10 @@ Services never import DRF; views never build error bodies by hand.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 
@@ -84,6 +86,17 @@ class Forbidden(DomainError):
     status_code = 403
     default_code = Code.PERMISSION_DENIED
     default_detail = _("You do not have permission to perform this action.")
+
+
+class MethodNotAllowed(DomainError):
+    """A method the route does not serve; the answer's `Allow` names those it does."""
+
+    status_code = 405
+    default_code = Code.METHOD_NOT_ALLOWED
+
+    def __init__(self, method: str, allowed: Iterable[str]) -> None:
+        super().__init__(gettext('Method "%(method)s" not allowed.') % {"method": method})
+        self.allowed = ", ".join(sorted(allowed))
 
 
 class PayloadTooLarge(DomainError):

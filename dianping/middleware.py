@@ -21,15 +21,15 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.utils.translation import gettext
+from django.http import HttpRequest, HttpResponse
 
 from dianping import images
 from dianping.api.exceptions import domain_error_json
-from dianping.errors import Code, PayloadTooLarge
+from dianping.errors import MethodNotAllowed, PayloadTooLarge
 
 UPLOAD_PATH = "/api/uploads"
 UPLOAD_OVERHEAD = 64 * 1024  # multipart boundaries and headers around the picture
+_DRAIN_CHUNK = 64 * 1024  # small reads: the drain's deadline is looked at between them
 
 
 class GuardMiddleware:
@@ -71,10 +71,7 @@ class GuardMiddleware:
         allowed = _allowed_methods(view)
         if allowed is None or request.method in allowed:
             return None
-        detail = gettext('Method "%(method)s" not allowed.') % {"method": request.method}
-        response = JsonResponse({"detail": detail, "code": Code.METHOD_NOT_ALLOWED}, status=405)
-        response["Allow"] = ", ".join(sorted(allowed))
-        return response
+        return domain_error_json(MethodNotAllowed(request.method, allowed))
 
 
 def _discard_unread_body(request: HttpRequest) -> None:
@@ -82,13 +79,14 @@ def _discard_unread_body(request: HttpRequest) -> None:
     or byte bound the server closes the connection anyway: a client that sends 10 GB of
     body to a route that takes 1 MB gets its 413 only if it reads while it sends."""
     stream = getattr(request, "_stream", None)
-    if stream is None:
-        return
+    declared = request.META.get("CONTENT_LENGTH", "")
+    if stream is None or (declared.isdigit() and int(declared) > settings.BODY_DRAIN_BYTES):
+        return  # nothing to read; or more than the bound: reading part of it helps nobody
     deadline = time.monotonic() + settings.BODY_DRAIN_SECONDS
     left = settings.BODY_DRAIN_BYTES
     while left > 0 and time.monotonic() < deadline:
         try:
-            chunk = stream.read(min(left, 1024 * 1024))
+            chunk = stream.read(min(left, _DRAIN_CHUNK))
         except OSError:  # the client went away
             return
         if not chunk:

@@ -30,7 +30,7 @@ from dianping import imagework, uploads
 from dianping.api.exceptions import domain_error_json
 from dianping.api.schema import api_errors
 from dianping.api.throttles import WriteLimited
-from dianping.errors import Code, NotFound, PayloadTooLarge
+from dianping.errors import Code, MethodNotAllowed, NotFound, PayloadTooLarge
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 
@@ -68,10 +68,7 @@ def _get_only(view):
     @functools.wraps(view)
     def wrapped(request: HttpRequest) -> HttpResponse:
         if request.method not in ("GET", "HEAD"):
-            detail = gettext('Method "%(method)s" not allowed.') % {"method": request.method}
-            response = JsonResponse({"detail": detail, "code": Code.METHOD_NOT_ALLOWED}, status=405)
-            response["Allow"] = "GET, HEAD"
-            return response
+            return domain_error_json(MethodNotAllowed(request.method, ("GET", "HEAD")))
         return view(request)
 
     return wrapped

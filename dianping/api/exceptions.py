@@ -16,6 +16,7 @@ from dianping.errors import (
     Code,
     Conflict,
     DomainError,
+    MethodNotAllowed,
     NotAuthenticated,
     PayloadTooLarge,
     RateLimited,
@@ -29,6 +30,8 @@ def domain_error_headers(exc: DomainError) -> dict[str, str] | None:
         return {"Retry-After": str(exc.retry_after)}
     if isinstance(exc, NotAuthenticated):
         return {"WWW-Authenticate": 'Bearer realm="api"'}
+    if isinstance(exc, MethodNotAllowed):
+        return {"Allow": exc.allowed}
     return None
 
 
