@@ -43,9 +43,11 @@ def user_saved(
     if not created and changed:
         # Every device's token shows the new name at once, and `me`, served from the
         # token, too; however the change was saved (API, admin, shell).
-        transaction.on_commit(lambda: tokens.tokens_refresh_user(instance), using=using,
+        saved_id = instance.pk
+        transaction.on_commit(lambda: tokens.tokens_refresh_user(saved_id), using=using,
                               robust=True)  # fmt: skip
-    if not created and (changed or not instance.is_active):
+    activity = update_fields is None or "is_active" in update_fields
+    if not created and (changed or activity):  # re-enabled too: its "no such user" goes
         user_id_ = instance.pk
         transaction.on_commit(lambda: user_evict(user_id_), using=using, robust=True)
     if not created and PUBLIC_FIELDS & changed:

@@ -141,13 +141,18 @@ def _remember(token: str, user_id: int) -> None:
             _seen.popitem(last=False)
 
 
-def tokens_refresh_user(user: User) -> None:
-    """Rewrite the data every live token of `user` carries (after a change to what a
-    token holds), keeping each one's TTL; tokens that expired meanwhile stay gone."""
+def tokens_refresh_user(user_id: int) -> None:
+    """Rewrite the data every live token of the user carries from the committed row (after
+    a change to what a token holds), keeping each one's TTL; tokens that expired meanwhile
+    stay gone. The row is read here, not passed in: of two saves whose callbacks run out
+    of order, the last one to run still writes the latest data."""
     client = get_redis()
-    members = client.smembers(keys.user_tokens(user.id))
+    members = client.smembers(keys.user_tokens(user_id))
     if not members:
         return
+    user = User.objects.filter(pk=user_id, is_active=True).first()
+    if user is None:
+        return  # a disabled or deleted user's tokens are revoked, not refreshed
     data = json.dumps(public_data(user))
     pipe = client.pipeline(transaction=False)
     for token in members:

@@ -41,10 +41,11 @@ def _change(action: str, blog_id: int, user_id: int) -> dict[str, object]:
         updated = Blog.objects.filter(pk=blog_id, liked_version__lt=version).update(
             liked=count, liked_version=version
         )
-        if not updated and not Blog.objects.filter(pk=blog_id).exists():
-            likes_forget(blog_id)  # the blog was deleted meanwhile: no orphan like keys
         like_count_cache().evict(blog_id)
-        hot_evict()  # its place in the hot list may have moved
+        if updated:
+            hot_evict()  # its place in the hot list may have moved (a newer change's did)
+        elif not Blog.objects.filter(pk=blog_id).exists():
+            likes_forget(blog_id)  # the blog was deleted meanwhile: no orphan like keys
     return {"is_liked": action == "like", "liked": int(count)}
 
 
@@ -108,7 +109,7 @@ def like_counts(blog_ids: Sequence[int]) -> dict[int, int]:
             pipe.zcard(keys.blog_likes(blog_id))
         return dict(zip(missing, pipe.execute(), strict=True))
 
-    raws, _ = like_count_cache().lookup_many(list(blog_ids), load)
+    raws = like_count_cache().lookup_many(list(blog_ids), load)
     return {blog_id: int(raws[blog_id] or 0) for blog_id in blog_ids}
 
 

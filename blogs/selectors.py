@@ -37,7 +37,7 @@ def blog_documents(blog_ids: list[int]) -> list[dict[str, Any]]:
         blogs = Blog.objects.select_related("user").filter(pk__in=missing)
         return {blog.id: BlogSerializer(blog).data for blog in blogs}
 
-    raws, _ = blog_cache().lookup_many(blog_ids, load)
+    raws = blog_cache().lookup_many(blog_ids, load)
     return [orjson.loads(raws[i]) for i in blog_ids if raws.get(i) is not None]
 
 

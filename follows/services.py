@@ -48,8 +48,7 @@ def unfollow(*, user_id: int, target_id: int) -> bool:
     """Stop following (idempotent); True if a follow was removed. Nobody follows
     themselves, so unfollowing yourself removes nothing and succeeds."""
     if user_id == target_id:
-        user_get(user_id=target_id)
-        return False
+        return False  # the caller exists: they are signed in
     _check_target(user_id, target_id)
     _ensure_counters(user_id, target_id)
     with transaction.atomic():

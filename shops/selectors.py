@@ -128,7 +128,7 @@ def shop_documents(shop_ids: list[int]) -> dict[int, dict[str, Any]]:
     def load(missing: list[int]) -> dict[int, dict[str, Any]]:
         return {s.id: ShopSerializer(s).data for s in Shop.objects.filter(pk__in=missing)}
 
-    raws, _ = shop_cache().lookup_many(shop_ids, load)
+    raws = shop_cache().lookup_many(shop_ids, load)
     return {shop_id: orjson.loads(raw) for shop_id, raw in raws.items() if raw is not None}
 
 

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 
 from accounts import tokens
 from accounts.permissions import IsStaff
-from dianping.api.fastpath import fast_path, json_response
+from dianping.api.fastpath import fast_path, json_bytes, json_response
 from dianping.api.pagination import PageNumberPagination
 from dianping.api.queries import query_params
 from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
@@ -34,10 +34,6 @@ from .serializers import (
 )
 
 
-def _json(raw: bytes) -> HttpResponse:
-    return HttpResponse(raw, content_type="application/json")
-
-
 def _shop_detail(request: HttpRequest, shop_id: int) -> HttpResponse:
     """GET of one shop without DRF: one Redis round trip refreshes the caller's token (as
     the DRF authentication would), checks the Bloom filter and reads the cached JSON,
@@ -48,7 +44,7 @@ def _shop_detail(request: HttpRequest, shop_id: int) -> HttpResponse:
         raise ShopNotFound()
     user_id = view.viewer["id"] if view.viewer else None
     visits.record(visits.shop_subject(shop_id), visitor_of(request, user_id))
-    return _json(view.raw)
+    return json_bytes(view.raw)
 
 
 class ShopPagination(PageNumberPagination):
@@ -60,7 +56,7 @@ class ShopTypeViewSet(viewsets.ViewSet):
     @extend_schema(responses=ShopTypeSerializer(many=True))
     def list(self, request: Request) -> HttpResponse:
         """All shop types, ordered by `sort` (served from Redis)."""
-        return _json(selectors.shop_types_json())
+        return json_bytes(selectors.shop_types_json())
 
 
 class ShopViewSet(viewsets.ViewSet):

@@ -8,6 +8,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from accounts import tokens
 from blogs.models import Blog
 from shops import services as shop_services
 from tests.conftest import client_for
@@ -57,6 +58,19 @@ def test_a_user_s_page_shows_their_new_name_at_once(user, user_api, api) -> None
     user.is_active = False
     user.save()
     assert api.get(f"/api/users/{user.id}/blogs").status_code == 404  # disabled: gone
+    user.is_active = True
+    user.save(update_fields=["is_active"])
+    assert api.get(f"/api/users/{user.id}/blogs").status_code == 200  # re-enabled: back
+
+
+def test_a_late_token_refresh_writes_the_latest_profile(user, user_api) -> None:
+    """Two saves' after-commit refreshes may run out of order: each reads the row."""
+    user_api.patch("/api/users/me", {"nick_name": "First"}, format="json")
+    user_api.patch("/api/users/me", {"nick_name": "Second"}, format="json")
+
+    tokens.tokens_refresh_user(user.id)  # the first save's refresh, arriving last
+
+    assert user_api.get("/api/users/me").json()["nick_name"] == "Second"
 
 
 def test_shop_lists_show_a_shop_s_edit_at_once(staff_api, api) -> None:
@@ -213,3 +227,18 @@ def test_me_and_my_vouchers_need_no_query() -> None:
         api.get("/api/users/me")
         api.get("/api/voucher-orders")
     assert len(queries) == 0
+
+
+def test_a_revoked_token_this_process_saw_reads_as_anonymous(user_api) -> None:
+    """A signed-in read queues its reads with the token's refresh, keyed by the user id
+    this process last saw for the token; the token's own reply decides."""
+    blog = BlogFactory()
+    user_api.post(f"/api/blogs/{blog.id}/like")
+    assert user_api.get(f"/api/blogs/{blog.id}").json()["is_liked"] is True
+    assert user_api.get("/api/feed").status_code == 200  # the token is remembered now
+
+    assert user_api.post("/api/auth/logout").status_code in (200, 204)
+
+    assert user_api.get("/api/feed").status_code == 401
+    detail = user_api.get(f"/api/blogs/{blog.id}")
+    assert (detail.status_code, detail.json()["is_liked"]) == (200, False)

@@ -81,6 +81,20 @@ def expired(order: dict[str, Any], now: datetime) -> bool | None:
     return None if expires_at is None else datetime.fromisoformat(expires_at) <= now
 
 
+# "My vouchers" tabs: which of a user's orders (`order_document`s) each shows at `now`,
+# in the client's order; order_selectors' database query filters the same way.
+IN_TAB = {
+    "unused": lambda order, now: (
+        order["status"] == VoucherOrder.Status.PAID and expired(order, now) is False
+    ),
+    "used": lambda order, now: order["status"] == VoucherOrder.Status.USED,
+    "expired": lambda order, now: (
+        order["status"] == VoucherOrder.Status.PAID and expired(order, now) is True
+    ),
+    "unpaid": lambda order, now: order["status"] == VoucherOrder.Status.UNPAID,
+}
+
+
 def voucher_columns() -> tuple[str, ...]:
     """What a voucher row needs: its columns and its stored status."""
     return (*VOUCHER_COLUMNS, "status")

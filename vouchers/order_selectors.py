@@ -61,7 +61,7 @@ def my_vouchers(
     orders = _my_orders(user_id)
     if orders is None:
         return _my_vouchers_queried(user_id=user_id, tab=tab, last_id=last_id, now=now)
-    wanted = _IN_TAB[tab]
+    wanted = documents.IN_TAB[tab]
     page = []
     for order in orders:
         if (last_id is None or order["id"] < last_id) and wanted(order, now):
@@ -72,19 +72,6 @@ def my_vouchers(
     vouchers = {voucher_id: voucher_now(doc, now=now) for voucher_id, doc in found.items()}
     docs = [documents.my_voucher_now(o, vouchers[o["voucher_id"]], now=now) for o in page]
     return docs, (page[-1]["id"] if len(page) == SCROLL_PAGE else None)
-
-
-# Which of a user's orders each tab shows, as `_my_vouchers_queried` filters them.
-_IN_TAB = {
-    "unpaid": lambda order, now: order["status"] == VoucherOrder.Status.UNPAID,
-    "unused": lambda order, now: (
-        order["status"] == VoucherOrder.Status.PAID and documents.expired(order, now) is False
-    ),
-    "used": lambda order, now: order["status"] == VoucherOrder.Status.USED,
-    "expired": lambda order, now: (
-        order["status"] == VoucherOrder.Status.PAID and documents.expired(order, now) is True
-    ),
-}
 
 
 def _my_orders(user_id: int) -> list[dict[str, Any]] | None:

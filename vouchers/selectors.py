@@ -111,7 +111,7 @@ def voucher_documents(voucher_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
         rows = Voucher.objects.filter(pk__in=missing).values(*documents.voucher_columns())
         return {row["id"]: _cached_document(row) for row in rows}
 
-    raws, _ = voucher_cache().lookup_many(list(voucher_ids), load)
+    raws = voucher_cache().lookup_many(list(voucher_ids), load)
     return {voucher_id: orjson.loads(raw) for voucher_id, raw in raws.items() if raw is not None}
 
 

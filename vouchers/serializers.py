@@ -14,7 +14,7 @@ from dianping.api import fields
 from shops.errors import ShopNotFound
 from shops.models import Shop
 
-from . import discounts
+from . import discounts, documents
 from .models import ShopOrder, Voucher, VoucherOrder, WriteOff
 
 MAX_MONEY = 100_000_000  # fen: ¥1,000,000, far above any bill or voucher here
@@ -252,9 +252,9 @@ class WriteOffSerializer(serializers.ModelSerializer):
 
 
 # Query strings (dianping.api.queries): the schema shows these fields as parameters.
-VOUCHER_STATUSES = ("pending", "active", "ended", "void")
+VOUCHER_STATUSES = tuple(Voucher.Status.values)
 ACTIVITY_TABS = ("seizing", "upcoming")
-MY_VOUCHER_TABS = ("unused", "used", "expired", "unpaid")
+MY_VOUCHER_TABS = tuple(documents.IN_TAB)
 
 
 class VoucherListQuerySerializer(serializers.Serializer):

@@ -55,9 +55,5 @@ def live_stock(voucher_ids: list[int]) -> dict[int, int | None]:
     if not voucher_ids:
         return {}
     pipe = get_redis().pipeline(transaction=False)
-    for voucher_id in voucher_ids:
-        pipe.get(stock_key(voucher_id))
-    return {
-        vid: (int(raw) if raw is not None else None)
-        for vid, raw in zip(voucher_ids, pipe.execute(), strict=True)
-    }
+    queue_live_stock(pipe, voucher_ids)
+    return read_live_stock(voucher_ids, pipe.execute())

@@ -146,16 +146,11 @@ class CacheClient:
         return Lookup(None if raw == NULL else raw, extra)
 
     def lookup_many(
-        self,
-        idents: list[Any],
-        loader: Callable[[list[Any]], dict[Any, Any]],
-        *,
-        piggyback: Piggyback | None = None,
-    ) -> tuple[dict[Any, bytes | None], list[Any]]:
-        """Several entries (ids known to exist: no Bloom check) and the replies to the
-        commands `piggyback` queues, in one round trip; none for the entries held in the
-        near cache when nothing is piggybacked. Misses are loaded together, one call of
-        `loader(missing) -> {ident: value or None}`, and stored as `get` stores them."""
+        self, idents: list[Any], loader: Callable[[list[Any]], dict[Any, Any]]
+    ) -> dict[Any, bytes | None]:
+        """Several entries (ids known to exist: no Bloom check), in one round trip; none
+        for the entries held in the near cache. Misses are loaded together, one call of
+        `loader(missing) -> {ident: value or None}` (see `_load_many`)."""
         found: dict[Any, bytes | None] = {}
         asked: list[tuple[Any, str, object]] = []  # (ident, key, near cache read token)
         for ident in idents:
@@ -166,42 +161,51 @@ class CacheClient:
                 asked.append((ident, key, token))
             else:
                 found[ident] = None if local == NULL else local
-        extra: list[Any] = []
-        if asked or piggyback is not None:
-            pipe = get_redis().pipeline(transaction=False)
-            if piggyback is not None:
-                piggyback(pipe)
-            extra_count = len(pipe)
-            for _, key, _ in asked:
-                pipe.get(key)
-            replies = pipe.execute()
-            extra = replies[:extra_count]
-            missing = []
-            for (ident, key, token), raw in zip(asked, replies[extra_count:], strict=True):
-                if raw is None:
-                    missing.append(ident)
-                    continue
-                found[ident] = None if raw == NULL else raw
-                if self.near is not None:
-                    self.near.put(key, raw, token)
-            if missing:
-                loaded = loader(missing)
-                for ident in missing:
-                    found[ident] = self.get(ident, lambda ident=ident: loaded.get(ident))
-        return found, extra
+        if not asked:
+            return found
+        pipe = get_redis().pipeline(transaction=False)
+        for _, key, _ in asked:
+            pipe.get(key)
+        missing = []
+        for (ident, key, token), raw in zip(asked, pipe.execute(), strict=True):
+            if raw is None:
+                missing.append(ident)
+                continue
+            found[ident] = None if raw == NULL else raw
+            if self.near is not None:
+                self.near.put(key, raw, token)
+        if missing:
+            found.update(self._load_many(missing, loader))
+        return found
+
+    def _load_many(
+        self, idents: list[Any], loader: Callable[[list[Any]], dict[Any, Any]]
+    ) -> dict[Any, bytes | None]:
+        """Load misses together and store them unless evicted meanwhile: their versions
+        are read before the loader runs, as `_rebuild` does for one entry, and the stores
+        go in one round trip. No lock: a caller's misses cost one load, not one each."""
+        names = [self.key(ident) for ident in idents]
+        pipe = get_redis().pipeline(transaction=False)
+        for key in names:
+            pipe.get(keys.cache_version(key))
+        versions = pipe.execute()
+        loaded = loader(idents)
+        raws = {ident: self._encoded(loaded.get(ident)) for ident in idents}
+        _STORE.run_many(
+            [
+                (
+                    [key, keys.cache_version(key)],
+                    [version or b"0", "plain", raws[ident], self._ttl_ms(raws[ident]), 0],
+                )
+                for ident, key, version in zip(idents, names, versions, strict=True)
+            ]
+        )
+        return {ident: None if raw == NULL else raw for ident, raw in raws.items()}
 
     def evict(self, ident: object) -> None:
         """Drop the entry and bump its version, so a rebuild already loading the old
         row cannot put it back (see `_rebuild`)."""
-        key = self.key(ident)
-        version = keys.cache_version(key)
-        pipe = get_redis().pipeline(transaction=True)
-        pipe.delete(key)
-        pipe.incr(version)
-        pipe.expire(version, _VERSION_TTL)
-        pipe.execute()
-        if self.near is not None:
-            self.near.evict(key)  # at once here; other processes hear it from Redis
+        self.evict_many([ident])
 
     def evict_many(self, idents: Iterable[object]) -> None:
         """`evict` for several entries in one round trip (any slots: no MULTI). Each
@@ -225,6 +229,9 @@ class CacheClient:
         if raw == NULL:
             return self.null_ttl
         return self.ttl + random.uniform(0, self.jitter * self.ttl)
+
+    def _ttl_ms(self, raw: bytes) -> int:
+        return max(1, int(self._ttl(raw) * 1000))
 
     def _store_unless_evicted(self, key: str, raw: bytes, version: bytes) -> None:
         store_unless_evicted(key, keys.cache_version(key), version, raw, self._ttl(raw))
@@ -269,7 +276,10 @@ class CacheClient:
 
     @staticmethod
     def _load(loader: Loader) -> bytes:
-        value = loader()
+        return CacheClient._encoded(loader())
+
+    @staticmethod
+    def _encoded(value: Any) -> bytes:
         return NULL if value is None else encode(value)
 
     # --- logical expiry ---------------------------------------------------------------

@@ -81,9 +81,21 @@ class LuaScript:
             return replies
         if not calls:
             return []
+        replies = self._pipelined(client, calls)
+        if any(isinstance(reply, NoScriptError) for reply in replies):
+            client.script_load(self.source)  # a restarted or flushed Redis
+            replies = self._pipelined(client, calls)
+        return replies
+
+    def _pipelined(
+        self, client: redis.Redis, calls: Sequence[tuple[Sequence[str], Sequence[Any]]]
+    ) -> list[Any]:
+        """Plain EVALSHAs: a pipeline of redis-py Script calls asks SCRIPT EXISTS first,
+        one more round trip every time."""
+        sha = self._bound().sha
         pipe = client.pipeline(transaction=False)
         for keys, args in calls:
-            self(keys, args, client=pipe)
+            pipe.evalsha(sha, len(keys), *keys, *args)
         return pipe.execute(raise_on_error=False)
 
     def __repr__(self) -> str:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import threading
 import time
 
+from django.conf import settings
+
 from dianping.redis import keys
 from dianping.redis.bloom import BloomFilter
 from dianping.redis.cache import CacheClient
 from dianping.redis.lock import RedisLock
-from tests.helpers import run_concurrently, wait_until
+from tests.helpers import count_round_trips, run_concurrently, wait_until
 
 
 class CountingLoader:
@@ -116,6 +118,47 @@ def test_a_rebuild_that_loaded_before_an_eviction_does_not_store_the_old_value(
 
     assert redis_client.get(keys.cache("t", "8")) is None
     assert cache.get(8, CountingLoader({"v": "new"})) == b'{"v":"new"}'
+
+
+def test_a_batch_that_loaded_before_an_eviction_does_not_store_the_old_values(
+    redis_client,
+) -> None:
+    cache = CacheClient("t-many", ttl=60)
+
+    def loader(missing: list[int]) -> dict[int, object]:
+        cache.evict(1)  # a writer commits and evicts entry 1 while the batch loads
+        return {ident: {"v": "old"} for ident in missing}
+
+    found = cache.lookup_many([1, 2, 3], loader)
+
+    assert found == dict.fromkeys([1, 2, 3], b'{"v":"old"}')  # this reader's answer
+    assert redis_client.get(cache.key(1)) is None  # kept for nobody else: it may be stale
+    assert redis_client.get(cache.key(2)) == b'{"v":"old"}'
+    assert cache.lookup_many([2, 3], _never_loaded) == dict.fromkeys([2, 3], b'{"v":"old"}')
+
+
+def _never_loaded(missing: list[int]) -> dict[int, object]:
+    raise AssertionError(f"loaded {missing} again")
+
+
+def test_a_batch_of_misses_costs_three_round_trips_and_one_load(monkeypatch) -> None:
+    cache = CacheClient("t-cold", ttl=60)
+    loads = []
+
+    def loader(missing: list[int]) -> dict[int, object]:
+        loads.append(missing)
+        return {ident: {"id": ident} for ident in missing if ident != 7}  # 7 does not exist
+
+    cache.lookup_many([100], loader)  # the store script is loaded into Redis once
+    loads.clear()
+    round_trips = count_round_trips(monkeypatch)
+    found = cache.lookup_many(list(range(10)), loader)
+
+    assert loads == [list(range(10))]
+    assert found[7] is None
+    assert found[3] == b'{"id":3}'
+    if not settings.REDIS_CLUSTER:  # a Cluster runs the stores one by one
+        assert len(round_trips) == 3  # the entries, their versions, the stores
 
 
 def test_ttls_of_many_keys_are_spread_not_equal(redis_client) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import accounts.services  # noqa: F401  registers its scripts
 import dianping.redis.lock
 import dianping.redis.ratelimit  # noqa: F401
+from dianping.redis.cache import CacheClient
 from dianping.redis.lock import RedisLock
 from dianping.redis.scripts import all_scripts, load_all
 
@@ -23,3 +24,13 @@ def test_scripts_reload_after_redis_forgets_them(redis_client) -> None:
 
     assert lock.release()  # EVALSHA gets NOSCRIPT, the source is loaded again, it runs
     assert not lock.locked()
+
+
+def test_a_batch_of_calls_reloads_after_redis_forgets_the_script(redis_client) -> None:
+    cache = CacheClient("t-noscript", ttl=60)
+    cache.lookup_many([1], lambda missing: dict.fromkeys(missing, 1))  # the script loaded
+    redis_client.script_flush()
+
+    cache.lookup_many([2, 3], lambda missing: dict.fromkeys(missing, 1))  # stored by it
+
+    assert redis_client.mget([cache.key(2), cache.key(3)]) == [b"1", b"1"]
