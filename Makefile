@@ -96,4 +96,4 @@ probe: setup  ## schemathesis, every check, against a live production server (DA
 	@scripts/probe.sh
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .ruff_cache
+	rm -rf $(VENV) var .pytest_cache .ruff_cache .schemathesis .hypothesis

@@ -24,6 +24,7 @@ cleanup() {
 trap cleanup EXIT
 
 rm -rf "$dir" && mkdir -p "$dir/media"
+redis-cli -p "$redis_port" shutdown nosave >/dev/null 2>&1 || true  # a run killed earlier
 redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$dir" --save "" --daemonize yes \
   --logfile "$dir/redis.log" >/dev/null
 export DJANGO_SETTINGS_MODULE=dianping.settings.production
@@ -67,6 +68,11 @@ setsid "$root/.venv/bin/granian" --interface wsgi --workers 1 --blocking-threads
   >>"$dir/server.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 150); do curl -fsS "http://127.0.0.1:$web_port/api/ping" >/dev/null 2>&1 && break; sleep 0.2; done
+curl -fsS "http://127.0.0.1:$web_port/api/ping" >/dev/null || {
+  echo "error: granian did not come up (var/probe/server.log):" >&2
+  tail -30 "$dir/server.log" >&2
+  exit 1
+}
 
 status=0
 probe() {
