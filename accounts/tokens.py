@@ -11,14 +11,13 @@ from __future__ import annotations
 import json
 import re
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import redis
 from django.conf import settings
 
+from dianping.guesses import Guesses
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 
@@ -96,9 +95,7 @@ Reads = Callable[[Any, "int | None"], None]  # queue reads on a pipeline, for a 
 # request can then share the token's round trip (they are keyed by the user's id, which
 # only the token's data would tell). The token is still read and refreshed with them,
 # and its verdict decides: a revoked token answers as anonymous, its reads thrown away.
-_seen: OrderedDict[str, int] = OrderedDict()
-_SEEN_MAX = 50_000
-_seen_lock = threading.Lock()
+_seen: Guesses[int] = Guesses(50_000)
 
 
 def touch_with(request: Any, reads: Reads | None = None) -> tuple[Any, list]:
@@ -117,11 +114,10 @@ def touch_with(request: Any, reads: Reads | None = None) -> tuple[Any, list]:
     replies = pipe.execute()
     viewer = touched_data(replies[0])
     if viewer is None:
-        with _seen_lock:
-            _seen.pop(token, None)
+        _seen.forget(token)
         return None, _run(reads, None)
     if guess != viewer["id"]:
-        _remember(token, viewer["id"])
+        _seen.remember(token, viewer["id"])
         return viewer, _run(reads, viewer["id"])
     return viewer, replies[1:]
 
@@ -132,13 +128,6 @@ def _run(reads: Reads | None, viewer_id: int | None) -> list:
     pipe = get_redis().pipeline(transaction=False)
     reads(pipe, viewer_id)
     return pipe.execute() if len(pipe) else []
-
-
-def _remember(token: str, user_id: int) -> None:
-    with _seen_lock:
-        _seen[token] = user_id
-        if len(_seen) > _SEEN_MAX:
-            _seen.popitem(last=False)
 
 
 def tokens_refresh_user(user_id: int) -> None:

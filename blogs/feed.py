@@ -20,12 +20,14 @@ from django.db.models import Q
 
 from accounts.models import UserInfo
 from dianping import clock
+from dianping.guesses import Guesses
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.multikey import intersection
 from dianping.redis.scripts import lua
 from follows.models import Follow
 
+from . import likes
 from .models import Blog
 from .selectors import blog_documents
 
@@ -127,26 +129,49 @@ def _push_call(
     return [keys.following(follower), keys.feed_inbox(follower)], args
 
 
-def queue_first_reads(pipe: Any, *, user_id: int, max_time: int | None, offset: int) -> None:
+# (reader, max_time, offset) -> the blogs this process last served on that page, whose
+# is_liked states the next read of the page asks for on the token's round trip: a page
+# rarely changes between two reads of it, and a guess the inbox disproves only costs
+# the round trip it tried to save.
+_served: Guesses[list[int]] = Guesses(20_000)
+
+
+def queue_first_reads(pipe: Any, *, user_id: int, max_time: int | None, offset: int) -> list[int]:
     """The first page's reads, queued on a caller's pipeline (the token's round trip):
-    the inbox's items, and whether any author is pulled at all (almost never: then the
-    feed needs no intersection of sets). `feed_page` takes the replies."""
+    the inbox's items, whether any author is pulled at all (almost never: then the feed
+    needs no intersection of sets), and whether the reader likes the blogs last served
+    on this page. Returns those blogs' ids; `feed_page` takes them with the replies."""
     _queue_inbox(pipe, user_id, max_time, offset + FEED_PAGE_SIZE)
     pipe.scard(keys.feed_pull_authors())
+    guessed = _served.get((user_id, max_time, offset)) or []
+    for blog_id in guessed:
+        pipe.zscore(keys.blog_likes(blog_id), user_id)
+    return guessed
 
 
 def feed_page(
-    *, user_id: int, max_time: int | None, offset: int, first_reads: list[Any] | None = None
+    *,
+    user_id: int,
+    max_time: int | None,
+    offset: int,
+    first_reads: list[Any] | None = None,
+    guessed: list[int] | None = None,
 ) -> dict[str, Any]:
     """One page of the feed, newest first, at or below `max_time` (ms), skipping the
     first `offset` items scored exactly `max_time` (shown on the previous page): the
     inbox merged with the blogs of followed authors who are pulled; the blogs as their
-    cached documents (likes to be overlaid live, likes.overlay).
+    cached documents with live likes (counts, and whether the reader likes each).
+    `first_reads` and `guessed` are `queue_first_reads`' replies and return.
 
     Items whose blog was deleted are skipped; when a whole page of them is skipped the
     read goes on, so an empty page always means the feed is exhausted.
     """
-    inbox, any_pulled = first_reads if first_reads else (None, True)
+    page_key = (user_id, max_time, offset)
+    inbox, any_pulled, *likes_replies = first_reads if first_reads else (None, True)
+    known_likes = {
+        blog_id: reply is not None
+        for blog_id, reply in zip(guessed or [], likes_replies, strict=True)
+    }
     pulled_authors = []
     if any_pulled:
         followed_pulled = intersection([keys.following(user_id), keys.feed_pull_authors()])
@@ -175,6 +200,8 @@ def feed_page(
         # is scrolling by) and age out as it is trimmed; the documents leave them out.
         results = blog_documents([blog_id for _, blog_id in rows])
         if results:
+            likes.overlay(results, user_id, known_likes)
+            _served.remember(page_key, [doc["id"] for doc in results])
             return {"results": results, "min_time": min_time, "offset": next_offset}
         max_time, offset = min_time, next_offset
 

@@ -8,7 +8,7 @@ is repaired by the next one, and `liked` never drifts from the set.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from accounts.models import User
@@ -55,12 +55,20 @@ def likes_forget(blog_id: int) -> None:
     like_count_cache().evict(blog_id)
 
 
-def overlay(documents: Sequence[dict[str, Any]], viewer_id: int | None) -> None:
-    """Set each blog document's `liked` (its live count) and `is_liked` (for the viewer),
-    read in one pipelined round trip: cached documents carry stale counts."""
-    states = like_states([doc["id"] for doc in documents], viewer_id, counts=True)
+def overlay(
+    documents: Sequence[dict[str, Any]],
+    viewer_id: int | None,
+    known: Mapping[int, bool] | None = None,
+) -> None:
+    """Set each blog document's `liked` (its live count) and `is_liked` (for the viewer):
+    cached documents carry stale counts. `known` holds is_liked states the caller read
+    live already (on an earlier round trip); the rest are read in one."""
+    known = known or {}
+    ids = [doc["id"] for doc in documents]
+    liked = {**known, **like_states([i for i in ids if i not in known], viewer_id)}
+    counts = like_counts(ids)
     for doc in documents:
-        doc["liked"], doc["is_liked"] = states[doc["id"]]
+        doc["liked"], doc["is_liked"] = counts[doc["id"]], liked[doc["id"]]
 
 
 def like_states(

@@ -200,18 +200,24 @@ def _user_blogs(request: HttpRequest, user_id: int | None) -> HttpResponse:
 def _feed(request: HttpRequest) -> HttpResponse:
     query = query_params(request, FeedQuerySerializer)
     max_time, offset = query.get("max_time"), query["offset"]
+    guessed: list[int] = []
 
     def first_reads(pipe: Any, viewer_id: int | None) -> None:
         if viewer_id is not None:
-            feed.queue_first_reads(pipe, user_id=viewer_id, max_time=max_time, offset=offset)
+            guessed[:] = feed.queue_first_reads(
+                pipe, user_id=viewer_id, max_time=max_time, offset=offset
+            )
 
     viewer, replies = tokens.touch_with(request, first_reads)
     if viewer is None:
         raise NotAuthenticated()
     page = feed.feed_page(
-        user_id=viewer["id"], max_time=max_time, offset=offset, first_reads=replies
+        user_id=viewer["id"],
+        max_time=max_time,
+        offset=offset,
+        first_reads=replies,
+        guessed=guessed,
     )
-    likes.overlay(page["results"], viewer["id"])
     return json_response(page)
 
 

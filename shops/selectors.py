@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,8 @@ from .caches import SHOP_TYPES_IDENT, shop_cache, shop_type_cache
 from .errors import ShopNotFound
 from .models import Shop, ShopStaff, ShopType
 from .serializers import ShopSerializer, ShopTypeSerializer
+
+Hit = tuple[float, int]  # a shop found near a point: (metres, shop id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,18 +80,35 @@ def queue_nearby(pipe: Any, *, type_ids: list[int], x: float, y: float) -> None:
     round trip may refresh the caller's token too); `nearby_hits` reads the replies."""
     radius = settings.SHOP_NEARBY_RADIUS_M
     for type_id in type_ids:
-        # As sent, not through redis-py's reply parsing: a centre of town has hundreds of
-        # shops within 5 km, and parsing each pair in Python cost more than the search.
         pipe.execute_command(
             "GEOSEARCH", keys.geo_shops(type_id), "FROMLONLAT", x, y, "BYRADIUS", radius, "m",
-            "WITHDIST",
+            "WITHDIST", "ASC",
         )  # fmt: skip
 
 
-def nearby_hits(replies: list[Any]) -> list[tuple[float, int]]:
-    """Every shop within the radius as (metres, shop id), nearest first, ties by id: pages
-    cut from the list never repeat or skip a shop."""
-    return sorted((float(dist), int(member)) for hits in replies for member, dist in hits)
+def nearby_hits(replies: list[Any], *, first: int | None = None) -> tuple[int, list[Hit]]:
+    """How many shops the GEOSEARCH replies found, and the first `first` of them (all, by
+    default) as (metres, shop id), nearest first, ties by id: pages cut from the list
+    never repeat or skip a shop.
+
+    The replies are as Redis sent them (redis-py's parsing of each pair cost more than the
+    search): a centre of town has hundreds of shops within 5 km, and a page shows five.
+    One reply comes sorted by distance (ASC), so only its first `first` pairs and their
+    ties are parsed; several are merged whole.
+    """
+    total = sum(len(hits) for hits in replies)
+    if first is not None and first < 1:
+        return total, []
+    if first is None or first >= total or len(replies) != 1:
+        hits = sorted((float(dist), int(member)) for hits in replies for member, dist in hits)
+        return total, hits[:first]
+    (hits,) = replies
+    # Redis orders by the exact distance, the reply shows it rounded: the pairs ranked
+    # first by (rounded metres, id) are those up to the last one tied with pair `first`.
+    end, boundary = first, hits[first - 1][1]
+    while end < total and hits[end][1] == boundary:
+        end += 1
+    return total, sorted((float(dist), int(member)) for member, dist in hits[:end])[:first]
 
 
 def nearby_type_ids(type_id: int | None) -> list[int]:
@@ -98,26 +118,34 @@ def nearby_type_ids(type_id: int | None) -> list[int]:
     return [shop_type["id"] for shop_type in orjson.loads(shop_types_json())]
 
 
-def shops_named(hits: list[tuple[float, int]], *, name: str) -> list[tuple[float, int]]:
+def shops_named(hits: list[Hit], *, name: str) -> list[Hit]:
     """The hits whose shop's name contains `name` (one query over the hits' ids)."""
     ids = [shop_id for _, shop_id in hits]
     named = set(Shop.objects.filter(pk__in=ids, name__icontains=name).values_list("id", flat=True))
     return [hit for hit in hits if hit[1] in named]
 
 
-def shops_near_shop(*, shop: dict[str, Any], radius_m: int) -> list[tuple[float, int]]:
-    """The other shops of `shop`'s type (its cached document) within `radius_m` of it, as
-    (metres, shop id), nearest first (ties by id): one GEOSEARCH FROMMEMBER in the type's
-    GEO set. A shop missing from the set (its index not rebuilt yet) is searched from its
-    coordinates."""
+def shops_near_shop(*, shop: dict[str, Any], radius_m: int, first: int) -> tuple[int, list[Hit]]:
+    """How many other shops of `shop`'s type (its cached document) are within `radius_m`
+    of it, and the first `first` of them as `nearby_hits` gives them: one GEOSEARCH
+    FROMMEMBER in the type's GEO set. A shop missing from the set (its index not rebuilt
+    yet) is searched from its coordinates."""
     geo = keys.geo_shops(shop["type_id"])
-    where = ("BYRADIUS", radius_m, "m", "WITHDIST")
+    where = ("BYRADIUS", radius_m, "m", "WITHDIST", "ASC")
     client = get_redis()
     try:
         hits = client.execute_command("GEOSEARCH", geo, "FROMMEMBER", shop["id"], *where)
     except redis.ResponseError:  # not a member of the set
         hits = client.execute_command("GEOSEARCH", geo, "FROMLONLAT", shop["x"], shop["y"], *where)
-    return [hit for hit in nearby_hits([hits]) if hit[1] != shop["id"]]
+    # The shop itself, if found, is among the first pairs: those at distance 0.
+    me = str(shop["id"]).encode()
+    found_itself = any(member == me for member, _ in itertools.takewhile(_at_zero, hits))
+    total, nearest = nearby_hits([hits], first=first + found_itself)
+    return total - found_itself, [hit for hit in nearest if hit[1] != shop["id"]][:first]
+
+
+def _at_zero(pair: list[bytes]) -> bool:
+    return float(pair[1]) == 0
 
 
 def shop_documents(shop_ids: list[int]) -> dict[int, dict[str, Any]]:

@@ -165,11 +165,14 @@ def _shop_list(request: HttpRequest) -> HttpResponse:
             selectors.queue_nearby(pipe, type_ids=type_ids, x=params["x"], y=params["y"])
 
         _, replies = tokens.touch_with(request, search)
-        hits = selectors.nearby_hits(replies)
+        end = paginator.offset + paginator.size
         if params.get("name"):
+            _, hits = selectors.nearby_hits(replies)
             hits = selectors.shops_named(hits, name=params["name"])
-        paginator.count = len(hits)
-        page = hits[paginator.offset : paginator.offset + paginator.size]
+            paginator.count = len(hits)
+        else:
+            paginator.count, hits = selectors.nearby_hits(replies, first=end)
+        page = hits[paginator.offset : end]
         return json_response(paginator.page_body(selectors.with_distances(page, type_id=type_id)))
     tokens.touch_with(request)
     shops = selectors.shop_list(type_id=type_id, name=params.get("name"))
@@ -189,9 +192,9 @@ def _shop_nearby(request: HttpRequest, shop_id: int) -> HttpResponse:
     if view.raw is None:
         raise ShopNotFound()
     shop = orjson.loads(view.raw)
-    hits = selectors.shops_near_shop(shop=shop, radius_m=radius)
-    paginator.count = len(hits)
-    page = hits[paginator.offset : paginator.offset + paginator.size]
+    end = paginator.offset + paginator.size
+    paginator.count, hits = selectors.shops_near_shop(shop=shop, radius_m=radius, first=end)
+    page = hits[paginator.offset : end]
     return json_response(
         paginator.page_body(selectors.with_distances(page, type_id=shop["type_id"]))
     )

@@ -15,6 +15,9 @@ from rest_framework.request import Request
 # third of a shop list's CPU). Validation state lives on the instance, hence per thread.
 _reused = threading.local()
 _STATE = ("_validated_data", "_errors", "_data")
+# What an empty query validates to, per class: every query field's default is a constant,
+# and most reads of a list come without a query.
+_empty_query_values: dict[type[serializers.Serializer], dict[str, Any]] = {}
 
 
 def query_params(
@@ -22,6 +25,8 @@ def query_params(
 ) -> Any:
     """The request's query parameters as `serializer_class` validates them (400 if not);
     a DRF request's or a fast path's plain one."""
+    if not request.GET and serializer_class in _empty_query_values:
+        return dict(_empty_query_values[serializer_class])
     serializers_ = _reused.__dict__.setdefault("serializers", {})
     query = serializers_.get(serializer_class)
     if query is None:
@@ -31,4 +36,6 @@ def query_params(
         for name in _STATE:
             query.__dict__.pop(name, None)
     query.is_valid(raise_exception=True)
+    if not request.GET:
+        _empty_query_values[serializer_class] = dict(query.validated_data)
     return query.validated_data

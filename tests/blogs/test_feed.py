@@ -272,6 +272,36 @@ def test_the_sweep_runs_every_minute_on_beat_and_drops_stale_runs(settings) -> N
 
 
 @pytest.mark.django_db(transaction=True)  # follows sync Redis after commit
+def test_is_liked_is_live_when_the_page_is_read_again(user, other_user) -> None:
+    """A page read again asks for its last blogs' like states on the token's round trip
+    (feed._served): a like or unlike in between, a blog new on the page, and another
+    reader of the same page must each still read true."""
+    author = UserFactory()
+    for reader in (user, other_user):
+        follows.follow(user_id=reader.id, target_id=author.id)
+    writer, reader = client_for(author), client_for(user)
+    first, second = _publish(writer, "first"), _publish(writer, "second")
+
+    def liked() -> dict[int, bool]:
+        return {b["id"]: b["is_liked"] for b in reader.get("/api/feed").json()["results"]}
+
+    assert liked() == {second: False, first: False}
+    assert reader.post(f"/api/blogs/{first}/like").status_code == 200
+    assert liked() == {second: False, first: True}
+    third = _publish(writer, "third")
+    assert reader.post(f"/api/blogs/{third}/like").status_code == 200
+    assert liked() == {third: True, second: False, first: True}
+    assert reader.delete(f"/api/blogs/{first}/like").status_code == 200
+    assert liked() == {third: True, second: False, first: False}
+    others = client_for(other_user).get("/api/feed").json()["results"]
+    assert [(b["id"], b["is_liked"], b["liked"]) for b in others] == [
+        (third, False, 1),
+        (second, False, 0),
+        (first, False, 0),
+    ]
+
+
+@pytest.mark.django_db(transaction=True)  # follows sync Redis after commit
 def test_feed_needs_login_and_whole_numbers(api, user_api) -> None:
     assert api.get("/api/feed").status_code == 401
     assert user_api.get("/api/feed", {"max_time": "-1"}).status_code == 400

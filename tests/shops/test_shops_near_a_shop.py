@@ -8,7 +8,7 @@ import random
 import pytest
 
 from dianping.redis import keys
-from shops import services
+from shops import selectors, services
 from tests.factories import ShopFactory, ShopTypeFactory
 from tests.helpers import all_pages
 from tests.shops.test_shop_list import CENTRE, haversine
@@ -79,3 +79,33 @@ def test_a_bad_radius_is_400(api, query) -> None:
 @pytest.mark.django_db
 def test_an_unknown_shop_is_404(api) -> None:
     assert api.get("/api/shops/987654321/nearby").status_code == 404
+
+
+@pytest.mark.django_db
+def test_any_first_few_hits_are_those_of_the_whole_sorted_list(redis_client) -> None:
+    """`nearby_hits` parses only the first pairs of Redis's ASC reply and their ties: for
+    every cut, the same shops in the same order (ties by id) as sorting every hit."""
+    food = ShopTypeFactory()
+    rng = random.Random(5)
+    spots = [(CENTRE[0] + rng.uniform(-0.01, 0.01), CENTRE[1]) for _ in range(6)]
+    centre = ShopFactory(type=food, x=CENTRE[0], y=CENTRE[1])
+    for _ in range(30):
+        ShopFactory(type=food, x=rng.choice(spots)[0], y=CENTRE[1])  # many ties per spot
+    for _ in range(3):
+        ShopFactory(type=food, x=CENTRE[0], y=CENTRE[1])  # ties with the shop itself, at 0 m
+    services.shop_geo_rebuild()
+    search = ("GEOSEARCH", keys.geo_shops(food.id), "FROMLONLAT", *CENTRE)
+    reply = redis_client.execute_command(*search, "BYRADIUS", 5000, "m", "WITHDIST", "ASC")
+    total, everything = selectors.nearby_hits([reply])
+    assert total == len(everything) == 34
+
+    # From the shop itself (its stored position, not the centre's exact one).
+    around = ("GEOSEARCH", keys.geo_shops(food.id), "FROMMEMBER", centre.id)
+    from_shop = redis_client.execute_command(*around, "BYRADIUS", 5000, "m", "WITHDIST", "ASC")
+    others = [hit for hit in selectors.nearby_hits([from_shop])[1] if hit[1] != centre.id]
+    document = {"id": centre.id, "type_id": food.id, "x": centre.x, "y": centre.y}
+
+    for first in range(1, total + 2):
+        assert selectors.nearby_hits([reply], first=first) == (total, everything[:first])
+        count, near = selectors.shops_near_shop(shop=document, radius_m=5000, first=first)
+        assert (count, near) == (total - 1, others[:first])
