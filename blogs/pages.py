@@ -73,7 +73,7 @@ def _read(user_id: int, page: int) -> tuple[bytes | None, bytes | None]:
         keys.user_blog_version(user_id),
         keys.user_blog_pages(user_id),
     ]
-    count, data = _READ(script_keys, [_ttl()])
+    count, data = _READ.run_direct(script_keys, [_ttl()])
     return count, data
 
 
