@@ -50,11 +50,10 @@ def server_env(**extra: str) -> dict[str, str]:
 
 def server_command(server: str, workers: int, port: int, threads: int) -> list[str]:
     app = "dianping.wsgi:application"
-    if server == "granian":
+    if server == "granian":  # the production command (scripts/web.sh), sized here
         return [
-            str(VENV_BIN / "granian"), "--interface", "wsgi", "--workers", str(workers),
-            "--blocking-threads", str(threads), "--host", "127.0.0.1", "--port", str(port),
-            "--log-level", "warning", "--no-ws", app,
+            "env", f"WEB_WORKERS={workers}", f"WEB_THREADS={threads}", "HOST=127.0.0.1",
+            f"PORT={port}", str(ROOT / "scripts" / "web.sh"), "--log-level", "warning",
         ]  # fmt: skip
     if server == "gunicorn":
         return [

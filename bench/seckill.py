@@ -73,7 +73,7 @@ print(json.dumps({{
     "bench_keys": [
         keys.seckill_stock(s, s), keys.seckill_buyers(s, s), keys.seckill_orders(s),
         keys.seckill_pending(s), keys.seckill_id_counter(s, "bench"),
-        keys.seckill_funnel(s, "bench"),
+        keys.seckill_funnel(s, "bench"), keys.seckill_live(s),
     ],
 }}))
 """
@@ -127,6 +127,33 @@ def redis_cli(*args: str) -> str:
     ).stdout.strip()
 
 
+class ReplicaRedis:
+    """A replica of the bench Redis (for SECKILL_DURABILITY=replica), in sync on entry."""
+
+    def __enter__(self) -> ReplicaRedis:
+        self.port = "6397"
+        master = os.environ.get("REDIS_PORT", "6390")
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", self.port, "--bind", "127.0.0.1", "--save", "",
+             "--dir", tempfile.mkdtemp(), "--appendonly", "no", "--replicaof", "127.0.0.1",
+             master],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while "master_link_status:up" not in self._info() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        return self
+
+    def _info(self) -> str:
+        return subprocess.run(
+            ["redis-cli", "-p", self.port, "info", "replication"], capture_output=True, text=True
+        ).stdout
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
 class DrainWorker:
     """A real Celery worker running one long drain task (as beat would keep one running)."""
 
@@ -177,15 +204,22 @@ def main() -> None:
     print(f"database: {env.get('DATABASE_URL', 'sqlite (default)')}")
     manage("migrate", "--noinput", "-v0", env=env)
     manage("seed_demo", "--force", env=env)
+    manage("reconcile_seckill", "--fix", env=env)  # the shards verified: no worker runs yet
     tokens = Path(tempfile.mkdtemp()) / "tokens.txt"
     manage("issue_tokens", "--count", str(args.tokens), "--out", str(tokens), env=env)
     # A fresh sale per round, so that every round's first attempts are buyers'.
     round_sales = [make_sale(env, stock=SALE_STOCK) for _ in range(args.rounds)]
+    # The same rounds in the other modes (SECKILL_DURABILITY): `none`, then `replica` on a
+    # server of its own, with a replica of the bench Redis confirming every order.
+    none_sales = [make_sale(env, stock=SALE_STOCK) for _ in range(args.rounds)]
+    replica_sales = [make_sale(env, stock=SALE_STOCK) for _ in range(args.rounds)]
     warm_sale = make_sale(env, stock=SALE_STOCK)  # the warm-up's, so no round starts cold
     lag_sale = make_sale(env, stock=SALE_STOCK)
     # The latency runs' sales: a fresh one per share, so every first attempt is a buyer's.
     paced_sales = {share: make_sale(env, stock=SALE_STOCK) for share in (50, 70)}
-    every_sale = [warm_sale, *round_sales, *paced_sales.values(), lag_sale]
+    every_sale = [
+        warm_sale, *round_sales, *none_sales, *replica_sales, *paced_sales.values(), lag_sale,
+    ]  # fmt: skip
     facts = project_facts(env, every_sale)
     stock_keys = facts["stock_keys"]
     lag_key = facts["lag_keys"][str(lag_sale)]
@@ -231,13 +265,17 @@ def main() -> None:
         run_wrk(server.url, duration="3s", connections=args.connections, script=ping)
         buy(warm_sale, duration="3s")
         redis_cli("config", "resetstat")
-        rounds = []
-        for voucher_id in round_sales:
+        rounds, none_rounds = [], []
+        for voucher_id, none_sale in zip(round_sales, none_sales, strict=True):
             rounds.append((ping_at("/api/ping"), ping_at("/api/ping/redis"), buy(voucher_id)))
+            redis_cli("config", "set", "appendfsync", "everysec")  # SECKILL_DURABILITY=none
+            none_rounds.append(buy(none_sale)[0])
+            redis_cli("config", "set", "appendfsync", "always")
         inside_redis = {command: usec_per_call(command) for command in ("evalsha", "ping")}
         base = median_result([bare for bare, _, _ in rounds])
         floor = median_result([floor for _, floor, _ in rounds])
         alone = median_result([sale for _, _, (sale, _) in rounds])
+        alone_none = median_result(none_rounds)
         accepted = sum(units for _, _, (_, units) in rounds)
         # Latency at a share of the sale's peak: the bare view and the sale offered the
         # same rate.
@@ -252,13 +290,34 @@ def main() -> None:
         alongside, _ = buy(lag_sale)
         wait_persisted(env, stock_keys, [lag_sale])
     worker.stop()
-    lags = lag_histogram(lag_key)
+    lags = lag_histogram(lag_key)  # before other sales of the shard are drained below
+    redis_cli("config", "set", "appendfsync", "everysec")  # replica mode needs no fsync
+    with (
+        ReplicaRedis() as _,
+        Server(
+            "granian",
+            args.workers,
+            args.port,
+            {**env, "SECKILL_DURABILITY": "replica"},
+            args.threads,
+        ) as server,
+    ):
+        buy(warm_sale, duration="3s")
+        replica_rounds = [(ping_at("/api/ping"), buy(v)[0]) for v in replica_sales]
+    replica_base = median_result([bare for bare, _ in replica_rounds])
+    alone_replica = median_result([sale for _, sale in replica_rounds])
+    redis_cli("config", "set", "appendfsync", "always")  # as make run's Redis runs
+    worker = DrainWorker(env)
+    wait_persisted(env, stock_keys, [*none_sales, *replica_sales])
+    worker.stop()
     books = [check_books(env, stock_keys[str(v)], v) for v in every_sale]
 
     # 2. The Redis ceiling: the same script, straight from redis-benchmark.
     sha = redis_cli("script", "load", facts["script"])
     bench_keys = facts["bench_keys"]
     redis_cli("set", bench_keys[0], "100000000")
+    run_id = re.search(r"run_id:(\w+)", redis_cli("info", "server")).group(1)
+    redis_cli("set", bench_keys[6], run_id)  # the shard's live marker (vouchers/heal.py)
     now = int(time.time())
     shard = voucher = str(BENCH_SHARD)  # the bench keys' voucher is numbered like its shard
     script_args = [
@@ -337,6 +396,14 @@ def main() -> None:
           f"{drained / drain_seconds:.0f} orders/s ({drained} in {drain_seconds:.1f} s) "
           "counting the worker's start-up |")  # fmt: skip
     print(f"| `redis-benchmark` EVALSHA seckill.lua, 50 clients | {evalsha_rps:.0f} req/s |")
+    for mode, result, bare in (
+        ("fsync (appendfsync always)", alone, base),
+        ("none (appendfsync everysec)", alone_none, base),
+        ("replica (WAIT 1 after each call, everysec)", alone_replica, replica_base),
+    ):
+        print(f"| sale alone, SECKILL_DURABILITY={mode} | {result.requests_per_second:.0f} req/s "
+              f"(**{result.requests_per_second / bare.requests_per_second:.2f}** x its run's "
+              f"bare view), p50 {result.p50_ms:.2f} ms, p99 {result.p99_ms:.2f} ms |")  # fmt: skip
     print("| sold + remaining = initial, every sale of the run | " + ", ".join(
         f"{v}: {sold} + {left}" for v, sold, left in books) + " |")  # fmt: skip
 

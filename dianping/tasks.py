@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from celery import shared_task
+from django.conf import settings
 
 from dianping.redis import keys
 from dianping.redis.client import get_redis
@@ -14,3 +16,13 @@ from dianping.redis.client import get_redis
 def heartbeat() -> None:
     """Beat schedules it, a worker runs it: a fresh timestamp proves both are alive."""
     get_redis().set(keys.heartbeat(), repr(time.time()), ex=24 * 60 * 60)
+
+
+def heartbeat_health() -> tuple[dict[str, Any], bool]:
+    """/api/health's view of beat and the workers: stalled when the heartbeat is older
+    than three of its intervals. A heartbeat never seen (a fresh install, or a day
+    without beat) is reported as null and not held against the web process."""
+    beat = get_redis().get(keys.heartbeat())
+    age = round(time.time() - float(beat), 1) if beat else None
+    stalled = age is not None and age > 3 * settings.HEARTBEAT_INTERVAL
+    return {"heartbeat_age_seconds": age, "worker": "stalled" if stalled else "ok"}, not stalled

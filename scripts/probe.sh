@@ -26,6 +26,7 @@ trap cleanup EXIT
 rm -rf "$dir" && mkdir -p "$dir/media"
 redis-cli -p "$redis_port" shutdown nosave >/dev/null 2>&1 || true  # a run killed earlier
 redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$dir" --save "" --daemonize yes \
+  --appendonly yes --appendfsync always \
   --logfile "$dir/redis.log" >/dev/null
 export DJANGO_SETTINGS_MODULE=dianping.settings.production
 export SECRET_KEY="probe-$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
@@ -59,12 +60,12 @@ fi
 "$py" manage.py seed_demo --force >/dev/null
 "$py" manage.py load_shop_geo >/dev/null 2>&1
 "$py" manage.py preload_stock >/dev/null
+"$py" manage.py reconcile_seckill --fix >/dev/null  # flash-sale shards verified (vouchers/heal.py)
 user_token=$("$py" manage.py issue_tokens --count 1)
 staff_token=$("$py" manage.py issue_tokens --count 1 --staff)
 
 echo "==> granian (production settings) on 127.0.0.1:$web_port"
-setsid "$root/.venv/bin/granian" --interface wsgi --workers 1 --blocking-threads 4 \
-  --host 127.0.0.1 --port "$web_port" --no-ws dianping.wsgi:application \
+WEB_WORKERS=1 WEB_THREADS=4 HOST=127.0.0.1 PORT="$web_port" setsid "$root/scripts/web.sh" \
   >>"$dir/server.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 150); do curl -fsS "http://127.0.0.1:$web_port/api/ping" >/dev/null 2>&1 && break; sleep 0.2; done

@@ -32,6 +32,7 @@ python3 -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet -r requirements.txt
 
 redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$dir" --save "" --daemonize yes \
+  --appendonly yes --appendfsync always \
   --logfile "$dir/redis.log" >/dev/null
 export DJANGO_SETTINGS_MODULE=dianping.settings.production
 export SECRET_KEY="smoke-$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
@@ -41,6 +42,7 @@ if [ -n "${SMOKE_CLUSTER:-}" ]; then
   echo "==> on the Redis Cluster"
   export REDIS_CLUSTER=true REDIS_URL="$(scripts/redis-cluster.sh start)"
   export CELERY_BROKER_URL="redis://127.0.0.1:$redis_port/0"
+  export SECKILL_DURABILITY=replica  # every master has a replica that confirms each order
 else
   export REDIS_URL="redis://127.0.0.1:$redis_port/0"
 fi
@@ -52,11 +54,12 @@ $py manage.py collectstatic --noinput -v0
 $py manage.py seed_demo --force >/dev/null
 $py manage.py load_shop_geo >/dev/null 2>&1
 $py manage.py preload_stock >/dev/null
+$py manage.py reconcile_seckill --fix >/dev/null  # flash-sale shards verified (vouchers/heal.py)
 
 echo "==> granian, a worker and beat"
 start() { setsid "$@" >>"$dir/processes.log" 2>&1 & pids+=($!); }
-start "$venv/bin/granian" --interface wsgi --workers 1 --blocking-threads 2 \
-  --host 127.0.0.1 --port "$web_port" --no-ws dianping.wsgi:application
+start env GRANIAN="$venv/bin/granian" WEB_WORKERS=1 WEB_THREADS=2 HOST=127.0.0.1 \
+  PORT="$web_port" scripts/web.sh
 start "$venv/bin/celery" -A dianping worker --loglevel WARNING --concurrency 2
 start "$venv/bin/celery" -A dianping beat --loglevel WARNING --schedule "$dir/beat-schedule"
 
@@ -111,5 +114,7 @@ echo "==> a sign-in, and UV for staff"
 [ "$(call -X POST "$api/sign" | json 'data["signed"]')" = True ] || fail "sign-in"
 token=$($py manage.py issue_tokens --count 1 --staff)
 [ "$(call "$api/stats/uv?days=7" | json 'data["pv"] >= 1')" = True ] || fail "UV/PV"
+durability=$(curl -fsS "$api/health" | json 'data["sale_durability"]') || fail "health is not 200"
+[ "$durability" = "${SECKILL_DURABILITY:-fsync}" ] || fail "sale durability: $durability"
 
 echo "==> ok: a production install serves the product end to end"

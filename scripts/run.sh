@@ -88,6 +88,7 @@ $PY manage.py seed_demo --force
 echo "==> preloading the GEO index, Bloom filter and flash-sale stock"
 $PY manage.py load_shop_geo
 $PY manage.py preload_stock
+$PY manage.py reconcile_seckill --fix >/dev/null  # flash-sale shards verified (vouchers/heal.py)
 
 # Each process leads its own process group (setsid), so stopping it also stops
 # its children (runserver's autoreloader, Celery's pool). Celery logs its routine at

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import shutil
+import signal
+import socket
+import subprocess
 import threading
 import time
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
+import redis
 from django.db import connection
 
 from dianping.redis import nearcache
@@ -16,6 +22,51 @@ from dianping.redis.client import get_redis
 from dianping.redis.cluster import is_cluster
 
 T = TypeVar("T")
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class PrivateRedis:
+    """A redis-server of a test's own, with an AOF written on every write, that can be
+    killed (SIGKILL) and started again from it; `args` are more server options."""
+
+    def __init__(self, directory: Path, *args: str) -> None:
+        self.port, self.directory, self.args = free_port(), directory, args
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [shutil.which("redis-server") or "redis-server", "--bind", "127.0.0.1",
+             "--port", str(self.port), "--dir", str(self.directory), "--appendonly", "yes",
+             "--appendfsync", "always", "--save", "", *self.args],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        wait_until(lambda: _answers(self.client()), timeout=30)
+
+    def client(self) -> redis.Redis:
+        return redis.Redis(port=self.port)
+
+    def wait_replicating(self) -> None:
+        """For a replica: until its link to the master is up (the first sync done)."""
+        wait_until(lambda: self.client().info("replication").get("master_link_status") == "up", 30)
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=30)
+
+
+def _answers(client: redis.Redis) -> bool:
+    try:
+        return bool(client.ping())
+    except redis.ConnectionError:
+        return False
 
 
 def run_concurrently(fn: Callable[[int], T], workers: int) -> list[T]:

@@ -7,6 +7,7 @@ import os
 import secrets
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from rest_framework.test import APIRequestFactory
 
 from accounts.models import User
 from dianping.api.pagination import PageNumberPagination
+from dianping.redis import keys
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -104,6 +106,32 @@ def test_health_reports_database_and_redis(api) -> None:
     assert response.status_code == 200
     assert response.json()["database"] == "ok"
     assert response.json()["redis"] == "ok"
+
+
+@pytest.mark.django_db
+def test_health_is_503_while_the_drain_or_the_workers_stall(api, redis_client, settings) -> None:
+    """An order accepted two minutes ago and still in its stream means no drain runs (a
+    dead worker, or one that lost its broker): 503, as is a heartbeat three intervals old."""
+    now = time.time()
+    stream = keys.seckill_orders(settings.SECKILL_SHARDS - 1)
+    redis_client.xadd(stream, {"voucher": 1}, id=f"{int((now - 30) * 1000)}-0")
+    redis_client.set(keys.heartbeat(), repr(now - 2 * settings.HEARTBEAT_INTERVAL))
+    body = api.get("/api/health").json()
+    assert (body["drain"], body["worker"]) == ("ok", "ok")
+    assert 29 < body["drain_lag_seconds"] < 60
+
+    redis_client.delete(stream)
+    for age in (120, 30):
+        redis_client.xadd(stream, {"voucher": 1}, id=f"{int((now - age) * 1000)}-0")
+    response = api.get("/api/health")
+    assert response.status_code == 503
+    assert response.json()["drain"] == "stalled"  # the oldest entry counts
+
+    redis_client.delete(stream)
+    redis_client.set(keys.heartbeat(), repr(now - 4 * settings.HEARTBEAT_INTERVAL))
+    response = api.get("/api/health")
+    assert response.status_code == 503
+    assert (response.json()["drain"], response.json()["worker"]) == ("ok", "stalled")
 
 
 def test_benchmark_reference_views_answer(client) -> None:

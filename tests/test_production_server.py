@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import socket
+import signal
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -23,22 +22,14 @@ from django.conf import settings
 
 from accounts import tokens
 from tests.factories import ShopFactory, UserFactory
+from tests.helpers import free_port, wait_until
 from tests.workers import ROOT, current_database_url
 
 pytestmark = pytest.mark.slow
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    with django_db_blocker.unblock():
-        database_url = current_database_url()
-    env = {
+def _production_env(database_url: str, media_root: Path) -> dict[str, str]:
+    return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "dianping.settings.production",
         "SECRET_KEY": secrets.token_urlsafe(50),
@@ -46,36 +37,96 @@ def server(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[str
         "SECURE_SSL_REDIRECT": "false",
         "DATABASE_URL": database_url,
         "REDIS_URL": settings.REDIS_URL,
-        "MEDIA_ROOT": str(tmp_path_factory.mktemp("media")),
+        "MEDIA_ROOT": str(media_root),
         "LOG_LEVEL": "ERROR",
         # Low enough for a test to reach; a test's own users never share a budget.
         "THROTTLE_UPLOAD_USER": "1/hour",
     }
+
+
+def _start_web(
+    env: dict[str, str], workers: int, log: Path | None = None
+) -> tuple[subprocess.Popen, str]:
+    """The documented production command (scripts/web.sh), once it answers; its output
+    goes to `log`, if given."""
+    port = free_port()
+    output = log.open("ab") if log else subprocess.DEVNULL
+    process = subprocess.Popen(
+        [str(ROOT / "scripts" / "web.sh")],
+        cwd=ROOT, start_new_session=True, stdout=output, stderr=subprocess.STDOUT,
+        env={**env, "WEB_WORKERS": str(workers), "WEB_THREADS": "2", "HOST": "127.0.0.1",
+             "PORT": str(port), "GRANIAN": str(Path(sys.executable).parent / "granian")},
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    wait_until(lambda: _answers(f"{url}/api/ping"), timeout=30, interval=0.1)
+    return process, url
+
+
+def _answers(url: str) -> bool:
+    try:
+        return urllib.request.urlopen(url, timeout=1).status == 200
+    except OSError:
+        return False
+
+
+def _stop(process: subprocess.Popen) -> None:
+    os.killpg(process.pid, signal.SIGTERM)
+    process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def production_env(django_db_setup, django_db_blocker, tmp_path_factory) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    with django_db_blocker.unblock():
+        database_url = current_database_url()
+    env = _production_env(database_url, tmp_path_factory.mktemp("media"))
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
         cwd=ROOT, env=env, check=True, timeout=120,
     )  # fmt: skip
-    port = _free_port()
-    process = subprocess.Popen(
-        [str(Path(sys.executable).parent / "granian"), "--interface", "wsgi", "--workers", "1",
-         "--blocking-threads", "2", "--host", "127.0.0.1", "--port", str(port), "--no-ws",
-         "dianping.wsgi:application"],
-        cwd=ROOT, env=env, start_new_session=True,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(f"{url}/api/ping", timeout=1).read()
-            break
-        except OSError:
-            time.sleep(0.1)
+    return env
+
+
+@pytest.fixture(scope="module")
+def server(production_env) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    process, url = _start_web(production_env, workers=1)
     try:
         yield url
     finally:
-        os.killpg(process.pid, 15)
-        process.wait(timeout=30)
+        _stop(process)
+
+
+def test_a_web_worker_that_dies_is_started_again(production_env, tmp_path) -> None:
+    """Issue 23: without --respawn-failed-workers, one worker killed ended the server."""
+    log = tmp_path / "granian.log"
+    process, url = _start_web(production_env, workers=2, log=log)
+    try:
+        workers = wait_until(lambda: len(_children(process.pid)) == 2 and _children(process.pid))
+        os.kill(workers[0], signal.SIGKILL)
+
+        def replaced() -> bool:
+            now = _children(process.pid)
+            return len(now) == 2 and workers[0] not in now
+
+        wait_until(replaced, timeout=30, interval=0.1)
+        # Until the new worker has started, granian would not stop on SIGTERM (2.8.7).
+        wait_until(lambda: log.read_text().count("Started worker") == 3, timeout=30)
+        assert process.poll() is None
+        assert all(_answers(f"{url}/api/ping") for _ in range(20))
+    finally:
+        _stop(process)
+
+
+def _children(pid: int) -> list[int]:
+    """The worker processes granian's main process `pid` runs (from /proc)."""
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended meanwhile
+            continue
+        if int(fields[1]) == pid:  # the field after the state is the parent's pid
+            children.append(int(stat.parent.name))
+    return sorted(children)
 
 
 def _call(url: str, method: str = "GET", body: bytes | None = None, **headers: str):  # type: ignore[no-untyped-def]

@@ -19,6 +19,7 @@ still race it; run again if one was in flight.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 import redis
@@ -27,7 +28,17 @@ from dianping.redis import keys
 from dianping.redis.client import get_redis
 
 from .models import Voucher, VoucherOrder
-from .shard import buyers_key, pending_field, pending_owner, shard_lock, shard_of, stock_key
+from .shard import (
+    buyers_key,
+    pending_field,
+    pending_order_id,
+    pending_owner,
+    shard_lock,
+    shard_of,
+    stock_key,
+)
+
+_IN_LIST_MAX = 5000  # ids per query: SQLite caps a statement's parameters
 
 
 @dataclass
@@ -54,6 +65,14 @@ def _measure(voucher: Voucher, client: redis.Redis) -> Drift:
         user_id, voucher_id = pending_owner(owner)
         if voucher_id == voucher.id:
             pending[user_id] = order.decode()
+    # An order the drain committed but has not acked yet (it was stopped in between) is
+    # in both the database and the pending hash: it counts once, as persisted.
+    order_ids = [pending_order_id(order) for order in pending.values()]
+    persisted: set[int] = set()
+    for start in range(0, len(order_ids), _IN_LIST_MAX):
+        chunk = order_ids[start : start + _IN_LIST_MAX]
+        persisted |= set(VoucherOrder.objects.filter(pk__in=chunk).values_list("id", flat=True))
+    pending = {u: o for u, o in pending.items() if pending_order_id(o) not in persisted}
     stock_now = Voucher.objects.values_list("stock", flat=True).get(pk=voucher.id)
     live = VoucherOrder.objects.filter(voucher=voucher, live_slot__isnull=False).values_list(
         "user_id", "id"
@@ -80,11 +99,16 @@ def seckill_drift(*, voucher_id: int | None = None) -> list[Drift]:
     return [_measure(voucher, client) for voucher in vouchers]
 
 
-def seckill_repair(voucher_id: int) -> Drift:
-    """Make Redis match the database and the still-pending orders; returns what was fixed."""
+def seckill_repair(voucher_id: int, *, locked: bool = False) -> Drift:
+    """Make Redis match the database and the still-pending orders; returns what was fixed.
+    Takes the shard's drain lock unless the caller holds it (`locked`: the drain heals)."""
     voucher = Voucher.objects.get(pk=voucher_id)
     watched = [stock_key(voucher_id), buyers_key(voucher_id)]
-    lock = shard_lock(shard_of(voucher_id), ttl=30, watchdog=True, wait=60)
+    lock = (
+        contextlib.nullcontext()
+        if locked
+        else shard_lock(shard_of(voucher_id), ttl=30, watchdog=True, wait=60)
+    )
     with lock, get_redis().pipeline(transaction=True) as pipe:
         while True:
             try:

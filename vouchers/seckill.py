@@ -25,13 +25,14 @@ from dianping.redis import ids, keys
 from dianping.redis.cache import CacheClient
 from dianping.redis.scripts import FUNNEL_LIB, lua
 
-from . import shard, stock
+from . import durability, shard, stock
 from .errors import Code
 from .models import Voucher
+from .shard import LIVE_LIB
 
-_SECKILL = lua(__file__, "seckill.lua", prelude=(FUNNEL_LIB,))
+_SECKILL = lua(__file__, "seckill.lua", prelude=(FUNNEL_LIB, LIVE_LIB))
 _OK, _NOT_STARTED, _ENDED, _NOT_LOADED, _DUPLICATE, _SOLD_OUT = 0, -1, -2, -3, -4, -5
-_THROTTLED, _UNKNOWN_TOKEN = -7, -8
+_THROTTLED, _UNKNOWN_TOKEN, _UNVERIFIED = -7, -8, -9
 
 # voucher id -> monotonic time until which it is known to be sold out (this process only;
 # the short TTL is what lets a unit given back by a cancellation be sold again)
@@ -145,6 +146,10 @@ def _decide(verdict: list[int], voucher_id: int, window: SaleWindow) -> int:
         raise Conflict(gettext("The sale has not started yet."), code=Code.NOT_STARTED)
     if code == _ENDED:
         raise Conflict(gettext("The sale has ended."), code=Code.ENDED)
+    if code == _UNVERIFIED:
+        raise ServiceUnavailable(
+            gettext("The sale is being checked after a restart; try again in a moment.")
+        )
     raise ServiceUnavailable(gettext("The sale is not ready; try again shortly."))
 
 
@@ -164,6 +169,7 @@ def _run(
         *sale_keys,
         keys.seckill_id_counter(shard_no, ids.day_of(now)),
         keys.seckill_funnel_prefix(shard_no) if token else keys.seckill_funnel(shard_no, user_id),
+        keys.seckill_live(shard_no),
     ]
     if token:
         script_keys.append(keys.login_token(token))
@@ -173,7 +179,18 @@ def _run(
         settings.SECKILL_FUNNEL_CAPACITY, repr(settings.SECKILL_FUNNEL_PER_SECOND / 1000), now_ms,
         "1" if charge_funnel else "0", settings.AUTH_TOKEN_TTL,
     ]  # fmt: skip
-    return [int(part) for part in _SECKILL.run_direct(script_keys, args)]
+    if durability.mode() != durability.REPLICA:
+        return [int(part) for part in _SECKILL.run_direct(script_keys, args)]
+    reply, replicas = _SECKILL.run_then_wait(
+        script_keys, args, replicas=1, timeout_ms=settings.SECKILL_REPLICA_WAIT_MS
+    )
+    verdict = [int(part) for part in reply]
+    if verdict[0] == _OK and replicas < 1:
+        # Accepted, but only on a master that may yet die: never a 200 we cannot keep.
+        raise ServiceUnavailable(
+            gettext("Your order could not be confirmed yet: check my vouchers before trying again.")
+        )
+    return verdict
 
 
 @functools.lru_cache(maxsize=4096)

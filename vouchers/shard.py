@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import redis
@@ -22,6 +23,8 @@ from dianping.redis.client import get_redis
 from dianping.redis.lock import RedisLock
 
 GROUP = "drain"  # the one consumer group of every order stream
+# Defines shard_live(key): whether this Redis process verified the shard (heal.py).
+LIVE_LIB = Path(__file__).parent / "lua" / "live_lib.lua"
 
 
 def shard_of(voucher_id: int) -> int:
@@ -65,6 +68,12 @@ def pending_field(order_id: int) -> str:
     """The order's field in its shard's pending hash, and its value in the buyers hash:
     "<seconds>:<low>" (see seckill.lua)."""
     return "{}:{}".format(*ids.parts(order_id))
+
+
+def pending_order_id(field: str) -> int:
+    """The order id of a pending hash field (the inverse of `pending_field`)."""
+    since_epoch, counter = (int(part) for part in field.split(":"))
+    return ids.joined(since_epoch, counter)
 
 
 def pending_owner(value: bytes) -> tuple[int, int]:

@@ -10,7 +10,7 @@ from celery.signals import worker_ready
 from django.conf import settings
 from django.db import close_old_connections
 
-from . import drain, order_services, services
+from . import drain, heal, order_services, services
 from .shard import ensure_groups, shard_lock
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,8 @@ def preheat() -> int:
 
 @shared_task(ignore_result=True)
 def drain_seckill_orders() -> int:
-    """Drain every shard this task can lock, round-robin, for SECKILL_DRAIN_LOOP_SECONDS.
+    """Drain every shard this task can lock, round-robin, for SECKILL_DRAIN_LOOP_SECONDS,
+    healing first any whose Redis lost its state (heal.py).
 
     Beat starts one every 10 s; a shard another task still drains is skipped. The first
     pass recovers what an earlier drainer left unacked, and so does the pass after a
@@ -56,6 +57,9 @@ def drain_seckill_orders() -> int:
                 log.warning("seckill drain: a shard lock was lost; stopping this run")
                 break
             try:
+                # A shard whose Redis lost its state is healed first (its sale waits).
+                for shard in heal.unverified([shard for shard, _ in locks]):
+                    heal.shard_heal(shard)
                 per_shard = [drain.drain_shard(shard, recover=recover) for shard, _ in locks]
             except drain.NOT_THEIR_FAULT:
                 log.exception("seckill drain: database unavailable; nothing acked, retrying")

@@ -17,6 +17,7 @@ from typing import Any
 import hiredis
 from redis.connection import AbstractConnection
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
 
 from .client import get_redis
 
@@ -31,6 +32,22 @@ def execute(*command: str | bytes | int | float) -> Any:
     _drop_if_stale(connection)
     connection.send_packed_command([hiredis.pack_command(command)])
     return connection.read_response()
+
+
+def execute_together(*commands: tuple[Any, ...]) -> list[Any]:
+    """Run `commands` in one write on this thread's connection (one round trip, and all
+    of them surely on the same connection: what `WAIT` after a write needs); their
+    replies in order, an error reply as the exception object (not raised)."""
+    connection = _connection()
+    _drop_if_stale(connection)
+    connection.send_packed_command([hiredis.pack_command(command) for command in commands])
+    replies = []
+    for _ in commands:
+        try:
+            replies.append(connection.read_response())
+        except ResponseError as exc:
+            replies.append(exc)
+    return replies
 
 
 def _drop_if_stale(connection: AbstractConnection) -> None:

@@ -48,6 +48,11 @@ def parts(identifier: int) -> tuple[int, int]:
     return identifier >> COUNTER_BITS, identifier & ((1 << COUNTER_BITS) - 1)
 
 
+def joined(since_epoch: int, counter: int) -> int:
+    """The id whose `parts` are these (their inverse)."""
+    return since_epoch << COUNTER_BITS | counter
+
+
 def timestamp_of(identifier: int) -> int:
     """The Unix timestamp (seconds) an id was made at."""
     return (identifier >> COUNTER_BITS) + ID_EPOCH

@@ -179,6 +179,12 @@ def seckill_lag(shard: int) -> str:
     return f"seckill:{{s{shard}}}:lag"
 
 
+def seckill_live(shard: int) -> str:
+    """The run id of the Redis process that verified the shard against the database: a
+    restart, a failover or a restored backup makes it stale (vouchers/heal.py)."""
+    return f"seckill:{{s{shard}}}:live"
+
+
 def seckill_funnel(shard: int, user_id: int) -> str:
     """A user's flash-sale funnel, in the shard's slot so the seckill script can check it."""
     return f"{seckill_funnel_prefix(shard)}{user_id}"

@@ -65,6 +65,31 @@ class LuaScript:
             get_redis().script_load(self.source)
             return direct.execute("EVALSHA", sha, len(keys), *keys, *args)
 
+    def run_then_wait(
+        self, keys: Sequence[str], args: Sequence[Any], replicas: int, timeout_ms: int
+    ) -> tuple[Any, int]:
+        """`run_direct`, followed on the same connection by `WAIT replicas timeout_ms`, in
+        one round trip: (the script's reply, how many replicas have its writes). On a
+        Cluster, in a pipeline to the node of the script's first key."""
+        sha = self._bound().sha
+        call = ("EVALSHA", sha, len(keys), *keys, *args)
+        wait = ("WAIT", replicas, timeout_ms)
+        for _ in range(2):
+            if settings.REDIS_CLUSTER:
+                node = get_redis().get_node_from_key(keys[0]).redis_connection
+                pipe = node.pipeline(transaction=False)
+                pipe.execute_command(*call)
+                pipe.execute_command(*wait)
+                reply, confirmed = pipe.execute(raise_on_error=False)
+            else:
+                reply, confirmed = direct.execute_together(call, wait)
+            if not isinstance(reply, NoScriptError):
+                break
+            get_redis().script_load(self.source)  # a restarted or flushed Redis
+        if isinstance(reply, Exception):
+            raise reply
+        return reply, int(confirmed)
+
     def run_many(self, calls: Sequence[tuple[Sequence[str], Sequence[Any]]]) -> list[Any]:
         """Run the script once per (keys, args), each call's reply or error in order
         (errors are returned, not raised: one bad call must not hide the others). One

@@ -269,12 +269,21 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60 * 60}
+# kombu's Redis transport, made to survive a restart of the broker (see dianping/broker.py).
+CELERY_BROKER_TRANSPORT = "dianping.broker:Transport"
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 HEARTBEAT_INTERVAL = env.float("HEARTBEAT_INTERVAL", default=30.0)
 CELERY_BEAT_SCHEDULE = {
     "heartbeat": {"task": "dianping.tasks.heartbeat", "schedule": HEARTBEAT_INTERVAL},
 }
+# What /api/health checks besides the database and Redis: functions returning (fields to
+# report, healthy?), each app's own.
+HEALTH_CHECKS = [
+    "dianping.tasks.heartbeat_health",
+    "vouchers.drain.drain_health",
+    "vouchers.durability.durability_health",
+]
 
 # --- Logging ------------------------------------------------------------------------
 LOGGING = {
@@ -341,6 +350,15 @@ SECKILL_DRAIN_BATCH = env.int("SECKILL_DRAIN_BATCH", default=500)  # orders per 
 SECKILL_MAX_DELIVERIES = 5  # own failures after which an order goes to the dead-letter stream
 SECKILL_CLAIM_IDLE_MS = 30_000  # other consumers' unacked entries are reclaimed after this
 SECKILL_DRAIN_INTERVAL = 10.0  # beat starts a drain task this often (seconds)
+# How an accepted order survives a Redis crash: fsync (Redis answers once its AOF is on
+# disk), replica (a replica confirms each order, WAIT), none (everysec: about the last
+# second can be lost). See vouchers/durability.py and docs/operations.md.
+SECKILL_DURABILITY = env.str("SECKILL_DURABILITY", default="fsync")
+if SECKILL_DURABILITY not in ("fsync", "replica", "none"):
+    raise ImproperlyConfigured("SECKILL_DURABILITY must be fsync, replica or none")
+SECKILL_REPLICA_WAIT_MS = env.int("SECKILL_REPLICA_WAIT_MS", default=200)  # then a 503
+# /api/health answers 503 once an accepted order has waited this long to be persisted.
+SECKILL_DRAIN_STALL_SECONDS = env.float("SECKILL_DRAIN_STALL_SECONDS", default=60.0)
 # After a pass in which no shard filled a batch, the drain waits this long before reading
 # again: the price is at most this much more accept-to-persist lag (docs/benchmarks.md).
 SECKILL_DRAIN_LINGER = env.float("SECKILL_DRAIN_LINGER", default=0.2)

@@ -24,6 +24,9 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = dict.fromkeys(
 LOGGING = {"version": 1, "disable_existing_loggers": False}
 # A test reads what it just wrote; the one about the snapshot turns it on.
 SECKILL_ACTIVITIES_MAX_AGE = 0.0
+# The test Redis writes its AOF every second (fsync on every write would slow the suite);
+# the modes' own tests set theirs.
+SECKILL_DURABILITY = "none"
 
 if DATABASES["default"]["NAME"] == str(VAR_DIR / "db.sqlite3"):  # noqa: F405
     # Never `make run`'s database, not even from a process started outside pytest's switch.

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
+from django.db import transaction
 
 from accounts.models import User
 from dianping import clock
@@ -177,3 +178,28 @@ def test_seed_demo_has_a_sale_on_now_and_one_soon(api, redis_client) -> None:
     }
     clerk = User.objects.get(phone="13800000099")
     assert ShopStaff.objects.filter(user=clerk, shop=normal.first().shop).exists()
+
+
+@pytest.mark.django_db
+def test_reconcile_counts_an_order_committed_but_not_acked_once(sale, redis_client) -> None:
+    """A drain stopped between its commit and its ack leaves orders in the database and
+    still in the pending hash: they are persisted, not pending (issue 23: `--fix` used to
+    set the stock lower by the batch, refusing those units as sold out)."""
+    from tests.factories import UserFactory
+    from vouchers import drain, reconcile
+
+    for buyer in UserFactory.create_batch(3):
+        seckill.voucher_seckill(user_id=buyer.id, voucher_id=sale.id)
+    shard_no = shard.shard_of(sale.id)
+    accepted, _ = drain._parse(drain._read(shard_no, 10, recover=False))
+    with transaction.atomic():
+        drain.persist(accepted)  # committed; the ack never came
+    assert redis_client.hlen(keys.seckill_pending(shard_no)) == 3
+
+    (drift,) = reconcile.seckill_drift(voucher_id=sale.id)
+    assert (drift.redis_stock, drift.expected_stock, drift.clean) == (47, 47, True)
+    assert reconcile.seckill_repair(sale.id).clean
+    assert redis_client.get(shard.stock_key(sale.id)) == b"47"
+    drain_all()  # the redelivery finds them persisted and acks them
+    assert Voucher.objects.get(pk=sale.pk).stock == 47
+    assert VoucherOrder.objects.filter(voucher=sale).count() == 3

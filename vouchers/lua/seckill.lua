@@ -1,8 +1,10 @@
 -- The flash sale in one atomic step: every check first, then every write.
--- (The funnel() function comes from dianping/redis/lua/funnel_lib.lua, prepended on load.)
+-- (funnel() comes from dianping/redis/lua/funnel_lib.lua and shard_live() from
+-- live_lib.lua, prepended on load.)
 -- KEYS (one shard's hash tag): [1] stock, [2] buyers hash (user -> order), [3] order stream,
---   [4] pending-orders hash, [5] today's order-id counter, [6] the user's funnel;
---   optionally [7] the caller's login token (see "Token mode" below)
+--   [4] pending-orders hash, [5] today's order-id counter, [6] the user's funnel, [7] the
+--   shard's live marker (vouchers/heal.py); optionally [8] the caller's login token (see
+--   "Token mode" below)
 -- ARGV: [1] user id (empty in token mode), [2] voucher id, [3] now (Unix s), [4] begin (Unix s), [5] end (Unix s),
 --   [6] shard, [7] shard bits, [8] id epoch (Unix s), [9] counter TTL (s),
 --   [10] funnel capacity, [11] funnel leak per ms, [12] now (ms), [13] "1" to charge
@@ -16,14 +18,16 @@
 -- Returns {0, seconds, low} on success (order id = seconds << 32 | low, composed by the
 -- caller: Lua numbers cannot hold 63 bits), or {code}: -1 not started, -2 ended,
 -- -3 stock not loaded, -4 duplicate order, -5 sold out, -6 out of order ids today,
--- or {-7, ms to wait} when the user's funnel is full (every attempt counts).
+-- -9 the shard is not verified since Redis lost its state (the sale pauses, nothing is
+-- charged), or {-7, ms to wait} when the user's funnel is full (every attempt counts).
 local user, voucher, funnel_key = ARGV[1], ARGV[2], KEYS[6]
-if KEYS[7] then
-  local data = redis.call('GETEX', KEYS[7], 'EX', ARGV[14])
+if KEYS[8] then
+  local data = redis.call('GETEX', KEYS[8], 'EX', ARGV[14])
   if not data then return {-8} end
   user = string.format('%d', cjson.decode(data)['id'])
   funnel_key = funnel_key .. user
 end
+if not shard_live(KEYS[7]) then return {-9} end
 if ARGV[13] == '1' then
   local allowed, wait = funnel(funnel_key, tonumber(ARGV[10]), tonumber(ARGV[11]), 1, tonumber(ARGV[12]))
   if allowed == 0 then return {-7, wait} end

@@ -1,0 +1,72 @@
+"""The flash sale heals itself after Redis lost or rolled back its state (issue 23).
+
+A restart from an AOF written every second, a failover to a replica that lagged, or a
+restored backup can leave Redis older than the database: units sold and drained back
+on sale, buyers forgotten, so the sale would sell what the database no longer has. Each
+shard's sale runs only while its live marker (keys.seckill_live) holds the run id of
+the Redis process serving it: every one of those events runs under a new run id (a
+marker in memory only would not do: an AOF rewrite or a replica's full sync copies
+memory), and the sale answers 503 with Retry-After instead of a 200 it might not keep.
+
+The drain, which holds the shard's lock, finds the marker gone and heals the shard: every
+open sale's stock and buyers are rewritten from the database plus the orders still
+pending in the shard's stream (reconcile's rules), then the marker is set and the sale
+goes on. No operator command; what was repaired is logged.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+
+from dianping import clock
+from dianping.redis import keys
+from dianping.redis.scripts import lua
+
+from .models import Voucher
+from .reconcile import Drift, seckill_repair
+from .shard import LIVE_LIB, shard_of
+
+_MARK_LIVE = lua(__file__, "mark_live.lua")
+_IS_LIVE = lua(__file__, "is_live.lua", prelude=(LIVE_LIB,))
+log = logging.getLogger(__name__)
+
+
+def unverified(shards: list[int]) -> list[int]:
+    """The shards among `shards` that this Redis process has not verified (one round
+    trip on a single Redis)."""
+    replies = _IS_LIVE.run_many([([keys.seckill_live(shard)], []) for shard in shards])
+    for reply in replies:
+        if isinstance(reply, Exception):
+            raise reply
+    return [shard for shard, live in zip(shards, replies, strict=True) if not live]
+
+
+def shard_heal(shard: int) -> list[Drift]:
+    """Rewrite the shard's open sales from the database and mark it live; returns the
+    drifts found (clean ones too). The caller holds the shard's lock (the drain)."""
+    now = clock.now()
+    open_sales = Voucher.objects.filter(type=Voucher.Kind.SECKILL, end_time__gt=now)
+    drifts = [
+        seckill_repair(voucher.id, locked=True)
+        for voucher in open_sales.order_by("id")
+        if shard_of(voucher.id) == shard
+        and voucher.status_at(now) in (Voucher.Status.PENDING, Voucher.Status.ACTIVE)
+    ]
+    for drift in drifts:
+        if not drift.clean:
+            log.warning("seckill heal: shard %d repaired %s", shard, drift)
+    mark_live(shard)
+    return drifts
+
+
+def mark_live(shard: int) -> None:
+    _MARK_LIVE([keys.seckill_live(shard)], [])
+
+
+def mark_all_live() -> None:
+    """Every shard verified: for a Redis known to agree with the database (an empty one
+    beside an empty database, as after the test suite's flush)."""
+    for shard in range(settings.SECKILL_SHARDS):
+        mark_live(shard)
