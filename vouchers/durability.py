@@ -2,7 +2,7 @@
 
 - `fsync` (the default): the sale's Redis writes its AOF with `appendfsync always`, so
   it answers a write only once the write is on disk; a 200 survives a crash of Redis or
-  its host. It costs the sale about a fifth of its throughput (docs/benchmarks.md).
+  its host. It costs the sale about a quarter of its throughput here (docs/benchmarks.md).
 - `replica`: each accepted order is confirmed by at least one replica (`WAIT`) before
   its 200; a replica that does not confirm within SECKILL_REPLICA_WAIT_MS makes the
   answer a 503 (the order may still be kept: "my vouchers" shows it, and a retry says
