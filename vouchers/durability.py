@@ -21,12 +21,9 @@ from typing import Any
 import redis
 from django.conf import settings
 
-from dianping.redis import direct
 from dianping.redis.client import get_redis
-from dianping.redis.cluster import is_cluster
 
 FSYNC, REPLICA, NONE = "fsync", "replica", "none"
-MODES = (FSYNC, REPLICA, NONE)
 
 
 def mode() -> str:
@@ -82,14 +79,3 @@ def durability_health() -> tuple[dict[str, Any], bool]:
     return {"sale_durability": mode() if problem is None else f"{mode()}: {problem}"}, (
         problem is None
     )
-
-
-def confirmed_by_replica(key: str) -> bool:
-    """In `replica` mode, after the sale's script accepted an order on this thread's
-    connection (or, on a Cluster, on `key`'s node): whether a replica has it."""
-    wait = ("WAIT", 1, settings.SECKILL_REPLICA_WAIT_MS)
-    client = get_redis()
-    if is_cluster(client):
-        node = client.get_node_from_key(key)
-        return int(node.redis_connection.execute_command(*wait)) >= 1
-    return int(direct.execute(*wait)) >= 1

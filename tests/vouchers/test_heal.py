@@ -1,7 +1,7 @@
 """The flash sale heals itself after Redis lost or rolled back its state (issue 23):
-the shard's live marker lives in Redis's memory only, the sale pauses (503) without it,
-and the drain rewrites the shard from the database and the pending orders, then marks
-it live, with no operator command."""
+the shard's live marker names the Redis process that verified it, the sale pauses (503)
+under any other, and the drain rewrites the shard from the database and the pending
+orders, then marks it live, with no operator command."""
 
 from __future__ import annotations
 
