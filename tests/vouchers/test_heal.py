@@ -42,6 +42,8 @@ def test_a_rolled_back_shard_pauses_the_sale_until_the_drain_heals_it(
     assert paused.status_code == 503  # never a 200 for a unit the database may not have
     assert paused.headers["Retry-After"] == "1"
     assert _buy(early, sale).status_code == 503  # nor a second order for an old buyer
+    assert redis_client.get(shard.stock_key(sale.id)) == b"10"  # the pause sold nothing
+    assert redis_client.hlen(shard.buyers_key(sale.id)) == 0
 
     drain_task_once()  # the next drain finds the marker gone and heals
 
