@@ -50,9 +50,9 @@ def hot_evict() -> None:
 
 
 def blog_evict(*blog_ids: int) -> None:
-    """Drop cached details after a committed change (edit, delete, comment, author)."""
-    for blog_id in blog_ids:
-        blog_cache().evict(blog_id)
+    """Drop cached details after a committed change (edit, delete, comment, author), in
+    one round trip."""
+    blog_cache().evict_many(blog_ids)
 
 
 def author_blogs_evict(user_id: int) -> int:

@@ -80,13 +80,11 @@ def like_states(
     if not blog_ids or (user_id is None and not counts):
         return dict.fromkeys(blog_ids, (0, False) if counts else False)
     pipe = get_redis().pipeline(transaction=False)
-    queue_like_states(pipe, blog_ids, user_id, counts=counts)
+    queue_like_states(pipe, blog_ids, user_id)
     return read_like_states(pipe.execute(), blog_ids, user_id, counts=counts)
 
 
-def queue_like_states(
-    pipe: Any, blog_ids: Sequence[int], user_id: int | None, *, counts: bool
-) -> None:
+def queue_like_states(pipe: Any, blog_ids: Sequence[int], user_id: int | None) -> None:
     """`like_states`' reads of the caller's likes, queued on a caller's pipeline (to share
     its round trip); the counts come from their cache when the replies are read."""
     if user_id is not None:

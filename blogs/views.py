@@ -152,7 +152,7 @@ def _with_likes(request: HttpRequest, blog_ids: list[int]) -> dict[int, tuple[in
     caller) read in the same round trip (accounts.tokens.touch_with)."""
 
     def reads(pipe: Any, viewer_id: int | None) -> None:
-        likes.queue_like_states(pipe, blog_ids, viewer_id, counts=True)
+        likes.queue_like_states(pipe, blog_ids, viewer_id)
 
     viewer, replies = tokens.touch_with(request, reads)
     viewer_id = viewer["id"] if viewer else None

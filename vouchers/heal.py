@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import logging
 
-from django.conf import settings
-
 from dianping import clock
 from dianping.redis import keys
 from dianping.redis.scripts import lua
@@ -63,10 +61,3 @@ def shard_heal(shard: int) -> list[Drift]:
 
 def mark_live(shard: int) -> None:
     _MARK_LIVE([keys.seckill_live(shard)], [])
-
-
-def mark_all_live() -> None:
-    """Every shard verified: for a Redis known to agree with the database (an empty one
-    beside an empty database, as after the test suite's flush)."""
-    for shard in range(settings.SECKILL_SHARDS):
-        mark_live(shard)

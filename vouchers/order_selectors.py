@@ -84,7 +84,9 @@ def _my_orders(user_id: int) -> list[dict[str, Any]] | None:
         orders = [documents.order_document(row) for row in rows[: settings.MY_ORDERS_CACHED + 1]]
         return {"orders": orders if len(orders) <= settings.MY_ORDERS_CACHED else None}
 
-    return orjson.loads(my_orders_cache().get(user_id, load) or b"{}")["orders"]
+    raw = my_orders_cache().get(user_id, load)
+    assert raw is not None  # only a loader returning None makes a miss, and this one never does
+    return orjson.loads(raw)["orders"]
 
 
 def _my_vouchers_queried(

@@ -4,15 +4,13 @@ replica confirmed."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections.abc import Iterator
 
 import pytest
 import redis
 from django.conf import settings as django_settings
 
-from tests.helpers import free_port, wait_until
+from tests.helpers import PrivateRedis, wait_until
 from tests.vouchers.sales import drain_all, start_sale
 from vouchers.models import VoucherOrder
 
@@ -79,21 +77,16 @@ def replica(redis_client, tmp_path) -> Iterator[None]:  # type: ignore[no-untype
         yield
         return
     master = redis_client.connection_pool.connection_kwargs
-    port = free_port()
-    process = subprocess.Popen(
-        [shutil.which("redis-server") or "redis-server", "--bind", "127.0.0.1",
-         "--port", str(port), "--dir", str(tmp_path), "--save", "", "--appendonly", "no",
-         "--replicaof", master.get("host", "127.0.0.1"), str(master.get("port", 6379))],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    server = PrivateRedis(
+        tmp_path, "--replicaof", master.get("host", "127.0.0.1"), str(master.get("port", 6379))
+    )
+    server.start()
     try:
-        replica_client = redis.Redis(port=port)
-        wait_until(lambda: _in_sync(replica_client), timeout=30, interval=0.05)
+        server.wait_replicating()
         wait_until(lambda: _acknowledges(redis_client), timeout=30, interval=0.05)
         yield
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        server.kill()
         wait_until(lambda: redis_client.info("replication")["connected_slaves"] == 0, 30)
 
 
@@ -104,13 +97,6 @@ def _acknowledges(client: redis.Redis) -> bool:
     pipe.set("replica-check", 1)
     pipe.wait(1, 200)
     return pipe.execute()[1] >= 1
-
-
-def _in_sync(client: redis.Redis) -> bool:
-    try:
-        return client.info("replication").get("master_link_status") == "up"
-    except redis.ConnectionError:
-        return False
 
 
 @pytest.mark.django_db(transaction=True)
