@@ -14,7 +14,7 @@ from shops import services as shop_services
 from tests.conftest import client_for
 from tests.factories import BlogFactory, NormalVoucherFactory, ShopFactory, UserFactory
 from tests.vouchers.sales import drain_all, start_sale
-from vouchers import shard
+from vouchers import order_services, shard
 from vouchers.models import VoucherOrder
 
 pytestmark = pytest.mark.django_db(transaction=True)  # evictions run after commit
@@ -205,6 +205,32 @@ def test_my_vouchers_follow_every_write_of_my_orders(user, user_api, staff_api, 
     assert _tabs(user_api)["unused"] == [(third, "Renamed")]  # its refund gives it back
     fake_clock.advance(3 * 24 * 3600)
     assert _tabs(user_api)["expired"] == [(third, "Renamed")]  # the clock alone
+
+
+def test_a_pay_timeout_and_a_refund_show_in_both_lists(
+    user, user_api, api, fake_clock, settings
+) -> None:
+    """The writes that give a unit back outside the buyer's own cancel: the pay timeout
+    (a Celery job) and the refund of a limited voucher's coupon."""
+    few = NormalVoucherFactory(title="Few", stock=3, pay_value=100)
+    unpaid = user_api.post(f"/api/vouchers/{few.id}/claim").json()["order_id"]
+    assert (_listed(api, few.shop_id), _tabs(user_api)["unpaid"]) == (
+        [("Few", 2, 2)],
+        [(unpaid, "Few")],
+    )
+
+    fake_clock.advance(settings.ORDER_PAY_TIMEOUT + 1)
+    assert order_services.settle_due_orders() == 1
+    assert (_listed(api, few.shop_id), _tabs(user_api)["unpaid"]) == ([("Few", 3, 3)], [])
+
+    paid = user_api.post(f"/api/vouchers/{few.id}/claim").json()["order_id"]
+    user_api.post(f"/api/voucher-orders/{paid}/pay")
+    assert (_listed(api, few.shop_id), _tabs(user_api)["unused"]) == (
+        [("Few", 2, 2)],
+        [(paid, "Few")],
+    )
+    assert user_api.post(f"/api/voucher-orders/{paid}/refund").status_code == 200
+    assert (_listed(api, few.shop_id), _tabs(user_api)["unused"]) == ([("Few", 3, 3)], [])
 
 
 def test_my_vouchers_show_a_drained_sale(user, user_api, fake_clock) -> None:
