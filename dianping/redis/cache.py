@@ -81,8 +81,12 @@ def store_unless_evicted(
     eviction, and sharing `key`'s hash tag) moved on from `version`, read before the
     value was loaded: the value may then predate the evicting write. Returns whether
     it stored. CacheClient stores through it, and so may caches kept elsewhere."""
-    ttl_ms = max(1, int(ttl * 1000))
-    return bool(_STORE([key, version_key], [version, "plain", value, ttl_ms, 0]))
+    return bool(_STORE([key, version_key], [version, "plain", value, _milliseconds(ttl), 0]))
+
+
+def _milliseconds(ttl: float) -> int:
+    """A TTL as the store script takes it: whole milliseconds, at least one."""
+    return max(1, int(ttl * 1000))
 
 
 class CacheClient:
@@ -231,7 +235,7 @@ class CacheClient:
         return self.ttl + random.uniform(0, self.jitter * self.ttl)
 
     def _ttl_ms(self, raw: bytes) -> int:
-        return max(1, int(self._ttl(raw) * 1000))
+        return _milliseconds(self._ttl(raw))
 
     def _store_unless_evicted(self, key: str, raw: bytes, version: bytes) -> None:
         store_unless_evicted(key, keys.cache_version(key), version, raw, self._ttl(raw))
