@@ -15,6 +15,7 @@ from tests.conftest import client_for
 from tests.factories import BlogFactory, NormalVoucherFactory, ShopFactory, UserFactory
 from tests.vouchers.sales import drain_all, start_sale
 from vouchers import order_services, shard
+from vouchers.caches import shop_vouchers_cache
 from vouchers.models import VoucherOrder
 
 pytestmark = pytest.mark.django_db(transaction=True)  # evictions run after commit
@@ -141,6 +142,14 @@ def test_a_shop_s_voucher_list_follows_every_write(staff_api, user_api, api) -> 
 
     assert staff_api.delete(f"/api/shops/{other.id}").status_code == 204  # none left on it
     assert api.get(f"/api/shops/{other.id}/vouchers").status_code == 404  # not a cached []
+
+
+def test_an_unknown_shop_s_voucher_list_is_remembered_briefly(api, redis_client) -> None:
+    """A probe of random shop ids must not fill the cache with empty lists for half an
+    hour: "no such shop" is kept for seconds."""
+    assert api.get("/api/shops/987654/vouchers").status_code == 404
+    assert api.get("/api/shops/987654/vouchers").status_code == 404
+    assert 0 < redis_client.pttl(shop_vouchers_cache().key(987654)) <= 5000
 
 
 def test_a_shop_s_voucher_list_follows_a_sale_and_new_vouchers(

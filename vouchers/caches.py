@@ -77,7 +77,12 @@ def shop_vouchers_cache() -> CacheClient:
     """The ids of each shop's vouchers on offer: evicted when one is created, moved,
     voided or deleted (`shop_vouchers_changed`)."""
     return CacheClient(
-        "shop-vouchers", ttl=settings.VOUCHER_CACHE_TTL, near_ttl=settings.VOUCHER_NEAR_CACHE_TTL
+        "shop-vouchers",
+        ttl=settings.VOUCHER_CACHE_TTL,
+        near_ttl=settings.VOUCHER_NEAR_CACHE_TTL,
+        # An unknown shop id (a typo, a probe) is remembered as absent this long only: a
+        # shop created under that id meanwhile nothing here would evict.
+        null_ttl=5,
     )
 
 

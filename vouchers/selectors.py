@@ -92,11 +92,17 @@ def shop_vouchers_listed(*, shop_id: int) -> list[dict[str, Any]]:
     as `vouchers_now` completes them; 404 for a shop that does not exist (or no longer
     does), never an empty list."""
 
-    def load() -> list[int]:
+    def load() -> list[int] | None:
         listed = Voucher.objects.filter(shop_id=shop_id).exclude(status=Voucher.Status.VOID)
-        return list(listed.values_list("id", flat=True))
+        ids = list(listed.values_list("id", flat=True))
+        if not ids and shop_id not in shop_documents([shop_id]):
+            return None  # no such shop: remembered only briefly, not as an empty list
+        return ids
 
-    ids = orjson.loads(shop_vouchers_cache().get(shop_id, load) or b"[]")
+    raw = shop_vouchers_cache().get(shop_id, load)
+    if raw is None:
+        raise ShopNotFound()
+    ids = orjson.loads(raw)
     if not ids and shop_id not in shop_documents([shop_id]):
         raise ShopNotFound()  # the shop's cache knows, and forgets a deleted shop at once
     found = voucher_documents(ids)
