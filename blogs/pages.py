@@ -20,6 +20,7 @@ import random
 from typing import Any
 
 from django.conf import settings
+from django.db.models import QuerySet
 
 from dianping.redis import keys
 from dianping.redis.cache import encode, store_unless_evicted
@@ -46,6 +47,18 @@ def user_blogs_page(
     states = likes.like_states([item["id"] for item in items], caller_id, counts=True)
     for item in items:
         item["liked"], item["is_liked"] = states[item["id"]]
+    return count, items
+
+
+def user_blogs_from_database(*, user_id: int, page: int) -> tuple[int, list[dict[str, Any]]]:
+    """`user_blogs_page` without Redis (it is unreachable): the count and the page from
+    the database, each blog's `liked` the database's count (it follows the likers' set)."""
+    count = Blog.objects.filter(user_id=user_id).count()
+    offset = (page - 1) * PAGE_SIZE
+    rows = list(_newest_first(user_id)[offset : offset + PAGE_SIZE])
+    items = BlogSummarySerializer(rows, many=True).data
+    for item, row in zip(items, rows, strict=True):
+        item["liked"] = row.liked
     return count, items
 
 
@@ -115,8 +128,13 @@ def _build(user_id: int, page: int) -> list[dict[str, Any]]:
 
 def _load(user_id: int, page: int) -> list[dict[str, Any]]:
     offset = (page - 1) * PAGE_SIZE
-    rows = Blog.objects.filter(user_id=user_id).order_by("-created_at", "-id")
-    return BlogSummarySerializer(rows[offset : offset + PAGE_SIZE], many=True).data
+    return BlogSummarySerializer(
+        _newest_first(user_id)[offset : offset + PAGE_SIZE], many=True
+    ).data
+
+
+def _newest_first(user_id: int) -> QuerySet[Blog]:
+    return Blog.objects.filter(user_id=user_id).order_by("-created_at", "-id")
 
 
 def _count_load(user_id: int) -> int:

@@ -221,21 +221,57 @@ def _feed(request: HttpRequest) -> HttpResponse:
     return json_response(page)
 
 
+# Redis unreachable, an anonymous caller: the same answers from the database (the caches
+# fall back to it), each blog's `liked` the database's count, which follows the likers'
+# set (blogs.likes), and `is_liked` false.
+
+
+def _unliked(blogs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    for blog in blogs:
+        blog["is_liked"] = False
+    return blogs
+
+
+def _blog_detail_without_redis(request: HttpRequest, blog_id: int) -> HttpResponse:
+    return json_response(_unliked([selectors.blog_document(blog_id=blog_id)])[0])
+
+
+def _hot_without_redis(request: HttpRequest) -> HttpResponse:
+    paginator = PageNumberPagination()
+    paginator.begin(request)
+    paginator.count, ids = selectors.hot_page(offset=paginator.offset, size=paginator.size)
+    return json_response(paginator.page_body(_unliked(selectors.blog_documents(ids))))
+
+
+def _user_blogs_without_redis(request: HttpRequest, user_id: int) -> HttpResponse:
+    paginator = PageNumberPagination()
+    number, _ = paginator.begin(request, fixed_size=pages.PAGE_SIZE)
+    author = public_user_document(user_id=user_id)
+    paginator.count, items = pages.user_blogs_from_database(user_id=user_id, page=number)
+    return json_response({**paginator.page_body(_unliked(items)), "user": author})
+
+
 @fast_path(
     "GET",
     viewset=BlogViewSet,
     actions={"get": "retrieve", "patch": "partial_update", "delete": "destroy"},
+    without_redis=_blog_detail_without_redis,
 )
 def blog_detail_view(request: HttpRequest, blog_id: int) -> HttpResponse:
     return _blog_detail(request, blog_id)
 
 
-@fast_path("GET", viewset=BlogViewSet, actions={"get": "hot"})
+@fast_path("GET", viewset=BlogViewSet, actions={"get": "hot"}, without_redis=_hot_without_redis)
 def hot_view(request: HttpRequest) -> HttpResponse:
     return _hot(request)
 
 
-@fast_path("GET", viewset=UserBlogsViewSet, actions={"get": "list"})
+@fast_path(
+    "GET",
+    viewset=UserBlogsViewSet,
+    actions={"get": "list"},
+    without_redis=_user_blogs_without_redis,
+)
 def user_blogs_view(request: HttpRequest, user_id: int) -> HttpResponse:
     return _user_blogs(request, user_id)
 

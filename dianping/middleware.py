@@ -9,6 +9,7 @@ One middleware, so the hot paths pay one hop for all of it:
   urllib, for one) fail with a broken pipe or a reset instead of reading the answer;
 - a method the route does not serve is a JSON 405 with `Allow`, before authentication
   (DRF would authenticate first and answer an anonymous TRACE with 401);
+- Redis unreachable is a 503 with Retry-After on any route (SPEC §0 "Durability");
 - headers: a Content-Security-Policy without inline script, a Permissions-Policy, and
   `Cache-Control: no-store` on every JSON answer to a request that carried a token (a
   redeem code, an order, a profile must not sit in a shared or browser cache).
@@ -24,8 +25,9 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
 from dianping import images
-from dianping.api.exceptions import domain_error_json
+from dianping.api.exceptions import domain_error_json, redis_outage
 from dianping.errors import MethodNotAllowed, PayloadTooLarge
+from dianping.redis.outage import OUTAGE_ERRORS
 
 UPLOAD_PATH = "/api/uploads"
 UPLOAD_OVERHEAD = 64 * 1024  # multipart boundaries and headers around the picture
@@ -72,6 +74,19 @@ class GuardMiddleware:
         if allowed is None or request.method in allowed:
             return None
         return domain_error_json(MethodNotAllowed(request.method, allowed))
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        """Redis unreachable where no view handled it (the admin's sessions, a page): a
+        503 with Retry-After, never a 500; JSON on /api/ paths."""
+        if not isinstance(exception, OUTAGE_ERRORS):
+            return None
+        error = redis_outage(request)
+        if request.path.startswith("/api/"):
+            return domain_error_json(error)
+        return HttpResponse(
+            error.detail, status=503, content_type="text/plain; charset=utf-8",
+            headers={"Retry-After": str(error.retry_after)},
+        )  # fmt: skip
 
 
 def _discard_unread_body(request: HttpRequest) -> None:

@@ -41,6 +41,7 @@ export DATABASE_URL="sqlite:///$dir/db.sqlite3" SMS_BACKEND=file SMS_FILE_PATH="
 if [ -n "${SMOKE_CLUSTER:-}" ]; then
   echo "==> on the Redis Cluster"
   export REDIS_CLUSTER=true REDIS_URL="$(scripts/redis-cluster.sh start)"
+  export REDIS_CLUSTER_NODES="$(scripts/redis-cluster.sh nodes)"
   export CELERY_BROKER_URL="redis://127.0.0.1:$redis_port/0"
   export SECKILL_DURABILITY=replica  # every master has a replica that confirms each order
 else

@@ -5,6 +5,7 @@
 #   scripts/redis-cluster.sh start   prints the URL of one node (any node will do)
 #   scripts/redis-cluster.sh stop
 #   scripts/redis-cluster.sh status
+#   scripts/redis-cluster.sh nodes   prints every node as REDIS_CLUSTER_NODES takes them
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,11 +60,15 @@ case "${1:-}" in
     rm -rf "$root"  # a test cluster keeps nothing between runs
     echo "redis cluster: stopped" >&2
     ;;
+  nodes)
+    printf '127.0.0.1:%s,' "${ports[@]}" | sed 's/,$//'
+    echo
+    ;;
   status)
     healthy && redis-cli -p "$first" cluster nodes || { echo "redis cluster: not running"; exit 1; }
     ;;
   *)
-    echo "usage: $0 start|stop|status" >&2
+    echo "usage: $0 start|stop|status|nodes" >&2
     exit 2
     ;;
 esac

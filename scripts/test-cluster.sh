@@ -24,7 +24,7 @@ broker=$(scripts/redis.sh ensure test)
 cluster=started  # set first: a start that fails half-way is stopped too
 cluster_url=$(scripts/redis-cluster.sh start)
 status=0
-REDIS_CLUSTER=true TEST_REDIS_URL="$cluster_url" \
+REDIS_CLUSTER=true TEST_REDIS_URL="$cluster_url" REDIS_CLUSTER_NODES="$(scripts/redis-cluster.sh nodes)" \
   CELERY_BROKER_URL="redis://127.0.0.1:${TEST_REDIS_PORT:-6391}/14" \
   .venv/bin/python -m pytest "$@" || status=$?
 exit "$status"

@@ -35,8 +35,8 @@ class PrivateRedis:
     """A redis-server of a test's own, with an AOF written on every write, that can be
     killed (SIGKILL) and started again from it; `args` are more server options."""
 
-    def __init__(self, directory: Path, *args: str) -> None:
-        self.port, self.directory, self.args = free_port(), directory, args
+    def __init__(self, directory: Path, *args: str, port: int | None = None) -> None:
+        self.port, self.directory, self.args = port or free_port(), directory, args
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.process: subprocess.Popen | None = None
 

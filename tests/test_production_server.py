@@ -8,77 +8,28 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import signal
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from accounts import tokens
+from tests import servers
 from tests.factories import ShopFactory, UserFactory
-from tests.helpers import free_port, wait_until
+from tests.helpers import wait_until
 from tests.workers import ROOT, current_database_url
 
 pytestmark = pytest.mark.slow
-
-
-def _production_env(database_url: str, media_root: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "dianping.settings.production",
-        "SECRET_KEY": secrets.token_urlsafe(50),
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "SECURE_SSL_REDIRECT": "false",
-        "DATABASE_URL": database_url,
-        "REDIS_URL": settings.REDIS_URL,
-        "MEDIA_ROOT": str(media_root),
-        "LOG_LEVEL": "ERROR",
-        # Low enough for a test to reach; a test's own users never share a budget.
-        "THROTTLE_UPLOAD_USER": "1/hour",
-    }
-
-
-def _start_web(
-    env: dict[str, str], workers: int, log: Path | None = None
-) -> tuple[subprocess.Popen, str]:
-    """The documented production command (scripts/web.sh), once it answers; its output
-    goes to `log`, if given."""
-    port = free_port()
-    output = log.open("ab") if log else subprocess.DEVNULL
-    process = subprocess.Popen(
-        [str(ROOT / "scripts" / "web.sh")],
-        cwd=ROOT, start_new_session=True, stdout=output, stderr=subprocess.STDOUT,
-        env={**env, "WEB_WORKERS": str(workers), "WEB_THREADS": "2", "HOST": "127.0.0.1",
-             "PORT": str(port), "GRANIAN": str(Path(sys.executable).parent / "granian")},
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    wait_until(lambda: _answers(f"{url}/api/ping"), timeout=30, interval=0.1)
-    return process, url
-
-
-def _answers(url: str) -> bool:
-    try:
-        return urllib.request.urlopen(url, timeout=1).status == 200
-    except OSError:
-        return False
-
-
-def _stop(process: subprocess.Popen) -> None:
-    os.killpg(process.pid, signal.SIGTERM)
-    process.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")
 def production_env(django_db_setup, django_db_blocker, tmp_path_factory) -> dict[str, str]:  # type: ignore[no-untyped-def]
     with django_db_blocker.unblock():
         database_url = current_database_url()
-    env = _production_env(database_url, tmp_path_factory.mktemp("media"))
+    env = servers.production_env(database_url, tmp_path_factory.mktemp("media"))
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
         cwd=ROOT, env=env, check=True, timeout=120,
@@ -88,17 +39,17 @@ def production_env(django_db_setup, django_db_blocker, tmp_path_factory) -> dict
 
 @pytest.fixture(scope="module")
 def server(production_env) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    process, url = _start_web(production_env, workers=1)
+    process, url = servers.start_web(production_env, workers=1)
     try:
         yield url
     finally:
-        _stop(process)
+        servers.stop(process)
 
 
 def test_a_web_worker_that_dies_is_started_again(production_env, tmp_path) -> None:
     """Issue 23: without --respawn-failed-workers, one worker killed ended the server."""
     log = tmp_path / "granian.log"
-    process, url = _start_web(production_env, workers=2, log=log)
+    process, url = servers.start_web(production_env, workers=2, log=log)
     try:
         workers = wait_until(lambda: len(_children(process.pid)) == 2 and _children(process.pid))
         os.kill(workers[0], signal.SIGKILL)
@@ -111,9 +62,9 @@ def test_a_web_worker_that_dies_is_started_again(production_env, tmp_path) -> No
         # Until the new worker has started, granian would not stop on SIGTERM (2.8.7).
         wait_until(lambda: log.read_text().count("Started worker") == 3, timeout=30)
         assert process.poll() is None
-        assert all(_answers(f"{url}/api/ping") for _ in range(20))
+        assert all(servers.answers(f"{url}/api/ping") for _ in range(20))
     finally:
-        _stop(process)
+        servers.stop(process)
 
 
 def _children(pid: int) -> list[int]:
@@ -129,16 +80,6 @@ def _children(pid: int) -> list[int]:
     return sorted(children)
 
 
-def _call(url: str, method: str = "GET", body: bytes | None = None, **headers: str):  # type: ignore[no-untyped-def]
-    """(status, headers, body) of one request; a reset or broken pipe fails the test."""
-    request = urllib.request.Request(url, data=body, method=method, headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, response.headers, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.headers, error.read()
-
-
 @pytest.mark.parametrize(
     ("method", "path"),
     [("TRACE", "/api/shops"), ("TRACE", "/api/users/me"), ("PUT", "/api/shops/1/nearby"),
@@ -147,7 +88,7 @@ def _call(url: str, method: str = "GET", body: bytes | None = None, **headers: s
 def test_a_method_a_route_does_not_serve_is_a_json_405_even_anonymously(
     server, method, path
 ) -> None:
-    status, headers, body = _call(server + path, method)
+    status, headers, body = servers.call(server + path, method)
 
     assert status == 405  # was 401: DRF authenticated before it looked at the method
     assert json.loads(body)["code"] == "method_not_allowed"
@@ -168,7 +109,9 @@ def test_a_method_a_route_does_not_serve_is_a_json_405_even_anonymously(
 def test_a_body_over_the_limit_is_a_json_413_the_client_reads(
     server, path, content_type, size
 ) -> None:
-    status, _, body = _call(server + path, "POST", b"x" * size, **{"Content-Type": content_type})
+    status, _, body = servers.call(
+        server + path, "POST", b"x" * size, **{"Content-Type": content_type}
+    )
 
     assert status == 413
     assert json.loads(body)["code"] == "payload_too_large"
@@ -184,8 +127,8 @@ def test_a_rate_limited_upload_gets_its_429_not_a_reset(server) -> None:
         "Content-Type": "multipart/form-data; boundary=x",
     }
 
-    first = _call(f"{server}/api/uploads", "POST", body, **headers)
-    second = _call(f"{server}/api/uploads", "POST", body, **headers)
+    first = servers.call(f"{server}/api/uploads", "POST", body, **headers)
+    second = servers.call(f"{server}/api/uploads", "POST", body, **headers)
 
     assert first[0] == 400  # not a picture: it used the one upload of the hour
     assert (second[0], json.loads(second[2])["code"]) == (429, "throttled")
@@ -197,10 +140,10 @@ def test_security_headers(server) -> None:
     token = tokens.token_issue(UserFactory())
     shop = ShopFactory()
 
-    _, page, _ = _call(f"{server}/")
-    _, me, _ = _call(f"{server}/api/users/me", Authorization=f"Bearer {token}")
-    _, public, _ = _call(f"{server}/api/shops/{shop.id}")
-    _, mine_too, _ = _call(f"{server}/api/shops/{shop.id}", Authorization=f"Bearer {token}")
+    _, page, _ = servers.call(f"{server}/")
+    _, me, _ = servers.call(f"{server}/api/users/me", Authorization=f"Bearer {token}")
+    _, public, _ = servers.call(f"{server}/api/shops/{shop.id}")
+    _, mine_too, _ = servers.call(f"{server}/api/shops/{shop.id}", Authorization=f"Bearer {token}")
 
     csp = dict(d.strip().split(" ", 1) for d in page["Content-Security-Policy"].split(";"))
     assert csp["script-src"] == "'self'"  # no 'unsafe-inline', no 'unsafe-eval'

@@ -38,10 +38,11 @@ def unreachable_database_url() -> str:
 
 
 def start_celery(
-    *args: str, env: dict[str, str] | None = None, capture: bool = False
+    *args: str, env: dict[str, str] | None = None, capture: bool = False, log: Path | None = None
 ) -> subprocess.Popen:
     """`celery -A dianping <args>` in its own process group; `capture` keeps its output for
-    `kill` to return, otherwise it is discarded. The queue is emptied first: on a Cluster
+    `kill` to return, `log` appends it to a file, otherwise it is discarded. The queue of
+    the test broker is emptied first: on a Cluster
     run the broker is a Redis database no test flushes, and messages earlier tests left
     there (even earlier runs': it keeps an AOF) would make the new worker work through
     them before reaching the test's own."""
@@ -49,6 +50,8 @@ def start_celery(
 
     app.control.purge()
     stdout, stderr = (subprocess.PIPE, subprocess.STDOUT) if capture else (subprocess.DEVNULL,) * 2
+    if log is not None:
+        stdout, stderr = log.open("ab"), subprocess.STDOUT
     return subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "dianping", *args],
         cwd=ROOT, env=celery_env() if env is None else env, start_new_session=True,

@@ -176,12 +176,13 @@ def activities_document(vouchers: list[Voucher]) -> list[dict[str, Any]]:
     return [VoucherSerializer(v).data for v in vouchers]
 
 
-def activities(*, tab: str) -> list[dict[str, Any]]:
+def activities(*, tab: str, without_redis: bool = False) -> list[dict[str, Any]]:
     """`seizing` (on sale now) or `upcoming` (starting within the preheat horizon), ordered
     by begin time, each with its status as of now and its remaining stock: from this
     process's snapshot (at most SECKILL_ACTIVITIES_MAX_AGE old), else from the preheated
-    list (built on the spot if no preheat has run yet) and the sales' live stock."""
-    items = activities_snapshot()
+    list (built on the spot if no preheat has run yet) and the sales' live stock.
+    `without_redis` (Redis unreachable): from the database, with the stock it holds."""
+    items = _database_activities() if without_redis else activities_snapshot()
     if items is None:
         items = _live_activities()
         activities_remember(items)
@@ -204,8 +205,21 @@ def _live_activities() -> list[dict[str, Any]]:
         lambda: activities_document(preheat_candidates()),
         logical_ttl=settings.SECKILL_ACTIVITIES_TTL,
     )
-    listed = sorted(orjson.loads(raw or b"[]"), key=lambda item: (item["begin_time"], item["id"]))
+    listed = orjson.loads(raw or b"[]")
     live = stock.live_stock([i["id"] for i in listed if i["type"] == Voucher.Kind.SECKILL])
+    return _activity_items(listed, live)
+
+
+def _database_activities() -> list[dict[str, Any]]:
+    """The list as the preheat builds it, each sale's stock as the database holds it (the
+    drain's: behind Redis's by the orders still pending)."""
+    return _activity_items(activities_document(preheat_candidates()), {})
+
+
+def _activity_items(
+    listed: list[dict[str, Any]], live: dict[int, int | None]
+) -> list[dict[str, Any]]:
+    listed = sorted(listed, key=lambda item: (item["begin_time"], item["id"]))
     return [
         {
             "fields": item,

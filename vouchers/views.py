@@ -372,7 +372,17 @@ def _activities(request: HttpRequest) -> HttpResponse:
     return json_response(selectors.activities(tab=tab))
 
 
-@fast_path("GET", viewset=VoucherViewSet, actions={"get": "activities"})
+def _activities_without_redis(request: HttpRequest) -> HttpResponse:
+    tab = query_params(request, ActivitiesQuerySerializer)["tab"]
+    return json_response(selectors.activities(tab=tab, without_redis=True))
+
+
+@fast_path(
+    "GET",
+    viewset=VoucherViewSet,
+    actions={"get": "activities"},
+    without_redis=_activities_without_redis,
+)
 def activities_view(request: HttpRequest) -> HttpResponse:
     return _activities(request)
 
@@ -386,6 +396,15 @@ def _shop_vouchers(request: HttpRequest, shop_id: int) -> HttpResponse:
     return json_response(selectors.vouchers_now(listed, live))
 
 
+def _shop_vouchers_without_redis(request: HttpRequest, shop_id: int) -> HttpResponse:
+    """The list from the database (the caches answer from it while Redis is unreachable),
+    a sale's remaining stock the database's."""
+    listed = selectors.shop_vouchers_listed(shop_id=shop_id)
+    return json_response(
+        selectors.vouchers_now(listed, {doc["id"]: doc["stock"] for doc in listed})
+    )
+
+
 def _my_vouchers(request: HttpRequest) -> HttpResponse:
     query = query_params(request, MyVouchersQuerySerializer)
     viewer, _ = tokens.touch_with(request)
@@ -397,7 +416,12 @@ def _my_vouchers(request: HttpRequest) -> HttpResponse:
     return json_response(_scroll_page(page, next_last_id))
 
 
-@fast_path("GET", viewset=ShopVoucherViewSet, actions={"get": "list"})
+@fast_path(
+    "GET",
+    viewset=ShopVoucherViewSet,
+    actions={"get": "list"},
+    without_redis=_shop_vouchers_without_redis,
+)
 def shop_vouchers_view(request: HttpRequest, shop_id: int) -> HttpResponse:
     return _shop_vouchers(request, shop_id)
 

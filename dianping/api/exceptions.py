@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.db.models import ProtectedError, RestrictedError
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpRequest, JsonResponse
 from django.utils.translation import gettext
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -22,6 +22,7 @@ from dianping.errors import (
     RateLimited,
     ServiceUnavailable,
 )
+from dianping.redis.outage import OUTAGE_ERRORS
 from dianping.transactions import is_lock_conflict
 
 
@@ -62,8 +63,20 @@ def validation_error_json(errors: dict[str, Any]) -> JsonResponse:
     return JsonResponse(_validation_error_body(errors), status=400, json_dumps_params=_AS_DRF)
 
 
+def redis_outage(request: HttpRequest) -> ServiceUnavailable:
+    """The 503 for a call that needed an unreachable Redis: one carrying a token says that
+    the sign-in is what cannot be checked (tokens live in Redis only)."""
+    if "HTTP_AUTHORIZATION" in request.META:
+        return ServiceUnavailable(
+            gettext("Sign-ins cannot be checked right now; try again shortly.")
+        )
+    return ServiceUnavailable()
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    if isinstance(exc, RequestDataTooBig):
+    if isinstance(exc, OUTAGE_ERRORS):
+        exc = redis_outage(context["request"])
+    elif isinstance(exc, RequestDataTooBig):
         exc = PayloadTooLarge()
     elif is_lock_conflict(exc):  # still, after retry_on_lock_conflict's attempts
         exc = ServiceUnavailable(gettext("Busy right now; try again."), Code.BUSY)

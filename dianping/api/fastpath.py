@@ -22,17 +22,24 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.viewsets import ViewSetMixin
 
 from dianping.errors import DomainError
+from dianping.redis.outage import OUTAGE_ERRORS
 
-from .exceptions import domain_error_json, validation_error_json
+from .exceptions import domain_error_json, redis_outage, validation_error_json
 
 View = Callable[..., HttpResponse]
 
 
 def fast_path(
-    method: str, *, viewset: type[ViewSetMixin], actions: dict[str, str]
+    method: str,
+    *,
+    viewset: type[ViewSetMixin],
+    actions: dict[str, str],
+    without_redis: View | None = None,
 ) -> Callable[[View], View]:
     """Serve `method` with the decorated plain view, every other method of the route
-    with `viewset.as_view(actions)`."""
+    with `viewset.as_view(actions)`. While Redis cannot be reached, an anonymous call is
+    answered by `without_redis` (the same answer from the database alone), if given; any
+    other call gets a 503 with Retry-After."""
     drf_view = viewset.as_view(actions)
 
     def decorate(fast: View) -> View:
@@ -42,11 +49,18 @@ def fast_path(
             if request.method != method:
                 return drf_view(request, **kwargs)
             try:
-                return fast(request, **kwargs)
+                try:
+                    return fast(request, **kwargs)
+                except OUTAGE_ERRORS:
+                    if without_redis is None or "HTTP_AUTHORIZATION" in request.META:
+                        raise
+                    return without_redis(request, **kwargs)
             except DomainError as exc:
                 return domain_error_json(exc)
             except ValidationError as exc:  # a query serializer's (dianping.api.queries)
                 return validation_error_json(exc.detail)
+            except OUTAGE_ERRORS:
+                return domain_error_json(redis_outage(request))
 
         # What the OpenAPI generator reads: the viewset and its actions for the route.
         view.cls = drf_view.cls  # type: ignore[attr-defined]

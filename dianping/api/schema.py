@@ -7,6 +7,7 @@ operation's error responses, derived from what the operation is:
   404  its path names something
   413, 415  it takes a body (too large, not JSON)
   429  it has throttles
+  503  always: Redis (or a lock, a picture worker) may be unavailable for a moment
 plus what an action declares with `@api_errors(...)` (409s, a permission checked in
 code, a limiter inside a service). Every error has the body `Error`.
 """
@@ -160,6 +161,7 @@ class ApiSchema(AutoSchema):
 
     def _error_statuses(self, operation: dict[str, Any]) -> set[int]:
         statuses: set[int] = set(getattr(self._action(), "_api_errors", ()))
+        statuses.add(503)  # Redis unreachable (dianping/redis/outage.py), on any operation
         parameters = operation.get("parameters", [])
         if "requestBody" in operation or self.method in BODY_METHODS:
             statuses |= {400, 413, 415}
@@ -202,5 +204,5 @@ _DESCRIPTIONS = {
     413: "Body too large (`payload_too_large`).",
     415: "Not JSON (`unsupported_media_type`).",
     429: "Rate limited (`throttled`); see Retry-After.",
-    503: "A dependency is unavailable; try again shortly.",
+    503: "A dependency (Redis, the database) is unavailable for a moment; see Retry-After.",
 }

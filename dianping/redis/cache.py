@@ -8,7 +8,9 @@
 - logical expiry: for preheated keys that never expire physically, a stale value
   is served at once while exactly one background rebuild refreshes it;
 - optionally, a near cache (nearcache.py) keeps hits in process memory, kept
-  fresh by Redis key-tracking invalidations, so a hot hit costs no round trip.
+  fresh by Redis key-tracking invalidations, so a hot hit costs no round trip;
+- Redis unreachable: `lookup` (without piggybacked commands) and `lookup_many` answer
+  from their loaders, uncached, so reads whose data lives in the database go on.
 
 Values are stored as JSON bytes and handed back as bytes, so a view can send
 them without decoding and re-encoding. The cache knows nothing about shops:
@@ -37,6 +39,7 @@ from .bloom import BloomFilter
 from .client import get_redis
 from .lock import RedisLock
 from .nearcache import MISS, NearCache
+from .outage import OUTAGE_ERRORS
 from .scripts import lua
 
 log = logging.getLogger(__name__)
@@ -138,7 +141,13 @@ class CacheClient:
         if self.bloom is not None:
             self.bloom.queue_check(pipe, str(ident))
         pipe.get(key)
-        replies = pipe.execute()
+        try:
+            replies = pipe.execute()
+        except OUTAGE_ERRORS:
+            if piggyback is not None:
+                raise  # what the caller queued (a token's refresh) needs Redis
+            raw = self._load(loader)  # Redis unreachable: the database still answers
+            return Lookup(None if raw == NULL else raw, [])
         extra, own = replies[:extra_count], replies[extra_count:]
         if self.bloom is not None and not self.bloom.verdict(own[0]):
             return Lookup(None, extra)
@@ -170,8 +179,13 @@ class CacheClient:
         pipe = get_redis().pipeline(transaction=False)
         for _, key, _ in asked:
             pipe.get(key)
+        try:
+            replies = pipe.execute()
+        except OUTAGE_ERRORS:  # Redis unreachable: the database still answers
+            loaded = loader([ident for ident, _, _ in asked])
+            return found | {ident: self._decoded(loaded.get(ident)) for ident, _, _ in asked}
         missing = []
-        for (ident, key, token), raw in zip(asked, pipe.execute(), strict=True):
+        for (ident, key, token), raw in zip(asked, replies, strict=True):
             if raw is None:
                 missing.append(ident)
                 continue
@@ -285,6 +299,11 @@ class CacheClient:
     @staticmethod
     def _encoded(value: Any) -> bytes:
         return NULL if value is None else encode(value)
+
+    @staticmethod
+    def _decoded(value: Any) -> bytes | None:
+        """A loaded value as `lookup_many` hands entries back: JSON bytes, None if absent."""
+        return None if value is None else encode(value)
 
     # --- logical expiry ---------------------------------------------------------------
 

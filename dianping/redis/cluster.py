@@ -13,8 +13,9 @@ import os
 import threading
 from typing import Any
 
+from django.conf import settings
 from django_redis.client import DefaultClient
-from redis.cluster import RedisCluster
+from redis.cluster import ClusterNode, RedisCluster
 
 _clusters: dict[tuple[str, int], RedisCluster] = {}
 _lock = threading.Lock()
@@ -36,11 +37,19 @@ class ClusterClient(DefaultClient):
         options = self._options
         pool = options.get("CONNECTION_POOL_KWARGS", {})
         return {
+            # Where to start besides the URL's node, which may be the one that died: a
+            # process started during a failover (a respawned worker) finds the rest.
+            "startup_nodes": [_node(address) for address in settings.REDIS_CLUSTER_NODES],
             "socket_timeout": options.get("SOCKET_TIMEOUT"),
             "socket_connect_timeout": options.get("SOCKET_CONNECT_TIMEOUT"),
             "health_check_interval": pool.get("health_check_interval", 0),
             "max_connections": pool.get("max_connections", 2**31),
         }
+
+
+def _node(address: str) -> ClusterNode:
+    host, _, port = address.rpartition(":")
+    return ClusterNode(host, int(port))
 
 
 def is_cluster(client: Any) -> bool:

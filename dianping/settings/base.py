@@ -143,6 +143,8 @@ CACHES = {
             "SOCKET_CONNECT_TIMEOUT": 2,
             "SOCKET_TIMEOUT": 5,
             "CONNECTION_POOL_KWARGS": {"max_connections": 200, "health_check_interval": 30},
+            # Connections that fail at once while Redis is known unreachable.
+            "CONNECTION_POOL_CLASS": "dianping.redis.outage.CircuitPool",
         },
     }
 }
@@ -150,6 +152,9 @@ CACHES = {
 # redis-py's cluster client (dianping/redis/cluster.py). Celery's broker stays a single
 # Redis (kombu has no Cluster transport): CELERY_BROKER_URL is then required.
 REDIS_CLUSTER = env.bool("REDIS_CLUSTER", default=False)
+# More nodes to discover the Cluster from (host:port, comma-separated): a process that
+# starts while REDIS_URL's node is down (a failover) still finds the others.
+REDIS_CLUSTER_NODES = env.list("REDIS_CLUSTER_NODES", default=[])
 if REDIS_CLUSTER:
     CACHES["default"]["OPTIONS"]["CLIENT_CLASS"] = "dianping.redis.cluster.ClusterClient"
 # Admin (username/password) sessions live in Redis too; API clients use bearer tokens.

@@ -85,7 +85,8 @@ def test_a_read_cut_short_drops_the_connection_so_no_reply_is_misread(
     """A timed-out command's reply may still arrive: read by the next command, it would
     answer that one with the wrong value. The connection must go instead."""
     pool = redis_client.connection_pool
-    impatient = pool.connection_class(**{**pool.connection_kwargs, "socket_timeout": 0.2})
+    # A plain connection: a read timeout would open a CircuitConnection's circuit.
+    impatient = redis.Connection(**{**pool.connection_kwargs, "socket_timeout": 0.2})
     monkeypatch.setattr(direct._local, "connection", impatient, raising=False)
 
     with pytest.raises(redis.TimeoutError):

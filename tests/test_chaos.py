@@ -1,0 +1,395 @@
+"""Chaos (issue 23): a production-shaped stack (granian as scripts/web.sh runs it, a
+prefork Celery worker and beat, the production settings, `SECKILL_DURABILITY=fsync` on a
+Redis of the test's own with `appendfsync always`) sells a flash sale to real HTTP
+clients while a part of it is killed with SIGKILL. Each ends with a history check:
+
+- every 200 the sale answered is an order in the database (nothing acknowledged lost);
+- database stock + orders = the initial stock (no unit sold twice or lost);
+- no user has two orders, and no dead letter holds an order;
+- the sale sold out in the end, serving again by itself (no command was run).
+
+Clients retry a 503 (the sale paused while Redis was away or rebuilding), as the
+answer's Retry-After asks; any other 5xx fails the test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from subprocess import Popen
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from dianping import clock
+from dianping.redis import keys
+from dianping.redis.client import get_redis
+from tests import servers
+from tests.cluster import kill_master_of, restore_cluster
+from tests.factories import BlogFactory, ShopFactory, VoucherFactory
+from tests.helpers import PrivateRedis, wait_until
+from tests.workers import ROOT, current_database_url, kill, start_celery
+from vouchers import shard
+from vouchers.models import Voucher, VoucherOrder
+
+pytestmark = pytest.mark.slow
+
+STOCK = 120
+BUYERS = 300
+CLIENTS = 16
+
+
+class SuiteCluster:
+    """The suite's Redis Cluster (`make test-cluster`) in the part a PrivateRedis plays
+    for one Redis: the stack's processes use it as the suite does."""
+
+    url = settings.REDIS_URL
+    process = None
+
+    def client(self):  # type: ignore[no-untyped-def]
+        return get_redis()
+
+
+@dataclass
+class Stack:
+    """Web, worker and beat on a Redis of the test's own (or the test Cluster); `tmp`
+    holds their logs."""
+
+    redis: PrivateRedis | SuiteCluster
+    env: dict[str, str]
+    tmp: Path
+    url: str = ""
+    processes: dict[str, Popen] = field(default_factory=dict)
+
+    def start(self) -> None:
+        self.start_worker()
+        self.processes["beat"] = start_celery(
+            "beat", "--loglevel", "WARNING", "--schedule", str(self.tmp / "beat-schedule"),
+            env=self.env, log=self.tmp / "beat.log",
+        )  # fmt: skip
+        self.processes["web"], self.url = servers.start_web(
+            self.env, workers=2, log=self.tmp / "web.log"
+        )
+
+    def start_worker(self) -> None:
+        self.processes["worker"] = start_celery(
+            "worker", "--pool", "prefork", "--concurrency", "2", "--loglevel", "WARNING",
+            "--without-heartbeat", "--without-mingle", "--without-gossip",
+            env=self.env, log=self.tmp / "worker.log",
+        )  # fmt: skip
+
+    def stop(self) -> None:
+        for process in self.processes.values():
+            if process.poll() is None:
+                kill(process)
+
+    def logs(self) -> str:
+        return "\n".join(
+            f"--- {log.name}\n{log.read_text(errors='replace')[-4000:]}"
+            for log in sorted(self.tmp.glob("*.log"))
+        )
+
+    def tokens(self, count: int) -> list[str]:
+        out = self.tmp / "tokens.txt"
+        servers.manage(self.env, "issue_tokens", "--count", str(count), "--out", str(out))
+        return out.read_text().split()
+
+
+@pytest.fixture
+def stack(tmp_path, transactional_db) -> Iterator[Stack]:  # type: ignore[no-untyped-def]
+    (tmp_path / "redis").mkdir()
+    redis_server = PrivateRedis(tmp_path / "redis")
+    redis_server.start()
+    env = servers.production_env(
+        current_database_url(),
+        tmp_path,
+        REDIS_URL=redis_server.url,
+        REDIS_CLUSTER="false",  # a Cluster run's own settings do not apply here
+        CELERY_BROKER_URL=f"redis://127.0.0.1:{redis_server.port}/1",
+        SECKILL_DURABILITY="fsync",
+        SECKILL_DRAIN_BATCH="20",
+        LOG_LEVEL="WARNING",
+    )
+    try:
+        yield from _running(Stack(redis_server, env, tmp_path))
+    finally:
+        if redis_server.process and redis_server.process.poll() is None:
+            redis_server.kill()
+
+
+@pytest.fixture
+def cluster_stack(tmp_path, transactional_db) -> Iterator[Stack]:  # type: ignore[no-untyped-def]
+    """The stack on the test Cluster, `SECKILL_DURABILITY=replica`; the Cluster is made
+    whole again afterwards."""
+    env = servers.production_env(
+        current_database_url(),
+        tmp_path,
+        SECKILL_DURABILITY="replica",
+        SECKILL_DRAIN_BATCH="20",
+        LOG_LEVEL="WARNING",
+    )
+    try:
+        yield from _running(Stack(SuiteCluster(), env, tmp_path))
+    finally:
+        restore_cluster()
+
+
+def _running(running: Stack) -> Iterator[Stack]:
+    try:
+        yield running
+    finally:
+        running.stop()
+        print(running.logs())  # pytest shows it with a failure
+
+
+def _open_sale(stack: Stack) -> Voucher:
+    """A sale on now, loaded into the stack's Redis as `make run` loads one."""
+    sale = VoucherFactory(stock=STOCK, begin_time=clock.now() - timedelta(minutes=1))
+    servers.manage(stack.env, "reconcile_seckill", "--fix")
+    return sale
+
+
+@dataclass
+class Sale:
+    """What the buyers were told."""
+
+    accepted: dict[str, int] = field(default_factory=dict)  # token -> order id
+    accepted_at: dict[str, float] = field(default_factory=dict)
+    verdicts: dict[str, str] = field(default_factory=dict)  # token -> final refusal code
+    paused: int = 0  # 503s, each retried
+    server_errors: list[tuple[int, bytes]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _buy_all(url: str, voucher_id: int, tokens: list[str], deadline: float) -> tuple[Sale, list]:
+    """Every buyer asks until told yes or no (a 503 or 429 is asked again later), from
+    CLIENTS threads; returns the outcome and the threads (running: join them)."""
+    sale, waiting = Sale(), queue.SimpleQueue()
+    for token in tokens:
+        waiting.put(token)
+
+    def client() -> None:
+        while time.monotonic() < deadline:
+            try:
+                token = waiting.get_nowait()
+            except queue.Empty:
+                return
+            status, _, body = servers.call(
+                f"{url}/api/vouchers/{voucher_id}/seckill", "POST",
+                Authorization=f"Bearer {token}",
+            )  # fmt: skip
+            with sale.lock:
+                if status == 200:
+                    sale.accepted[token] = int(json.loads(body)["order_id"])
+                    sale.accepted_at[token] = time.monotonic()
+                elif status in (429, 503):
+                    sale.paused += status == 503
+                    waiting.put(token)
+                elif status >= 500:
+                    sale.server_errors.append((status, body))
+                else:
+                    sale.verdicts[token] = json.loads(body)["code"]
+            if status in (429, 503):
+                time.sleep(0.05)  # not a synchronisation: a client's back-off before asking again
+
+    threads = [threading.Thread(target=client) for _ in range(CLIENTS)]
+    for thread in threads:
+        thread.start()
+    return sale, threads
+
+
+def _join(threads: list[threading.Thread]) -> None:
+    for thread in threads:
+        thread.join(timeout=300)
+
+
+def _check_history(stack: Stack, sale_row: Voucher, sale: Sale) -> None:
+    """The checks of the module's docstring, once the drain has settled."""
+    assert not sale.server_errors, sale.server_errors[:3]
+    acknowledged = set(sale.accepted.values())
+
+    def persisted() -> set[int]:
+        connection.close()  # a fresh connection: a MariaDB restart broke the old one
+        return set(VoucherOrder.objects.filter(voucher=sale_row).values_list("id", flat=True))
+
+    # Every 200 is an order in the database, and the drain has stored all Redis holds.
+    redis_client = stack.redis.client()
+    stock_key = shard.stock_key(sale_row.id)
+
+    def settled() -> bool:
+        orders = persisted()
+        return acknowledged <= orders and len(orders) + int(redis_client.get(stock_key)) == STOCK
+
+    wait_until(settled, timeout=120, interval=0.5)
+    orders = VoucherOrder.objects.filter(voucher=sale_row)
+    database_stock = Voucher.objects.get(pk=sale_row.pk).stock
+    assert database_stock + orders.count() == STOCK  # no unit sold twice, none lost
+    assert orders.values("user_id").distinct().count() == orders.count()  # one per user
+    dead = sum(
+        redis_client.xlen(keys.seckill_dead_letters(s)) for s in range(settings.SECKILL_SHARDS)
+    )
+    assert dead == 0
+    assert orders.count() == STOCK  # sold out: the sale served to the end by itself
+    assert set(sale.verdicts.values()) <= {"sold_out", "duplicate_order"}
+
+
+def test_redis_killed_mid_sale_loses_no_acknowledged_order(stack: Stack) -> None:
+    """SIGKILL of Redis at a third of the sale, restarted from its AOF a second later:
+    the run id changed, so the sale pauses (503) until the drain has rebuilt its shard
+    from the database and the pending orders, then sells the rest."""
+    sale_row = _open_sale(stack)
+    tokens = stack.tokens(BUYERS)
+    stack.start()
+    sale, threads = _buy_all(stack.url, sale_row.id, tokens, time.monotonic() + 180)
+    try:
+        wait_until(lambda: len(sale.accepted) >= STOCK // 3, timeout=60)
+        stack.redis.kill()
+        killed_at = time.monotonic()
+        time.sleep(1)  # not a synchronisation: Redis stays down a while, as in a crash
+        stack.redis.start()
+    finally:
+        _join(threads)
+
+    _check_history(stack, sale_row, sale)
+    assert sale.paused > 0  # the kill was felt, and answered 503, never a 500
+    assert any(at > killed_at for at in sale.accepted_at.values())  # it sold again
+
+
+@pytest.mark.skipif(not settings.REDIS_CLUSTER, reason="needs the test Redis Cluster")
+def test_a_cluster_master_killed_mid_sale_loses_no_acknowledged_order(cluster_stack) -> None:
+    """SIGKILL of the master holding the sale's shard at a third of the sale, without
+    waiting for its replica to catch up: every 200 had a replica's acknowledgement (WAIT),
+    so the promoted replica has it; under its new run id the sale pauses until the drain
+    has verified the shard, then sells the rest."""
+    stack = cluster_stack
+    sale_row = _open_sale(stack)
+    tokens = stack.tokens(BUYERS)
+    stack.start()
+    sale, threads = _buy_all(stack.url, sale_row.id, tokens, time.monotonic() + 180)
+    try:
+        wait_until(lambda: len(sale.accepted) >= STOCK // 3, timeout=60)
+        killed_at = time.monotonic()
+        kill_master_of(shard.stock_key(sale_row.id), caught_up=False)
+    finally:
+        _join(threads)
+
+    _check_history(stack, sale_row, sale)
+    assert sale.paused > 0
+    assert any(at > killed_at for at in sale.accepted_at.values())
+
+
+def test_worker_killed_mid_drain_loses_nothing(stack: Stack) -> None:
+    """The sale accepts everything first; the worker is SIGKILLed once part is stored. A
+    new worker re-reads what the dead one had claimed and not acknowledged."""
+    sale_row = _open_sale(stack)
+    tokens = stack.tokens(STOCK)
+    stack.processes["web"], stack.url = servers.start_web(
+        stack.env, workers=2, log=stack.tmp / "web.log"
+    )
+    sale, threads = _buy_all(stack.url, sale_row.id, tokens, time.monotonic() + 120)
+    _join(threads)
+    assert len(sale.accepted) == STOCK
+
+    stack.start_worker()
+    stack.processes["beat"] = start_celery(
+        "beat", "--loglevel", "WARNING", "--schedule", str(stack.tmp / "beat-schedule"),
+        env=stack.env, log=stack.tmp / "beat.log",
+    )  # fmt: skip
+    orders = VoucherOrder.objects.filter(voucher=sale_row)
+    wait_until(orders.exists, timeout=60, interval=0.005)
+    kill(stack.processes["worker"], signal.SIGKILL)
+    stored_at_kill = orders.count()
+    stack.start_worker()
+
+    _check_history(stack, sale_row, sale)
+    print(f"stored when the worker was killed: {stored_at_kill} of {STOCK}")
+
+
+@pytest.mark.skipif(
+    not os.environ.get("DATABASE_URL", "").startswith("mysql"),
+    reason="kills the test MariaDB (scripts/mariadb.sh): a DATABASE_URL=mysql:// run",
+)
+def test_mariadb_killed_mid_drain_loses_nothing(stack: Stack) -> None:
+    """MariaDB SIGKILLed while the drain stores the sale, started again five seconds
+    later: the drain's batch rolled back and is stored again, once."""
+    pid_file = Path(os.environ.get("MARIADB_DIR", "/var/tmp/dianping-mariadb-3307")) / "mysqld.pid"
+    if not pid_file.exists():
+        pytest.skip(f"no scripts/mariadb.sh server here ({pid_file})")
+    sale_row = _open_sale(stack)
+    tokens = stack.tokens(STOCK)
+    stack.start()
+    sale, threads = _buy_all(stack.url, sale_row.id, tokens, time.monotonic() + 120)
+    _join(threads)
+    orders = VoucherOrder.objects.filter(voucher=sale_row)
+    wait_until(orders.exists, timeout=60, interval=0.005)
+    os.kill(int(pid_file.read_text()), signal.SIGKILL)
+    time.sleep(5)  # not a synchronisation: the database stays down, as the issue asks
+    subprocess.run(["scripts/mariadb.sh", "start"], cwd=ROOT, check=True, timeout=120)
+
+    _check_history(stack, sale_row, sale)
+
+
+def test_with_redis_stopped_public_pages_load_from_the_database(stack: Stack) -> None:
+    """Redis SIGKILLed under load: public reads (shop, note, lists, a shop's vouchers,
+    the sales on now) answer 200 from the database, signed-in calls 503 with
+    Retry-After (a token cannot be checked), health says "degraded"; no 500 anywhere.
+    Redis started again, signed-in calls work again without a restart."""
+    shop = ShopFactory()
+    blog = BlogFactory(shop=shop)
+    sale_row = _open_sale(stack)
+    VoucherFactory(shop=shop, stock=5, begin_time=clock.now() - timedelta(minutes=1))
+    token = stack.tokens(1)[0]
+    stack.start()
+    public = [
+        f"/api/shops/{shop.id}", f"/api/shops?type_id={shop.type_id}", f"/api/blogs/{blog.id}",
+        "/api/blogs/hot", f"/api/users/{blog.user_id}/blogs", f"/api/shops/{shop.id}/vouchers",
+        "/api/vouchers/activities", "/api/shop-types",
+    ]  # fmt: skip
+    signed_in = ["/api/users/me", "/api/voucher-orders", f"/api/blogs/{blog.id}"]
+    for path in public + signed_in:
+        assert servers.call(stack.url + path, Authorization=f"Bearer {token}")[0] == 200, path
+
+    stack.redis.kill()
+    anonymous: list[tuple[str, int]] = []
+    signed: list[tuple[str, int, str]] = []  # (path, status, Retry-After)
+
+    def reader(index: int) -> None:
+        for round_ in range(5):
+            for path in public:
+                anonymous.append((path, servers.call(stack.url + path)[0]))
+            path = signed_in[(index + round_) % len(signed_in)]
+            status, headers, _ = servers.call(stack.url + path, Authorization=f"Bearer {token}")
+            signed.append((path, status, headers.get("Retry-After", "")))
+
+    readers = [threading.Thread(target=reader, args=(i,)) for i in range(8)]
+    for thread in readers:
+        thread.start()
+    for thread in readers:
+        thread.join(timeout=120)
+    assert len(anonymous) == 8 * 5 * len(public)
+    assert [a for a in anonymous if a[1] != 200] == []
+    assert len(signed) == 8 * 5
+    assert [s for s in signed if s[1:] != (503, "1")] == []
+    status, _, body = servers.call(stack.url + "/api/health")
+    assert (status, json.loads(body)["status"]) == (200, "degraded")
+    assert servers.call(f"{stack.url}/api/vouchers/{sale_row.id}/seckill", "POST")[0] == 401
+
+    stack.redis.start()
+    wait_until(
+        lambda: (
+            servers.call(stack.url + "/api/users/me", Authorization=f"Bearer {token}")[0] == 200
+        ),
+        timeout=30,
+        interval=0.2,
+    )
+    assert json.loads(servers.call(stack.url + "/api/health")[2])["redis"] == "ok"
