@@ -222,7 +222,11 @@ class VoucherOrder(models.Model):
         # No (voucher, status) index: MariaDB would make it the voucher FK's index, and then
         # every status change checks the FK, share-locking the voucher row that a cancel or
         # refund then wants exclusively: two of them deadlock. Counts use the FK's index.
-        indexes = [models.Index(fields=["user", "status", "id"])]
+        indexes = [
+            models.Index(fields=["user", "status", "id"]),
+            # The pay timeout's backstop finds unpaid orders by age (cancel_overdue_orders).
+            models.Index(fields=["status", "created_at"], name="voucher_order_status_age"),
+        ]
 
     def __str__(self) -> str:
         return f"order {self.id}"

@@ -12,6 +12,7 @@ unique-slot entry would otherwise wait for each other.
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -128,6 +129,24 @@ def settle_due_orders(*, limit: int = 500) -> int:
             log.exception("settling order %s failed; it will be retried", order_id)
             continue
         queue.ack(claim)
+    return cancelled
+
+
+def cancel_overdue_orders(*, limit: int = 500) -> int:
+    """The pay timeout's backstop: cancel the unpaid orders older than the timeout plus
+    ORDER_OVERDUE_GRACE, as their job would have, and release them in Redis. It finds
+    nothing unless a job was lost (Redis lost its last writes, or was restored from an
+    older backup): the jobs run first. Returns how many orders were cancelled here."""
+    cutoff = clock.now() - timedelta(
+        seconds=settings.ORDER_PAY_TIMEOUT + settings.ORDER_OVERDUE_GRACE
+    )
+    overdue = VoucherOrder.objects.filter(status=Status.UNPAID, created_at__lt=cutoff)
+    cancelled = 0
+    for order_id in overdue.order_by("created_at").values_list("id", flat=True)[:limit]:
+        if _cancel_if_unpaid(order_id):
+            cancelled += 1
+            log.warning("order %s: unpaid past its timeout with no job; cancelled", order_id)
+            release_after_commit(order_id)  # its transaction has committed
     return cancelled
 
 

@@ -83,3 +83,9 @@ def drain_seckill_orders() -> int:
 def settle_due_orders() -> int:
     """Pay timeouts that came, and unit releases to retry."""
     return order_services.settle_due_orders()
+
+
+@shared_task(ignore_result=True)
+def cancel_overdue_orders() -> int:
+    """Unpaid orders whose pay-timeout job was lost with Redis's state."""
+    return order_services.cancel_overdue_orders()

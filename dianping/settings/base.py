@@ -348,6 +348,9 @@ SECKILL_FUNNEL_CAPACITY = 5
 SECKILL_FUNNEL_PER_SECOND = 2.0
 SECKILL_SOLD_OUT_FLAG_TTL = 1.0  # seconds a process remembers "sold out" before asking Redis
 ORDER_PAY_TIMEOUT = env.int("ORDER_PAY_TIMEOUT", default=15 * 60)  # seconds to pay
+# How long past its pay timeout an unpaid order may stay before the backstop cancels it
+# (its job, in Redis, normally does it on time; the drain schedules it a little later).
+ORDER_OVERDUE_GRACE = 5 * 60
 # A refunded flash-sale unit goes back to Redis right after commit; if that fails, the
 # order's job tries again this many seconds later (and until Redis agrees).
 ORDER_RELEASE_RETRY = 60
@@ -378,6 +381,7 @@ CELERY_BEAT_SCHEDULE.update(
             "schedule": SECKILL_DRAIN_INTERVAL,
         },
         "settle-due-orders": {"task": "vouchers.tasks.settle_due_orders", "schedule": 10.0},
+        "cancel-overdue-orders": {"task": "vouchers.tasks.cancel_overdue_orders", "schedule": 60.0},
     }
 )
 

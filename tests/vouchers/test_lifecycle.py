@@ -26,6 +26,31 @@ def _buyers(redis_client, sale) -> dict[bytes, bytes]:  # type: ignore[no-untype
     return redis_client.hgetall(shard.buyers_key(sale.id))
 
 
+@pytest.mark.django_db(transaction=True)  # the release runs after the cancel's commit
+def test_an_unpaid_order_whose_job_redis_lost_is_cancelled_by_the_backstop(
+    user, other_user, redis_client, fake_clock
+) -> None:
+    """Issue 23: a pay-timeout job lost with Redis's last writes left the order payable
+    forever. The backstop cancels what is unpaid past the timeout and its grace, as the
+    job would have, and nothing younger."""
+    sale = start_sale(stock=10)
+    lost = _grab(user, sale)
+    fake_clock.advance(10 * 60)
+    young = _grab(other_user, sale)
+    for order_id in (lost, young):
+        releases.order_jobs().cancel(str(order_id))  # what a Redis rollback does to them
+    fake_clock.advance(15 * 60 + 5 * 60 - 10 * 60 + 1)  # `lost` is past timeout and grace
+
+    assert order_services.cancel_overdue_orders() == 1
+    assert VoucherOrder.objects.get(pk=lost).status == "cancelled"
+    assert VoucherOrder.objects.get(pk=young).status == "unpaid"
+    assert Voucher.objects.get(pk=sale.pk).stock == 9  # the unit back, once
+    assert redis_client.get(shard.stock_key(sale.id)) == b"9"
+    assert _buyers(redis_client, sale).keys() == {str(other_user.id).encode()}
+    assert order_services.cancel_overdue_orders() == 0
+    assert seckill.voucher_seckill(user_id=user.id, voucher_id=sale.id)  # may buy again
+
+
 @pytest.mark.django_db
 def test_validity_is_counted_from_the_grab(user, fake_clock) -> None:
     sale = start_sale(stock=5, valid_days=3)
