@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `make bench-*`: run bench/<script> against `make run`'s Redis (port 6390; REDIS_URL for
-# another), and against MariaDB with --mariadb (a throwaway one unless DATABASE_URL is
+# `make bench-*`: run bench/<script> against `make run`'s Redis servers (ports 6390 and
+# 6392 for the sale; REDIS_URL for another), and against MariaDB with --mariadb (a throwaway one unless DATABASE_URL is
 # set). A Redis this script started is stopped again however the benchmark ends, so a
 # benchmark never leaves a server behind on the port `make run` uses.
 #   scripts/bench.sh [--mariadb] <script.py> [args...]
@@ -9,7 +9,15 @@ cd "$(dirname "$0")/.."
 root="$PWD"
 
 redis=$(scripts/redis.sh ensure run)
-trap 'if [ "$redis" = started ]; then "$root/scripts/redis.sh" stop run; fi' EXIT
+sale=""
+trap 'if [ "$redis" = started ]; then "$root/scripts/redis.sh" stop run; fi
+      if [ "$sale" = started ]; then "$root/scripts/redis.sh" stop sale; fi' EXIT
+# make run's flash-sale Redis, for the benchmarks that run the product as make run does
+# (bench/api.py); bench/seckill.py keeps the sale on the one above, whose keys it reads.
+sale=$(scripts/redis.sh ensure sale)
+if [ "$sale" != external ]; then
+  export BENCH_SALE_REDIS_URL="redis://127.0.0.1:${SALE_REDIS_PORT:-6392}/0"
+fi
 if [ "${1:-}" = --mariadb ]; then
   shift
   DATABASE_URL="${DATABASE_URL:-$(scripts/mariadb.sh start)}"

@@ -2,14 +2,17 @@
 # Project-local Redis servers on loopback, one per purpose, so `make test` never touches
 # what `make run` serves:
 #   run   127.0.0.1:${REDIS_PORT:-6390}, data and AOF under var/redis
+#   sale  127.0.0.1:${SALE_REDIS_PORT:-6392}, var/redis-sale: make run's flash sale
+#         (SECKILL_REDIS_URL), `appendfsync always` in SECKILL_DURABILITY=fsync
 #   test  127.0.0.1:${TEST_REDIS_PORT:-6391}, data under var/redis-test
 # Another port gets a directory of its own (var/redis-<port>, var/redis-test-<port>): two
 # servers sharing one would overwrite each other's AOF and pid file.
 #
-#   scripts/redis.sh start|stop|status [run|test]      (default: run)
-#   scripts/redis.sh ensure [run|test]
+#   scripts/redis.sh start|stop|status [run|sale|test]      (default: run)
+#   scripts/redis.sh ensure [run|sale|test]
 #     what `make run`, `make test` and the benchmarks need: nothing when REDIS_URL
-#     (TEST_REDIS_URL for `test`) points elsewhere, else that Redis, started or
+#     (SECKILL_REDIS_URL or REDIS_URL for `sale`, TEST_REDIS_URL for `test`) points
+#     elsewhere, else that Redis, started or
 #     waited for. Prints "external", "running" or "started", so the caller knows
 #     whether to stop it afterwards; a start that fails leaves nothing running.
 # Messages go to stderr.
@@ -19,8 +22,10 @@ cd "$(dirname "$0")/.."
 purpose="${2:-run}"
 case "$purpose" in
   run) port="${REDIS_PORT:-6390}"; dir="$PWD/var/redis"; default=6390; external="${REDIS_URL:-}" ;;
+  sale) port="${SALE_REDIS_PORT:-6392}"; dir="$PWD/var/redis-sale"; default=6392
+    external="${SECKILL_REDIS_URL:-${REDIS_URL:-}}" ;;
   test) port="${TEST_REDIS_PORT:-6391}"; dir="$PWD/var/redis-test"; default=6391; external="${TEST_REDIS_URL:-}" ;;
-  *) echo "usage: $0 start|stop|status|ensure [run|test]" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status|ensure [run|sale|test]" >&2; exit 2 ;;
 esac
 [ "$port" = "$default" ] || dir="$dir-$port"
 pidfile="$dir/redis.pid"
@@ -59,11 +64,12 @@ stop() {
   fi
 }
 
-# make run's Redis holds the flash sale in SECKILL_DURABILITY=fsync (the default): it
-# answers a write once its AOF is on disk. The test Redis writes it every second (a crash
-# loses about the last second; the suite does not need more, and runs faster).
+# make run's sale Redis, in SECKILL_DURABILITY=fsync (the default), answers a write once
+# its AOF is on disk. The others write it every second: a crash loses about the last
+# second (tokens, likes, caches: docs/operations.md says what that means), and every
+# signed-in request's token refresh does not wait for a disk.
 appendfsync() {
-  if [ "$purpose" = run ] && [ "${SECKILL_DURABILITY:-fsync}" = fsync ]; then
+  if [ "$purpose" = sale ] && [ "${SECKILL_DURABILITY:-fsync}" = fsync ]; then
     echo always
   else
     echo everysec
@@ -100,7 +106,7 @@ case "${1:-}" in
       || { echo "redis ($purpose): not running"; exit 1; }
     ;;
   *)
-    echo "usage: $0 start|stop|status|ensure [run|test]" >&2
+    echo "usage: $0 start|stop|status|ensure [run|sale|test]" >&2
     exit 2
     ;;
 esac

@@ -33,7 +33,8 @@ if (exec 3<>"/dev/tcp/$HOST/$PORT") 2>/dev/null; then
 fi
 
 pids=()
-redis=""
+declare -A redis=()  # purpose (run, sale) -> "starting", "started", "running", "external"
+declare -A redis_pid=() redis_state=()
 cleanup() {
   # Ignore further signals: a closing terminal often sends SIGHUP twice, and a second
   # Ctrl-C must not cut the cleanup short either.
@@ -55,14 +56,16 @@ cleanup() {
   done
   for pid in "${pids[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  if [ "$redis" = starting ]; then
-    # A signal came while Redis was starting: let that start finish, then stop what it
-    # started (and only that).
-    wait "$redis_pid" 2>/dev/null
-    redis=$(cat "$redis_state" 2>/dev/null)
-    rm -f "$redis_state"
-  fi
-  if [ "$redis" = started ]; then scripts/redis.sh stop run; fi
+  for purpose in "${!redis[@]}"; do
+    if [ "${redis[$purpose]}" = starting ]; then
+      # A signal came while this Redis was starting: let that start finish, then stop
+      # what it started (and only that).
+      wait "${redis_pid[$purpose]}" 2>/dev/null
+      redis[$purpose]=$(cat "${redis_state[$purpose]}" 2>/dev/null)
+      rm -f "${redis_state[$purpose]}"
+    fi
+    if [ "${redis[$purpose]}" = started ]; then scripts/redis.sh stop "$purpose"; fi
+  done
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -70,16 +73,26 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 # Started in the background and waited for, so a signal that arrives while Redis loads its
-# data is handled at once, and the Redis it started is stopped too.
-redis_state=$(mktemp)
-# It ignores the signals itself, so a start that is under way finishes and says what it
-# started, which the cleanup then stops.
-(trap '' INT TERM HUP; exec scripts/redis.sh ensure run) >"$redis_state" 9>&- &  # unless REDIS_URL is set
-redis_pid=$!
-redis=starting
-wait "$redis_pid" || { redis=""; rm -f "$redis_state"; exit 1; }
-redis=$(cat "$redis_state")
-rm -f "$redis_state"
+# data is handled at once, and the Redis it started is stopped too. The start ignores the
+# signals itself, so one under way finishes and says what it started, which the cleanup
+# then stops.
+ensure_redis() {
+  local purpose=$1
+  redis_state[$purpose]=$(mktemp)
+  (trap '' INT TERM HUP; exec scripts/redis.sh ensure "$purpose") >"${redis_state[$purpose]}" 9>&- &
+  redis_pid[$purpose]=$!
+  redis[$purpose]=starting
+  wait "${redis_pid[$purpose]}" || { unset "redis[$purpose]"; rm -f "${redis_state[$purpose]}"; exit 1; }
+  redis[$purpose]=$(cat "${redis_state[$purpose]}")
+  rm -f "${redis_state[$purpose]}"
+}
+ensure_redis run  # unless REDIS_URL is set
+# The flash sale on a Redis of its own (fsync'd), the rest on one that is not: unless
+# SECKILL_REDIS_URL or REDIS_URL says where they are (docs/operations.md).
+ensure_redis sale
+if [ "${redis[sale]}" != external ]; then
+  export SECKILL_REDIS_URL="redis://127.0.0.1:${SALE_REDIS_PORT:-6392}/0"
+fi
 
 echo "==> migrating the database"
 $PY manage.py migrate --noinput

@@ -68,8 +68,14 @@ class Stack:
     redis: PrivateRedis | SuiteCluster
     env: dict[str, str]
     tmp: Path
+    sale_redis: PrivateRedis | SuiteCluster | None = None  # SECKILL_REDIS_URL's, if set
     url: str = ""
     processes: dict[str, Popen] = field(default_factory=dict)
+
+    @property
+    def sale(self) -> PrivateRedis | SuiteCluster:
+        """The Redis that holds the sale: its own, or the one of everything."""
+        return self.sale_redis or self.redis
 
     def start(self) -> None:
         self.start_worker()
@@ -105,26 +111,40 @@ class Stack:
         return out.read_text().split()
 
 
+ONE_REDIS, OWN_SALE_REDIS = "one Redis", "the sale on its own Redis"
+
+
 @pytest.fixture
-def stack(tmp_path, transactional_db) -> Iterator[Stack]:  # type: ignore[no-untyped-def]
-    (tmp_path / "redis").mkdir()
-    redis_server = PrivateRedis(tmp_path / "redis")
-    redis_server.start()
+def stack(request, tmp_path, transactional_db) -> Iterator[Stack]:  # type: ignore[no-untyped-def]
+    """The stack on a Redis of the test's own (`appendfsync always`); parametrized with
+    OWN_SALE_REDIS, the sale on a second one (SECKILL_REDIS_URL), the first at everysec."""
+    own_sale_redis = getattr(request, "param", ONE_REDIS) == OWN_SALE_REDIS
+    servers_started: list[PrivateRedis] = []
+    for name in ("redis", "sale-redis") if own_sale_redis else ("redis",):
+        (tmp_path / name).mkdir()
+        fsync = "everysec" if own_sale_redis and name == "redis" else "always"
+        server = PrivateRedis(tmp_path / name, "--appendfsync", fsync)
+        server.start()
+        servers_started.append(server)
+    main = servers_started[0]
+    sale = servers_started[1] if own_sale_redis else None
     env = servers.production_env(
         current_database_url(),
         tmp_path,
-        REDIS_URL=redis_server.url,
+        REDIS_URL=main.url,
+        SECKILL_REDIS_URL=sale.url if sale else "",
         REDIS_CLUSTER="false",  # a Cluster run's own settings do not apply here
-        CELERY_BROKER_URL=f"redis://127.0.0.1:{redis_server.port}/1",
+        CELERY_BROKER_URL=f"redis://127.0.0.1:{main.port}/1",
         SECKILL_DURABILITY="fsync",
         SECKILL_DRAIN_BATCH="20",
         LOG_LEVEL="WARNING",
     )
     try:
-        yield from _running(Stack(redis_server, env, tmp_path))
+        yield from _running(Stack(main, env, tmp_path, sale_redis=sale))
     finally:
-        if redis_server.process and redis_server.process.poll() is None:
-            redis_server.kill()
+        for server in servers_started:
+            if server.process and server.process.poll() is None:
+                server.kill()
 
 
 @pytest.fixture
@@ -223,7 +243,7 @@ def _check_history(stack: Stack, sale_row: Voucher, sale: Sale) -> None:
         return set(VoucherOrder.objects.filter(voucher=sale_row).values_list("id", flat=True))
 
     # Every 200 is an order in the database, and the drain has stored all Redis holds.
-    redis_client = stack.redis.client()
+    redis_client = stack.sale.client()
     stock_key = shard.stock_key(sale_row.id)
 
     def settled() -> bool:
@@ -243,26 +263,31 @@ def _check_history(stack: Stack, sale_row: Voucher, sale: Sale) -> None:
     assert set(sale.verdicts.values()) <= {"sold_out", "duplicate_order"}
 
 
+@pytest.mark.parametrize("stack", [ONE_REDIS, OWN_SALE_REDIS], indirect=True)
 def test_redis_killed_mid_sale_loses_no_acknowledged_order(stack: Stack) -> None:
-    """SIGKILL of Redis at a third of the sale, restarted from its AOF a second later:
-    the run id changed, so the sale pauses (503) until the drain has rebuilt its shard
-    from the database and the pending orders, then sells the rest."""
+    """SIGKILL of the sale's Redis at a third of the sale, restarted from its AOF a
+    second later: the run id changed, so the sale pauses (503) until the drain has
+    rebuilt its shard from the database and the pending orders, then sells the rest."""
     sale_row = _open_sale(stack)
     tokens = stack.tokens(BUYERS)
     stack.start()
     sale, threads = _buy_all(stack.url, sale_row.id, tokens, time.monotonic() + 180)
     try:
         wait_until(lambda: len(sale.accepted) >= STOCK // 3, timeout=60)
-        stack.redis.kill()
+        stack.sale.kill()
         killed_at = time.monotonic()
         time.sleep(1)  # not a synchronisation: Redis stays down a while, as in a crash
-        stack.redis.start()
+        stack.sale.start()
     finally:
         _join(threads)
 
     _check_history(stack, sale_row, sale)
     assert sale.paused > 0  # the kill was felt, and answered 503, never a 500
     assert any(at > killed_at for at in sale.accepted_at.values())  # it sold again
+    # The shop's list reads the live stock where the sale keeps it (its own Redis or not).
+    status, _, body = servers.call(f"{stack.url}/api/shops/{sale_row.shop_id}/vouchers")
+    assert status == 200
+    assert [v["remaining"] for v in json.loads(body) if v["id"] == sale_row.id] == [0]
 
 
 @pytest.mark.skipif(not settings.REDIS_CLUSTER, reason="needs the test Redis Cluster")

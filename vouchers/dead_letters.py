@@ -16,11 +16,18 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from dianping.redis import keys
-from dianping.redis.client import get_redis
 
 from .drain import persist
 from .releases import order_jobs
-from .shard import MALFORMED, Accepted, accepted_from, buyers_key, pending_field, shard_lock
+from .shard import (
+    MALFORMED,
+    Accepted,
+    accepted_from,
+    buyers_key,
+    pending_field,
+    sale_redis,
+    shard_lock,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +57,7 @@ class Replay:
 def dead_letters(*, shard: int | None = None) -> list[DeadLetter]:
     """Every dead letter, oldest first, of one shard or of all."""
     shards = range(settings.SECKILL_SHARDS) if shard is None else [shard]
-    client = get_redis()
+    client = sale_redis()
     return [
         DeadLetter(s, letter_id, fields)
         for s in shards
@@ -89,7 +96,7 @@ def _replay_one(letter: DeadLetter, order: Accepted) -> str | None:
     The pay timeout is scheduled first: an order in the database without one would hold
     its unit forever. A timeout whose order never got written finds nothing to cancel;
     a crash after the commit only makes the next replay find the order and finish."""
-    client = get_redis()
+    client = sale_redis()
     holder = client.hget(buyers_key(order.voucher_id), order.user_id)
     if holder != pending_field(order.order_id).encode():
         return "its unit was released since (reconcile --fix or a cancellation): not replayed"

@@ -26,7 +26,6 @@ from django.db.models import F
 from dianping import clock
 from dianping.bulk import insert_rows
 from dianping.redis import keys
-from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
 
 from .caches import orders_changed, vouchers_changed
@@ -36,15 +35,17 @@ from .releases import order_jobs
 from .shard import (
     GROUP,
     MALFORMED,
+    SALE_REDIS,
     Accepted,
     accepted_from,
     consumer_name,
     ensure_groups,
     pending_field,
+    sale_redis,
 )
 
 log = logging.getLogger(__name__)
-_FINISH = lua(__file__, "finish.lua")
+_FINISH = lua(__file__, "finish.lua", alias=SALE_REDIS)
 
 Entry = tuple[bytes, dict[bytes, bytes]]  # a stream entry: id, fields
 
@@ -128,7 +129,7 @@ NOT_THEIR_FAULT = (*DATABASE_DOWN, SystemFault)
 
 def _read(shard: int, batch: int, *, recover: bool) -> list[Entry]:
     """Entries to work on: when recovering, what was left unacked first, then new ones."""
-    client = get_redis()
+    client = sale_redis()
     stream, consumer = keys.seckill_orders(shard), consumer_name(shard)
     entries = _unacked(client, stream, consumer, batch) if recover else []
     if len(entries) < batch:
@@ -180,7 +181,7 @@ def _parse(entries) -> tuple[list[Accepted], list[tuple[bytes, dict, str]]]:  # 
 def _count_failure(shard: int, order: Accepted, exc: Exception) -> None:
     """Count a failure that is the entry's own; at the limit it goes to the dead letters."""
     failures_key = keys.seckill_failures(shard)
-    failures = get_redis().hincrby(failures_key, order.entry_id, 1)
+    failures = sale_redis().hincrby(failures_key, order.entry_id, 1)
     log.warning("seckill drain: order %s failed (%d): %s", order.order_id, failures, exc)
     if failures >= settings.SECKILL_MAX_DELIVERIES:
         fields = {**order.entry_fields(), b"order": str(order.order_id)}  # order: for people
@@ -283,7 +284,7 @@ def oldest_waiting_seconds() -> float | None:
     """How long the oldest accepted order not yet persisted has waited, in seconds (None
     when every shard is drained): the first entry of each shard's stream, since the drain
     trims what it acks in the same step."""
-    pipe = get_redis().pipeline(transaction=False)
+    pipe = sale_redis().pipeline(transaction=False)
     for shard in range(settings.SECKILL_SHARDS):
         pipe.xrange(keys.seckill_orders(shard), count=1)
     firsts = [int(entries[0][0].split(b"-")[0]) for entries in pipe.execute() if entries]
@@ -320,7 +321,7 @@ def _dead_letter(
     not yet in the database")."""
     if not poison:
         return
-    pipe = get_redis().pipeline(transaction=True)
+    pipe = sale_redis().pipeline(transaction=True)
     if no_longer_pending:
         pipe.hdel(keys.seckill_pending(shard), *no_longer_pending)
     for entry_id, fields, reason in poison:

@@ -3,6 +3,7 @@
 - `fsync` (the default): the sale's Redis writes its AOF with `appendfsync always`, so
   it answers a write only once the write is on disk; a 200 survives a crash of Redis or
   its host. It costs the sale about a quarter of its throughput here (docs/benchmarks.md).
+  With SECKILL_REDIS_URL the sale has a Redis of its own and only that one needs it.
 - `replica`: each accepted order is confirmed by at least one replica (`WAIT`) before
   its 200; a replica that does not confirm within SECKILL_REPLICA_WAIT_MS makes the
   answer a 503 (the order may still be kept: "my vouchers" shows it, and a retry says
@@ -21,7 +22,7 @@ from typing import Any
 import redis
 from django.conf import settings
 
-from dianping.redis.client import get_redis
+from .shard import sale_redis
 
 FSYNC, REPLICA, NONE = "fsync", "replica", "none"
 
@@ -35,9 +36,9 @@ def configuration_problem() -> str | None:
     refuses CONFIG or INFO (a managed Redis, an ACL) cannot be checked: it is trusted."""
     try:
         if mode() == FSYNC:
-            return _fsync_problem(get_redis())
+            return _fsync_problem(sale_redis())
         if mode() == REPLICA:
-            return _replica_problem(get_redis())
+            return _replica_problem(sale_redis())
     except redis.ResponseError:
         return None
     return None

@@ -24,10 +24,10 @@ from dianping.redis.scripts import lua
 
 from .models import Voucher
 from .reconcile import Drift, seckill_repair
-from .shard import LIVE_LIB, shard_of
+from .shard import LIVE_LIB, SALE_REDIS, shard_of
 
-_MARK_LIVE = lua(__file__, "mark_live.lua")
-_IS_LIVE = lua(__file__, "is_live.lua", prelude=(LIVE_LIB,))
+_MARK_LIVE = lua(__file__, "mark_live.lua", alias=SALE_REDIS)
+_IS_LIVE = lua(__file__, "is_live.lua", prelude=(LIVE_LIB,), alias=SALE_REDIS)
 log = logging.getLogger(__name__)
 
 

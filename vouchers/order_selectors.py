@@ -15,14 +15,13 @@ from django.utils.translation import gettext
 from dianping import clock
 from dianping.errors import NotFound
 from dianping.redis import ids, keys
-from dianping.redis.client import get_redis
 
 from . import discounts, documents
 from .caches import my_orders_cache
 from .errors import Code
 from .models import ShopOrder, VoucherOrder, WriteOff
 from .selectors import voucher_documents, voucher_now
-from .shard import pending_field, pending_owner, shard_of_order
+from .shard import pending_field, pending_owner, sale_redis, shard_of_order
 
 SCROLL_PAGE = 10  # "my vouchers" and shop orders alike (seed 004)
 PENDING = "pending"  # the status shown while an accepted order waits in the stream
@@ -34,7 +33,7 @@ def order_get(*, order_id: int, user_id: int) -> VoucherOrder:
     order = VoucherOrder.objects.filter(pk=order_id, user_id=user_id).first()
     if order is not None:
         return order
-    owner = get_redis().hget(
+    owner = sale_redis().hget(
         keys.seckill_pending(shard_of_order(order_id)), pending_field(order_id)
     )
     if owner is not None:

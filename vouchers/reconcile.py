@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 import redis
 
 from dianping.redis import keys
-from dianping.redis.client import get_redis
 
 from .models import Voucher, VoucherOrder
 from .shard import (
@@ -33,6 +32,7 @@ from .shard import (
     pending_field,
     pending_order_id,
     pending_owner,
+    sale_redis,
     shard_lock,
     shard_of,
     stock_key,
@@ -95,7 +95,7 @@ def seckill_drift(*, voucher_id: int | None = None) -> list[Drift]:
     vouchers = Voucher.objects.filter(type=Voucher.Kind.SECKILL)
     if voucher_id is not None:
         vouchers = vouchers.filter(pk=voucher_id)
-    client = get_redis()
+    client = sale_redis()
     return [_measure(voucher, client) for voucher in vouchers]
 
 
@@ -109,7 +109,7 @@ def seckill_repair(voucher_id: int, *, locked: bool = False) -> Drift:
         if locked
         else shard_lock(shard_of(voucher_id), ttl=30, watchdog=True, wait=60)
     )
-    with lock, get_redis().pipeline(transaction=True) as pipe:
+    with lock, sale_redis().pipeline(transaction=True) as pipe:
         while True:
             try:
                 pipe.watch(*watched)

@@ -11,9 +11,9 @@ from dianping.redis.delayqueue import DelayQueue
 from dianping.redis.scripts import lua
 
 from .models import Voucher, VoucherOrder
-from .shard import buyers_key, pending_field, stock_key
+from .shard import SALE_REDIS, buyers_key, pending_field, stock_key
 
-_RELEASE = lua(__file__, "release.lua")
+_RELEASE = lua(__file__, "release.lua", alias=SALE_REDIS)
 
 
 def order_jobs() -> DelayQueue:

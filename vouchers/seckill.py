@@ -28,9 +28,9 @@ from dianping.redis.scripts import FUNNEL_LIB, lua
 from . import durability, shard, stock
 from .errors import Code
 from .models import Voucher
-from .shard import LIVE_LIB
+from .shard import LIVE_LIB, SALE_REDIS
 
-_SECKILL = lua(__file__, "seckill.lua", prelude=(FUNNEL_LIB, LIVE_LIB))
+_SECKILL = lua(__file__, "seckill.lua", prelude=(FUNNEL_LIB, LIVE_LIB), alias=SALE_REDIS)
 _OK, _NOT_STARTED, _ENDED, _NOT_LOADED, _DUPLICATE, _SOLD_OUT = 0, -1, -2, -3, -4, -5
 _THROTTLED, _UNKNOWN_TOKEN, _UNVERIFIED = -7, -8, -9
 
@@ -87,14 +87,15 @@ def voucher_seckill(*, user_id: int, voucher_id: int) -> int:
 def voucher_seckill_by_token(*, token: str, voucher_id: int) -> int:
     """`voucher_seckill` for the caller holding a login token, in one round trip: the
     script refreshes the token and reads its user (NotAuthenticated if it is unknown).
-    On a Redis Cluster the token lives in another slot than the sale, so there it takes
-    two: the token's refresh, then the sale by user id."""
+    On a Redis Cluster the token lives in another slot than the sale, and with
+    SECKILL_REDIS_URL on another Redis, so there it takes two: the token's refresh, then
+    the sale by user id."""
     try:
         window = _open_window(voucher_id)
     except DomainError:
         _authenticate(token)  # the refresh every request owes, and 401 before 404/409
         raise
-    if settings.REDIS_CLUSTER:
+    if settings.REDIS_CLUSTER or shard.sale_has_own_redis():
         return _decide(_run(voucher_id, window, user_id=_authenticate(token)), voucher_id, window)
     return _decide(_run(voucher_id, window, token=token), voucher_id, window)
 

@@ -12,7 +12,6 @@ from django.utils.translation import gettext
 
 from dianping import clock
 from dianping.errors import Conflict, NotFound
-from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
 
 from . import stock
@@ -27,9 +26,9 @@ from .errors import Code
 from .models import Voucher, VoucherOrder
 from .seckill import sale_window_evict
 from .selectors import activities_document, preheat_candidates
-from .shard import buyers_key, stock_key
+from .shard import SALE_REDIS, buyers_key, sale_redis, stock_key
 
-_RETIRE = lua(__file__, "retire.lua")
+_RETIRE = lua(__file__, "retire.lua", alias=SALE_REDIS)
 # What a coupon holder was promised: fixed once the first coupon exists.
 FROZEN_WITH_ORDERS = (
     "shop", "type", "actual_value", "discount_type", "amount_condition", "discount_amount",
@@ -102,7 +101,7 @@ def voucher_delete_refusal(voucher: Voucher) -> Conflict | None:
     strand accepted orders in the dead letters)."""
     if voucher.is_seckill and voucher.status_at(clock.now()) == Voucher.Status.ACTIVE:
         return Conflict(gettext("The sale is on: void it first."), code=Code.SALE_ACTIVE)
-    has_buyers = voucher.is_seckill and get_redis().exists(buyers_key(voucher.id))
+    has_buyers = voucher.is_seckill and sale_redis().exists(buyers_key(voucher.id))
     if has_buyers or VoucherOrder.objects.filter(voucher_id=voucher.id).exists():
         return _has_orders()
     return None
@@ -135,7 +134,7 @@ def voucher_delete(*, voucher_id: int) -> None:
 def _forget(voucher_id: int) -> None:
     """A deleted voucher's Redis state: stock (a preheat may have reloaded it meanwhile),
     buyers, the cached sale window and the activity list that named it."""
-    get_redis().delete(stock_key(voucher_id), buyers_key(voucher_id))
+    sale_redis().delete(stock_key(voucher_id), buyers_key(voucher_id))
     sale_window_evict(voucher_id)
     activities_evict()
 

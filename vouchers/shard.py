@@ -19,12 +19,25 @@ from django.conf import settings
 
 from dianping import clock
 from dianping.redis import ids, keys
-from dianping.redis.client import get_redis
+from dianping.redis.client import get_redis, has_own_redis
 from dianping.redis.lock import RedisLock
 
 GROUP = "drain"  # the one consumer group of every order stream
+# The cache alias of the Redis that holds every shard: SECKILL_REDIS_URL's when set
+# (settings), else the default Redis. Every sale key and script goes through it.
+SALE_REDIS = "seckill"
 # Defines shard_live(key): whether this Redis process verified the shard (heal.py).
 LIVE_LIB = Path(__file__).parent / "lua" / "live_lib.lua"
+
+
+def sale_redis() -> redis.Redis:
+    """The Redis that holds the flash-sale shards."""
+    return get_redis(SALE_REDIS)
+
+
+def sale_has_own_redis() -> bool:
+    """Whether the shards live apart from the tokens (a script cannot touch both)."""
+    return has_own_redis(SALE_REDIS)
 
 
 def shard_of(voucher_id: int) -> int:
@@ -54,7 +67,7 @@ def next_order_id(voucher_id: int) -> int:
     now = int(clock.now_seconds())
     shard = shard_of(voucher_id)
     key = keys.seckill_id_counter(shard, ids.day_of(now))
-    pipe = get_redis().pipeline(transaction=False)
+    pipe = sale_redis().pipeline(transaction=False)
     pipe.incr(key)
     pipe.expire(key, ids.COUNTER_TTL)
     counter, _ = pipe.execute()
@@ -123,7 +136,7 @@ def accepted_from(entry_id: bytes, fields: dict[bytes, bytes]) -> Accepted:
 
 def ensure_groups() -> None:
     """Create every shard's consumer group (and stream) if missing; safe to repeat."""
-    client = get_redis()
+    client = sale_redis()
     for shard in range(settings.SECKILL_SHARDS):
         try:
             client.xgroup_create(keys.seckill_orders(shard), GROUP, id="0", mkstream=True)

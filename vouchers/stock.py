@@ -6,13 +6,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from dianping import clock
-from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
 
 from .models import Voucher
-from .shard import buyers_key, stock_key
+from .shard import SALE_REDIS, buyers_key, sale_redis, stock_key
 
-_LOAD = lua(__file__, "stock_load.lua")
+_LOAD = lua(__file__, "stock_load.lua", alias=SALE_REDIS)
 
 
 def stock_load(vouchers: Iterable[Voucher]) -> dict[int, str]:
@@ -54,6 +53,6 @@ def live_stock(voucher_ids: list[int]) -> dict[int, int | None]:
     """Units left in Redis per voucher (None: not loaded), in one round trip."""
     if not voucher_ids:
         return {}
-    pipe = get_redis().pipeline(transaction=False)
+    pipe = sale_redis().pipeline(transaction=False)
     queue_live_stock(pipe, voucher_ids)
     return read_live_stock(voucher_ids, pipe.execute())

@@ -19,26 +19,27 @@ from redis.connection import AbstractConnection
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from .client import get_redis
+from .client import DEFAULT, get_redis
 
 _local = threading.local()
 
 
-def execute(*command: str | bytes | int | float) -> Any:
-    """Run one command on this thread's connection; its reply (an error reply raises).
-    A write or read that fails (a timeout included) closes the connection, as redis-py
-    does for the pool's, so a late reply can never be read as the next command's."""
-    connection = _connection()
+def execute(*command: str | bytes | int | float, alias: str = DEFAULT) -> Any:
+    """Run one command on this thread's connection to the Redis of `alias`; its reply (an
+    error reply raises). A write or read that fails (a timeout included) closes the
+    connection, as redis-py does for the pool's, so a late reply can never be read as
+    the next command's."""
+    connection = _connection(alias)
     _drop_if_stale(connection)
     connection.send_packed_command([hiredis.pack_command(command)])
     return connection.read_response()
 
 
-def execute_together(*commands: tuple[Any, ...]) -> list[Any]:
+def execute_together(*commands: tuple[Any, ...], alias: str = DEFAULT) -> list[Any]:
     """Run `commands` in one write on this thread's connection (one round trip, and all
     of them surely on the same connection: what `WAIT` after a write needs); their
     replies in order, an error reply as the exception object (not raised)."""
-    connection = _connection()
+    connection = _connection(alias)
     _drop_if_stale(connection)
     connection.send_packed_command([hiredis.pack_command(command) for command in commands])
     replies = []
@@ -64,10 +65,13 @@ def _drop_if_stale(connection: AbstractConnection) -> None:
         connection.disconnect()
 
 
-def _connection() -> AbstractConnection:
-    connection = getattr(_local, "connection", None)
+def _connection(alias: str) -> AbstractConnection:
+    connections = getattr(_local, "connections", None)
+    if connections is None:
+        connections = _local.connections = {}
+    connection = connections.get(alias)
     if connection is None or connection.pid != os.getpid():
-        pool = get_redis().connection_pool
+        pool = get_redis(alias).connection_pool
         connection = pool.connection_class(**pool.connection_kwargs)
-        _local.connection = connection
+        connections[alias] = connection
     return connection

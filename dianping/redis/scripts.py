@@ -16,21 +16,25 @@ from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
 from . import direct
-from .client import get_redis
+from .client import DEFAULT, get_redis
 from .cluster import is_cluster
 
 _registry: list[LuaScript] = []
 
 
 class LuaScript:
-    """A .lua file (after any `prelude` files, e.g. shared functions), run as one script.
+    """A .lua file (after any `prelude` files, e.g. shared functions), run as one script
+    on the Redis of `alias` (see client.get_redis).
 
     Call it with keys and args; pass `client=` to queue it on a pipeline.
     """
 
-    def __init__(self, path: Path | str, *, prelude: tuple[Path, ...] = ()) -> None:
+    def __init__(
+        self, path: Path | str, *, prelude: tuple[Path, ...] = (), alias: str = DEFAULT
+    ) -> None:
         self.path = Path(path)
         self.prelude = prelude
+        self.alias = alias
         self._script: Script | None = None
         _registry.append(self)
 
@@ -42,7 +46,7 @@ class LuaScript:
     def _bound(self) -> Script:
         # Read lazily: nothing touches the filesystem or Redis at import time.
         if self._script is None:
-            self._script = get_redis().register_script(self.source)
+            self._script = get_redis(self.alias).register_script(self.source)
         return self._script
 
     def __call__(
@@ -51,7 +55,8 @@ class LuaScript:
         args: Sequence[Any] = (),
         client: redis.Redis | redis.client.Pipeline | None = None,
     ) -> Any:
-        return self._bound()(keys=list(keys), args=list(args), client=client or get_redis())
+        client = client or get_redis(self.alias)
+        return self._bound()(keys=list(keys), args=list(args), client=client)
 
     def run_direct(self, keys: Sequence[str], args: Sequence[Any]) -> Any:
         """`self(keys, args)` on the thread's own connection (see direct.py), for the
@@ -60,10 +65,10 @@ class LuaScript:
             return self(keys, args)
         sha = self._bound().sha
         try:
-            return direct.execute("EVALSHA", sha, len(keys), *keys, *args)
+            return direct.execute("EVALSHA", sha, len(keys), *keys, *args, alias=self.alias)
         except NoScriptError:  # a restarted or flushed Redis: load it and run it again
-            get_redis().script_load(self.source)
-            return direct.execute("EVALSHA", sha, len(keys), *keys, *args)
+            get_redis(self.alias).script_load(self.source)
+            return direct.execute("EVALSHA", sha, len(keys), *keys, *args, alias=self.alias)
 
     def run_then_wait(
         self, keys: Sequence[str], args: Sequence[Any], replicas: int, timeout_ms: int
@@ -82,10 +87,10 @@ class LuaScript:
                 pipe.execute_command(*wait)
                 reply, confirmed = pipe.execute(raise_on_error=False)
             else:
-                reply, confirmed = direct.execute_together(call, wait)
+                reply, confirmed = direct.execute_together(call, wait, alias=self.alias)
             if not isinstance(reply, NoScriptError):
                 break
-            get_redis().script_load(self.source)  # a restarted or flushed Redis
+            get_redis(self.alias).script_load(self.source)  # a restarted or flushed Redis
         if isinstance(reply, Exception):
             raise reply
         return reply, int(confirmed)
@@ -95,7 +100,7 @@ class LuaScript:
         (errors are returned, not raised: one bad call must not hide the others). One
         pipelined round trip on a single Redis; one call at a time on a Cluster, whose
         pipelines run no scripts (and whose calls' keys may live on different nodes)."""
-        client = get_redis()
+        client = get_redis(self.alias)
         if is_cluster(client):
             replies = []
             for keys, args in calls:
@@ -131,9 +136,12 @@ TOOLKIT_LUA = Path(__file__).parent / "lua"
 FUNNEL_LIB = TOOLKIT_LUA / "funnel_lib.lua"  # defines funnel(key, capacity, rate, quota, now)
 
 
-def lua(module_file: str, name: str, *, prelude: tuple[Path, ...] = ()) -> LuaScript:
-    """The script `lua/<name>` beside the module that calls this (pass `__file__`)."""
-    return LuaScript(Path(module_file).parent / "lua" / name, prelude=prelude)
+def lua(
+    module_file: str, name: str, *, prelude: tuple[Path, ...] = (), alias: str = DEFAULT
+) -> LuaScript:
+    """The script `lua/<name>` beside the module that calls this (pass `__file__`), run on
+    the Redis of `alias`."""
+    return LuaScript(Path(module_file).parent / "lua" / name, prelude=prelude, alias=alias)
 
 
 def all_scripts() -> list[LuaScript]:
@@ -142,6 +150,6 @@ def all_scripts() -> list[LuaScript]:
 
 
 def load_all(client: redis.Redis | None = None) -> list[str]:
-    """SCRIPT LOAD every registered script; returns their SHAs. Fails loudly on a syntax error."""
-    client = client or get_redis()
-    return [client.script_load(script.source) for script in _registry]
+    """SCRIPT LOAD every registered script (on `client`, else on its own Redis); returns
+    their SHAs. Fails loudly on a syntax error."""
+    return [(client or get_redis(s.alias)).script_load(s.source) for s in _registry]

@@ -5,6 +5,7 @@ The table of variables lives in README.md; defaults suit a laptop.
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import environ
@@ -157,6 +158,17 @@ REDIS_CLUSTER = env.bool("REDIS_CLUSTER", default=False)
 REDIS_CLUSTER_NODES = env.list("REDIS_CLUSTER_NODES", default=[])
 if REDIS_CLUSTER:
     CACHES["default"]["OPTIONS"]["CLIENT_CLASS"] = "dianping.redis.cluster.ClusterClient"
+# The flash sale's shards on a Redis of their own (vouchers.shard.SALE_REDIS, the cache
+# alias "seckill"): in SECKILL_DURABILITY=fsync only that Redis needs `appendfsync always`
+# and every other write (a token's refresh on each request) keeps `everysec`.
+SECKILL_REDIS_URL = env.str("SECKILL_REDIS_URL", default="")
+if SECKILL_REDIS_URL:
+    if REDIS_CLUSTER:
+        raise ImproperlyConfigured(
+            "SECKILL_REDIS_URL is for a single Redis; on a Cluster the sale shares it "
+            "(SECKILL_DURABILITY=replica)"
+        )
+    CACHES["seckill"] = {**copy.deepcopy(CACHES["default"]), "LOCATION": SECKILL_REDIS_URL}
 # Admin (username/password) sessions live in Redis too; API clients use bearer tokens.
 SESSION_ENGINE = "django.contrib.sessions.backends.cache"
 

@@ -87,7 +87,7 @@ def test_a_read_cut_short_drops_the_connection_so_no_reply_is_misread(
     pool = redis_client.connection_pool
     # A plain connection: a read timeout would open a CircuitConnection's circuit.
     impatient = redis.Connection(**{**pool.connection_kwargs, "socket_timeout": 0.2})
-    monkeypatch.setattr(direct._local, "connection", impatient, raising=False)
+    monkeypatch.setattr(direct._local, "connections", {"default": impatient}, raising=False)
 
     with pytest.raises(redis.TimeoutError):
         direct.execute("BLPOP", "queue", 5)
