@@ -59,12 +59,13 @@ def start_celery(
     )  # fmt: skip
 
 
-def start_worker(database_url: str, **settings: str) -> subprocess.Popen:
-    """A solo-pool worker on `database_url`; `settings` override env-read settings."""
+def start_worker(database_url: str, log: Path | None = None, **settings: str) -> subprocess.Popen:
+    """A solo-pool worker on `database_url`, its output appended to `log` if given;
+    `settings` override env-read settings."""
     return start_celery(
         "worker", "--pool", "solo", "--loglevel", "WARNING",
         "--without-heartbeat", "--without-mingle", "--without-gossip",
-        env={**worker_env(database_url), **settings},
+        env={**worker_env(database_url), **settings}, log=log,
     )  # fmt: skip
 
 

@@ -97,7 +97,7 @@ def _circuit_for(connection: redis.Connection) -> _Circuit:
 
 
 def circuits_open() -> list[str]:
-    """The addresses this process now treats as unreachable (for /api/health)."""
+    """The addresses this process now treats as unreachable."""
     return [address for address, circuit in _circuits.items() if circuit.is_open]
 
 

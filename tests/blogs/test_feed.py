@@ -311,15 +311,17 @@ def test_feed_needs_login_and_whole_numbers(api, user_api) -> None:
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_a_real_worker_pushes_through_the_broker(user) -> None:
+def test_a_real_worker_pushes_through_the_broker(user, tmp_path) -> None:  # type: ignore[no-untyped-def]
     app.conf.task_always_eager = False  # this one goes through Redis to a worker process
     author = UserFactory()
     follows.follow(user_id=user.id, target_id=author.id)
-    worker = start_worker(current_database_url())
+    log = tmp_path / "worker.log"
+    worker = start_worker(current_database_url(), log=log)
     try:
         blog_id = _publish(client_for(author), "via the broker")
         reader = client_for(user)
         wait_until(lambda: reader.get("/api/feed").json()["results"], timeout=60, interval=0.2)
     finally:
         kill(worker, 15)
+        print(log.read_text(errors="replace"))  # pytest shows it with a failure
     assert [b["id"] for b in reader.get("/api/feed").json()["results"]] == [blog_id]
