@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 from harness import (
     ROOT,
@@ -89,7 +90,11 @@ def persisted(env: dict[str, str], voucher_id: int) -> int:
 
 
 def wait_persisted(
-    env: dict[str, str], stock_keys: dict[str, str], voucher_ids: list[int], timeout: float = 180
+    env: dict[str, str],
+    stock_keys: dict[str, str],
+    voucher_ids: list[int],
+    timeout: float = 180,
+    port: str | None = None,
 ) -> None:
     """Until the drain has stored every order Redis accepted for these sales, or the
     timeout; check_books then tells whether anything is missing."""
@@ -97,16 +102,18 @@ def wait_persisted(
     for voucher_id in voucher_ids:
         key = stock_keys[str(voucher_id)]
         while time.monotonic() < deadline:
-            if persisted(env, voucher_id) + int(redis_cli("get", key)) >= SALE_STOCK:
+            if persisted(env, voucher_id) + int(redis_cli("get", key, port=port)) >= SALE_STOCK:
                 break
             time.sleep(0.5)
 
 
-def check_books(env: dict[str, str], stock_key: str, voucher_id: int) -> tuple[int, int, int]:
+def check_books(
+    env: dict[str, str], stock_key: str, voucher_id: int, port: str | None = None
+) -> tuple[int, int, int]:
     """sold (orders in the database) + remaining (Redis stock) must equal the initial
     stock once drained: no oversell, nothing accepted lost. Exits loudly otherwise."""
     sold = persisted(env, voucher_id)
-    remaining = int(redis_cli("get", stock_key))
+    remaining = int(redis_cli("get", stock_key, port=port))
     if sold + remaining != SALE_STOCK:
         sys.exit(f"voucher {voucher_id}: sold {sold} + remaining {remaining} != {SALE_STOCK}")
     return voucher_id, sold, remaining
@@ -120,8 +127,9 @@ def usec_per_call(command: str) -> str:
     return f"{float(found.group(1)):.1f} µs" if found else "n/a"
 
 
-def redis_cli(*args: str) -> str:
-    port = os.environ.get("REDIS_PORT", "6390")
+def redis_cli(*args: str, port: str | None = None) -> str:
+    """A redis-cli command to the bench Redis (`port`: another, the sale's own)."""
+    port = port or os.environ.get("REDIS_PORT", "6390")
     return subprocess.run(
         ["redis-cli", "-p", port, *args], capture_output=True, text=True, check=True
     ).stdout.strip()
@@ -230,9 +238,11 @@ def main() -> None:
     #    again with a real drain worker persisting alongside (for the lag).
     ping = str(WRK_DIR / "ping.lua")
 
-    def buy(voucher_id: int, duration: str = args.duration, **pace: str) -> tuple[WrkResult, int]:
+    def buy(
+        voucher_id: int, duration: str = args.duration, port: str | None = None, **pace: str
+    ) -> tuple[WrkResult, int]:
         key = stock_keys[str(voucher_id)]
-        before = int(redis_cli("get", key))
+        before = int(redis_cli("get", key, port=port))
         result = run_wrk(
             server.url,
             duration=duration,
@@ -240,7 +250,7 @@ def main() -> None:
             script=str(WRK_DIR / "seckill.lua"),
             env={**os.environ, "VOUCHER_ID": str(voucher_id), "TOKENS_FILE": str(tokens), **pace},
         )
-        return result, before - int(redis_cli("get", key))
+        return result, before - int(redis_cli("get", key, port=port))
 
     def ping_at(path: str, duration: str = args.duration, **pace: str) -> WrkResult:
         return run_wrk(
@@ -311,6 +321,22 @@ def main() -> None:
     worker = DrainWorker(env)
     wait_persisted(env, stock_keys, [*none_sales, *replica_sales])
     worker.stop()
+    # `fsync` as make run deploys it: the sale on its own Redis at `always`
+    # (SECKILL_REDIS_URL, scripts/bench.sh), the token's refresh on this one.
+    own_rounds, own_books = [], []
+    if sale_url := os.environ.get("BENCH_SALE_REDIS_URL"):
+        own_env, own_port = {**env, "SECKILL_REDIS_URL": sale_url}, str(urlparse(sale_url).port)
+        redis_cli("config", "set", "appendfsync", "always", port=own_port)
+        own_sales = [make_sale(own_env, stock=SALE_STOCK) for _ in range(args.rounds + 1)]
+        manage_output("reconcile_seckill", "--fix", env=own_env)  # its shards verified
+        stock_keys |= project_facts(env, own_sales)["stock_keys"]
+        with Server("granian", args.workers, args.port, own_env, args.threads) as server:
+            buy(own_sales[0], duration="3s", port=own_port)  # the warm-up
+            own_rounds = [(ping_at("/api/ping"), buy(v, port=own_port)[0]) for v in own_sales[1:]]
+        worker = DrainWorker(own_env)
+        wait_persisted(own_env, stock_keys, own_sales, port=own_port)
+        worker.stop()
+        own_books = [check_books(own_env, stock_keys[str(v)], v, port=own_port) for v in own_sales]
     books = [check_books(env, stock_keys[str(v)], v) for v in every_sale]
 
     # 2. The Redis ceiling: the same script, straight from redis-benchmark.
@@ -397,11 +423,19 @@ def main() -> None:
           f"{drained / drain_seconds:.0f} orders/s ({drained} in {drain_seconds:.1f} s) "
           "counting the worker's start-up |")  # fmt: skip
     print(f"| `redis-benchmark` EVALSHA seckill.lua, 50 clients | {evalsha_rps:.0f} req/s |")
-    for mode, result, bare in (
+    modes = [
         ("fsync (appendfsync always)", alone, base),
         ("none (appendfsync everysec)", alone_none, base),
         ("replica (WAIT 1 after each call, everysec)", alone_replica, replica_base),
-    ):
+    ]
+    if own_rounds:
+        modes.append((
+            "fsync on the sale's own Redis (SECKILL_REDIS_URL: token, then sale)",
+            median_result([sale for _, sale in own_rounds]),
+            median_result([bare for bare, _ in own_rounds]),
+        ))  # fmt: skip
+    books += own_books
+    for mode, result, bare in modes:
         print(f"| sale alone, SECKILL_DURABILITY={mode} | {result.requests_per_second:.0f} req/s "
               f"(**{result.requests_per_second / bare.requests_per_second:.2f}** x its run's "
               f"bare view), p50 {result.p50_ms:.2f} ms, p99 {result.p99_ms:.2f} ms |")  # fmt: skip
