@@ -204,10 +204,13 @@ def _buy_all(url: str, voucher_id: int, tokens: list[str], deadline: float) -> t
                 token = waiting.get_nowait()
             except queue.Empty:
                 return
-            status, _, body = servers.call(
-                f"{url}/api/vouchers/{voucher_id}/seckill", "POST",
-                Authorization=f"Bearer {token}",
-            )  # fmt: skip
+            try:
+                status, _, body = servers.call(
+                    f"{url}/api/vouchers/{voucher_id}/seckill", "POST",
+                    Authorization=f"Bearer {token}",
+                )  # fmt: skip
+            except OSError as exc:  # a reset or a refused connection: the server failed
+                status, body = 0, repr(exc).encode()
             with sale.lock:
                 if status == 200:
                     sale.accepted[token] = int(json.loads(body)["order_id"])
@@ -215,7 +218,7 @@ def _buy_all(url: str, voucher_id: int, tokens: list[str], deadline: float) -> t
                 elif status in (429, 503):
                     sale.paused += status == 503
                     waiting.put(token)
-                elif status >= 500:
+                elif status >= 500 or status == 0:
                     sale.server_errors.append((status, body))
                 else:
                     sale.verdicts[token] = json.loads(body)["code"]
