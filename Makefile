@@ -55,10 +55,10 @@ format: setup
 	$(VENV)/bin/ruff format .
 
 redis-start:
-	@scripts/redis.sh start
+	@scripts/redis.sh start run && scripts/redis.sh start sale
 
 redis-stop:
-	@scripts/redis.sh stop
+	@scripts/redis.sh stop run; scripts/redis.sh stop sale
 
 mariadb-start:
 	@scripts/mariadb.sh start
