@@ -13,7 +13,8 @@ sale=""
 trap 'if [ "$redis" = started ]; then "$root/scripts/redis.sh" stop run; fi
       if [ "$sale" = started ]; then "$root/scripts/redis.sh" stop sale; fi' EXIT
 # make run's flash-sale Redis, for the benchmarks that run the product as make run does
-# (bench/api.py); bench/seckill.py keeps the sale on the one above, whose keys it reads.
+# (bench/api.py, and bench/seckill.py's own-Redis row; its other rows keep the sale on
+# the one above).
 sale=$(scripts/redis.sh ensure sale)
 if [ "$sale" != external ]; then
   export BENCH_SALE_REDIS_URL="redis://127.0.0.1:${SALE_REDIS_PORT:-6392}/0"

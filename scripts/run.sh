@@ -79,9 +79,9 @@ trap 'exit 129' HUP
 ensure_redis() {
   local purpose=$1
   redis_state[$purpose]=$(mktemp)
+  redis[$purpose]=starting  # before the start: a signal from here on waits for it
   (trap '' INT TERM HUP; exec scripts/redis.sh ensure "$purpose") >"${redis_state[$purpose]}" 9>&- &
   redis_pid[$purpose]=$!
-  redis[$purpose]=starting
   wait "${redis_pid[$purpose]}" || { unset "redis[$purpose]"; rm -f "${redis_state[$purpose]}"; exit 1; }
   redis[$purpose]=$(cat "${redis_state[$purpose]}")
   rm -f "${redis_state[$purpose]}"

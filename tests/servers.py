@@ -29,6 +29,7 @@ def production_env(database_url: str, media_root: Path, **extra: str) -> dict[st
         "SECURE_SSL_REDIRECT": "false",
         "DATABASE_URL": database_url,
         "REDIS_URL": settings.REDIS_URL,
+        "SECKILL_REDIS_URL": "",  # a shell's (make run's) never; a caller passes its own
         "MEDIA_ROOT": str(media_root),
         "LOG_LEVEL": "ERROR",
         # Low enough for a test to reach; a test's own users never share a budget.

@@ -406,6 +406,11 @@ def test_with_redis_stopped_public_pages_load_from_the_database(stack: Stack) ->
         thread.join(timeout=120)
     assert len(anonymous) == 8 * 5 * len(public)
     assert [a for a in anonymous if a[1] != 200] == []
+    # The same documents as before, from the database.
+    assert json.loads(servers.call(f"{stack.url}/api/shops/{shop.id}")[2])["id"] == shop.id
+    on_sale = json.loads(servers.call(f"{stack.url}/api/vouchers/activities")[2])
+    assert sale_row.id in {v["id"] for v in on_sale}
+    assert json.loads(servers.call(f"{stack.url}/api/blogs/{blog.id}")[2])["is_liked"] is False
     assert len(signed) == 8 * 5
     assert [s for s in signed if s[1:] != (503, "1")] == []
     status, _, body = servers.call(stack.url + "/api/health")
@@ -421,3 +426,28 @@ def test_with_redis_stopped_public_pages_load_from_the_database(stack: Stack) ->
         interval=0.2,
     )
     assert json.loads(servers.call(stack.url + "/api/health")[2])["redis"] == "ok"
+
+
+@pytest.mark.parametrize("stack", [OWN_SALE_REDIS], indirect=True)
+def test_with_only_the_sales_redis_down_signed_in_lists_still_load(stack: Stack) -> None:
+    """The sale's own Redis killed, the main one up: tokens are checked as ever, the
+    lists that show a sale's stock show the database's, and only the sale answers 503."""
+    sale_row = _open_sale(stack)
+    token = stack.tokens(1)[0]
+    stack.start()
+    signed = {"Authorization": f"Bearer {token}"}
+    shop_vouchers = f"{stack.url}/api/shops/{sale_row.shop_id}/vouchers"
+    assert servers.call(shop_vouchers, **signed)[0] == 200
+
+    stack.sale.kill()
+    for url in (shop_vouchers, f"{stack.url}/api/vouchers/activities", f"{stack.url}/api/users/me"):
+        status, _, body = servers.call(url, **signed)
+        assert status == 200, (url, body)
+    listed = json.loads(servers.call(shop_vouchers, **signed)[2])
+    assert [v["remaining"] for v in listed if v["id"] == sale_row.id] == [STOCK]
+    status, headers, _ = servers.call(
+        f"{stack.url}/api/vouchers/{sale_row.id}/seckill", "POST", **signed
+    )
+    assert (status, headers["Retry-After"]) == (503, "1")
+    status, _, body = servers.call(f"{stack.url}/api/health")
+    assert (status, json.loads(body)["status"]) == (200, "degraded")

@@ -134,19 +134,32 @@ def settle_due_orders(*, limit: int = 500) -> int:
 
 def cancel_overdue_orders(*, limit: int = 500) -> int:
     """The pay timeout's backstop: cancel the unpaid orders older than the timeout plus
-    ORDER_OVERDUE_GRACE, as their job would have, and release them in Redis. It finds
-    nothing unless a job was lost (Redis lost its last writes, or was restored from an
-    older backup): the jobs run first. Returns how many orders were cancelled here."""
+    ORDER_OVERDUE_GRACE that have no job queued, as their job would have, and release
+    them in Redis. It finds nothing unless a job was lost (Redis restored from an older
+    backup, or `none` mode's last second): an order stored late (a drain that waited for
+    the database) still has its job, and keeps its whole pay window. Returns how many
+    orders were cancelled here."""
     cutoff = clock.now() - timedelta(
         seconds=settings.ORDER_PAY_TIMEOUT + settings.ORDER_OVERDUE_GRACE
     )
     overdue = VoucherOrder.objects.filter(status=Status.UNPAID, created_at__lt=cutoff)
+    ids = [str(i) for i in overdue.order_by("created_at").values_list("id", flat=True)[:limit]]
+    jobs = order_jobs()
+    queued = jobs.queued(ids)
     cancelled = 0
-    for order_id in overdue.order_by("created_at").values_list("id", flat=True)[:limit]:
-        if _cancel_if_unpaid(order_id):
-            cancelled += 1
-            log.warning("order %s: unpaid past its timeout with no job; cancelled", order_id)
+    for order_id in (int(i) for i in ids if i not in queued):
+        # The release's retry first, as a refund does: should the release below fail,
+        # settle_due_orders makes it later (the order is no longer unpaid to find here).
+        jobs.schedule(str(order_id), delay=settings.ORDER_RELEASE_RETRY)
+        if not _cancel_if_unpaid(order_id):
+            jobs.cancel(str(order_id))  # paid or cancelled meanwhile: nothing to release
+            continue
+        cancelled += 1
+        log.warning("order %s: unpaid past its timeout with no job; cancelled", order_id)
+        try:
             release_after_commit(order_id)  # its transaction has committed
+        except Exception:
+            log.exception("releasing order %s failed; its job retries it", order_id)
     return cancelled
 
 

@@ -19,8 +19,9 @@ _RELEASE = lua(__file__, "release.lua", alias=SALE_REDIS)
 def order_jobs() -> DelayQueue:
     """Jobs per order id: the pay timeout of an unpaid order, and the retry of a unit's
     release to Redis after a cancel or refund (order_services.settle_due_orders runs
-    both). The queue keeps its first name, so jobs queued before it grew stay found."""
-    return DelayQueue("order-pay-timeout", lease=60)
+    both). The queue keeps its first name, so jobs queued before it grew stay found. It
+    lives with the sale's shards: as durable as they are, and healed with them."""
+    return DelayQueue("order-pay-timeout", lease=60, alias=SALE_REDIS)
 
 
 def unit_returns(order: VoucherOrder) -> bool:

@@ -206,8 +206,8 @@ def _live_activities() -> list[dict[str, Any]]:
         logical_ttl=settings.SECKILL_ACTIVITIES_TTL,
     )
     listed = orjson.loads(raw or b"[]")
-    live = stock.live_stock([i["id"] for i in listed if i["type"] == Voucher.Kind.SECKILL])
-    return _activity_items(listed, live)
+    sales = [i["id"] for i in listed if i["type"] == Voucher.Kind.SECKILL]
+    return _activity_items(listed, stock.live_stock_or_stored(sales, listed))
 
 
 def _database_activities() -> list[dict[str, Any]]:

@@ -395,7 +395,7 @@ def _shop_vouchers(request: HttpRequest, shop_id: int) -> HttpResponse:
     sales = selectors.seckill_ids(listed)
     if sale_has_own_redis():
         tokens.touch_with(request)
-        live = stock.live_stock(sales)
+        live = stock.live_stock_or_stored(sales, listed)
     else:
         _, replies = tokens.touch_with(request, lambda pipe, _: stock.queue_live_stock(pipe, sales))
         live = stock.read_live_stock(sales, replies)
@@ -406,9 +406,7 @@ def _shop_vouchers_without_redis(request: HttpRequest, shop_id: int) -> HttpResp
     """The list from the database (the caches answer from it while Redis is unreachable),
     a sale's remaining stock the database's."""
     listed = selectors.shop_vouchers_listed(shop_id=shop_id)
-    return json_response(
-        selectors.vouchers_now(listed, {doc["id"]: doc["stock"] for doc in listed})
-    )
+    return json_response(selectors.vouchers_now(listed, stock.stored_stock(listed)))
 
 
 def _my_vouchers(request: HttpRequest) -> HttpResponse:

@@ -48,7 +48,7 @@ class ClusterClient(DefaultClient):
 
 
 def _node(address: str) -> ClusterNode:
-    host, _, port = address.rpartition(":")
+    host, _, port = address.strip().rpartition(":")
     return ClusterNode(host, int(port))
 
 

@@ -16,17 +16,33 @@ import threading
 import time
 
 import redis
-from redis.exceptions import ClusterDownError
+from redis.exceptions import (
+    AuthenticationError,
+    AuthorizationError,
+    ClusterDownError,
+    OutOfMemoryError,
+    ReadOnlyError,
+    RedisClusterException,
+    SlotNotCoveredError,
+)
 
 logger = logging.getLogger(__name__)
 
-# Redis is unreachable, restarting (LOADING is a ConnectionError) or has no master for a
-# slot: nothing a caller did, and nothing a retry within the request would fix.
+# Redis is unreachable, restarting (LOADING is a ConnectionError), a Cluster has no master
+# for a slot or cannot be found, or the server refuses writes (a demoted primary, no
+# memory left): nothing a caller did, and nothing a retry within the request would fix.
 OUTAGE_ERRORS: tuple[type[Exception], ...] = (
     redis.ConnectionError,
     redis.TimeoutError,
     ClusterDownError,
+    RedisClusterException,
+    SlotNotCoveredError,
+    ReadOnlyError,
+    OutOfMemoryError,
 )
+# Connection errors that say the configuration is wrong, not that Redis is away: they
+# answer 503 like the others but open no circuit (its probe would never succeed).
+_NOT_AN_OUTAGE = (AuthenticationError, AuthorizationError)
 PROBE_INTERVAL = 0.5  # seconds between two probes of a Redis whose circuit is open
 _PROBE_TIMEOUT = 2.0
 
@@ -63,7 +79,7 @@ class _Circuit:
                 probe.send_command("PING")
                 if probe.read_response() in (b"PONG", "PONG", True):
                     break
-            except redis.RedisError:
+            except Exception:  # whatever it was, Redis did not answer: probe again
                 continue
             finally:
                 probe.disconnect()
@@ -114,7 +130,8 @@ class CircuitConnection(redis.Connection):
         try:
             super().connect_check_health(*args, **kwargs)  # type: ignore[arg-type]
         except OUTAGE_ERRORS as error:
-            circuit.trip(error)
+            if not isinstance(error, _NOT_AN_OUTAGE):
+                circuit.trip(error)
             raise
 
     def read_response(self, *args: object, **kwargs: object) -> object:

@@ -49,6 +49,24 @@ def test_an_unpaid_order_whose_job_redis_lost_is_cancelled_by_the_backstop(
     assert _buyers(redis_client, sale).keys() == {str(other_user.id).encode()}
     assert order_services.cancel_overdue_orders() == 0
     assert seckill.voucher_seckill(user_id=user.id, voucher_id=sale.id)  # may buy again
+    assert releases.order_jobs().pending() == 0  # the release's retry job went with it
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_backstop_leaves_an_order_stored_late_its_whole_pay_window(
+    user, redis_client, fake_clock
+) -> None:
+    """An order the drain stored long after the grab (the database was down) has its
+    job, due a full timeout after it was stored: the backstop must not cut it short."""
+    sale = start_sale(stock=10)
+    seckill.voucher_seckill(user_id=user.id, voucher_id=sale.id)
+    fake_clock.advance(30 * 60)  # the drain could not store it for half an hour
+    drain_all()
+    order = VoucherOrder.objects.get(voucher=sale)
+
+    assert order_services.cancel_overdue_orders() == 0
+    assert VoucherOrder.objects.get(pk=order.pk).status == "unpaid"
+    assert releases.order_jobs().queued([str(order.pk)]) == {str(order.pk)}
 
 
 @pytest.mark.django_db
