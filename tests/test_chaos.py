@@ -149,11 +149,16 @@ def stack(request, tmp_path, transactional_db) -> Iterator[Stack]:  # type: igno
 
 @pytest.fixture
 def cluster_stack(tmp_path, transactional_db) -> Iterator[Stack]:  # type: ignore[no-untyped-def]
-    """The stack on the test Cluster, `SECKILL_DURABILITY=replica`; the Cluster is made
+    """The stack on the test Cluster, `SECKILL_DURABILITY=replica`, its broker a Redis of
+    its own (what its workers leave unacknowledged goes with it); the Cluster is made
     whole again afterwards."""
+    (tmp_path / "broker").mkdir()
+    broker = PrivateRedis(tmp_path / "broker")
+    broker.start()
     env = servers.production_env(
         current_database_url(),
         tmp_path,
+        CELERY_BROKER_URL=broker.url,
         SECKILL_DURABILITY="replica",
         SECKILL_DRAIN_BATCH="20",
         LOG_LEVEL="WARNING",
@@ -161,6 +166,7 @@ def cluster_stack(tmp_path, transactional_db) -> Iterator[Stack]:  # type: ignor
     try:
         yield from _running(Stack(SuiteCluster(), env, tmp_path))
     finally:
+        broker.kill()
         restore_cluster()
 
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import redis
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,6 +50,9 @@ def start_celery(
     from dianping.celery import app
 
     app.control.purge()
+    # And what killed workers of earlier tests left unacknowledged: kombu would hand it
+    # to this worker once its visibility timeout passed, in the middle of its test.
+    redis.Redis.from_url(app.conf.broker_url).delete("unacked", "unacked_index")
     stdout, stderr = (subprocess.PIPE, subprocess.STDOUT) if capture else (subprocess.DEVNULL,) * 2
     if log is not None:
         stdout, stderr = log.open("ab"), subprocess.STDOUT
