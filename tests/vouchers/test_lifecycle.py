@@ -53,6 +53,31 @@ def test_an_unpaid_order_whose_job_redis_lost_is_cancelled_by_the_backstop(
 
 
 @pytest.mark.django_db(transaction=True)
+def test_the_backstop_racing_buyers_cancels_returns_each_unit_once(redis_client, fake_clock):  # type: ignore[no-untyped-def]
+    """Orders whose jobs were lost, each cancelled by its buyer while the backstop (twice
+    at once: two beats, or a slow run overlapping the next) cancels them too."""
+    sale = start_sale(stock=20)
+    buyers = [UserFactory() for _ in range(6)]
+    orders = [_grab(b, sale) for b in buyers]
+    for order_id in orders:
+        releases.order_jobs().cancel(str(order_id))
+    fake_clock.advance(15 * 60 + 5 * 60 + 1)
+
+    def race(i: int) -> object:
+        if i >= len(buyers):
+            return order_services.cancel_overdue_orders()
+        return order_services.order_cancel(order_id=orders[i], user_id=buyers[i].id)
+
+    run_concurrently(race, workers=len(buyers) + 2)
+
+    assert VoucherOrder.objects.filter(status="cancelled").count() == 6
+    assert Voucher.objects.get(pk=sale.pk).stock == 20  # each unit back exactly once
+    assert redis_client.get(shard.stock_key(sale.id)) == b"20"
+    assert _buyers(redis_client, sale) == {}
+    assert releases.order_jobs().pending() == 0  # no release left to retry, none leaked
+
+
+@pytest.mark.django_db(transaction=True)
 def test_the_backstop_leaves_an_order_stored_late_its_whole_pay_window(
     user, redis_client, fake_clock
 ) -> None:
