@@ -40,8 +40,12 @@ def test_an_unpaid_order_whose_job_redis_lost_is_cancelled_by_the_backstop(
     for order_id in (lost, young):
         releases.order_jobs().cancel(str(order_id))  # what a Redis rollback does to them
     fake_clock.advance(15 * 60 + 5 * 60 - 10 * 60 + 1)  # `lost` is past timeout and grace
+    mine = client_for(user)
+    unpaid_tab = "/api/voucher-orders?status=unpaid"
+    assert [o["id"] for o in mine.get(unpaid_tab).json()["results"]] == [str(lost)]  # cached
 
     assert order_services.cancel_overdue_orders() == 1
+    assert mine.get(unpaid_tab).json()["results"] == []  # the cached tab was evicted
     assert VoucherOrder.objects.get(pk=lost).status == "cancelled"
     assert VoucherOrder.objects.get(pk=young).status == "unpaid"
     assert Voucher.objects.get(pk=sale.pk).stock == 9  # the unit back, once
