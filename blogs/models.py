@@ -1,15 +1,28 @@
-"""Blogs (shop visit notes) and their comments. Likers live in Redis (see likes.py)."""
+"""Blogs (shop visit notes), their comments and the ratings they give shops. Likers live
+in Redis (see likes.py)."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from dianping import clock
 
+STARS_MIN, STARS_MAX = 1, 5
+
+
+class Visibility(models.IntegerChoices):
+    """A moderator hides a reported note or comment; hidden, it leaves every list."""
+
+    VISIBLE = 0, _("visible")
+    HIDDEN = 1, _("hidden")
+
 
 class Blog(models.Model):
+    Status = Visibility
+
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.CASCADE,
@@ -29,6 +42,18 @@ class Blog(models.Model):
         _("images"), default=list, blank=True, help_text=_("List of image URLs.")
     )
     content = models.TextField(_("content"), max_length=5000)
+    # A note about a shop may rate it; the author's newest visible rated note about a shop
+    # is their rating of it (ShopRating), and the shop's score follows (blogs.reviews).
+    rating = models.PositiveSmallIntegerField(
+        _("rating"),
+        null=True,
+        blank=True,
+        help_text=_("Stars, 1 to 5."),
+        validators=[MinValueValidator(STARS_MIN), MaxValueValidator(STARS_MAX)],
+    )
+    status = models.PositiveSmallIntegerField(
+        _("status"), choices=Visibility.choices, default=Visibility.VISIBLE
+    )
     liked = models.PositiveIntegerField(
         _("likes"), default=0, help_text=_("Follows the Redis like set.")
     )
@@ -57,6 +82,8 @@ class Blog(models.Model):
             models.Index(fields=["user", "-created_at", "-id"], name="blog_user_newest"),
             models.Index(fields=["-liked", "-id"], name="blog_hot"),
             models.Index(fields=["pushed_at", "created_at"], name="blog_unpushed"),
+            models.Index(fields=["shop", "status", "-created_at", "-id"], name="blog_shop_newest"),
+            models.Index(fields=["shop", "status", "-liked", "-id"], name="blog_shop_liked"),
         ]
 
     def __str__(self) -> str:
@@ -64,9 +91,7 @@ class Blog(models.Model):
 
 
 class BlogComment(models.Model):
-    class Status(models.IntegerChoices):
-        VISIBLE = 0, _("visible")
-        HIDDEN = 1, _("hidden")
+    Status = Visibility
 
     blog = models.ForeignKey(
         Blog, on_delete=models.CASCADE, related_name="comment_set", verbose_name=_("blog")
@@ -100,3 +125,33 @@ class BlogComment(models.Model):
 
     def __str__(self) -> str:
         return f"comment {self.pk} on blog {self.blog_id}"
+
+
+class ShopRating(models.Model):
+    """The rating that counts: one per user and shop, the stars of the user's newest
+    visible rated note about the shop. The shop's score and histogram are counted from
+    these rows (blogs.reviews), under the shop's row lock."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", verbose_name=_("user")
+    )
+    shop = models.ForeignKey(
+        "shops.Shop", on_delete=models.CASCADE, related_name="ratings", verbose_name=_("shop")
+    )
+    blog = models.OneToOneField(
+        Blog, on_delete=models.CASCADE, related_name="+", verbose_name=_("blog")
+    )
+    stars = models.PositiveSmallIntegerField(
+        _("stars"), validators=[MinValueValidator(STARS_MIN), MaxValueValidator(STARS_MAX)]
+    )
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("shop rating")
+        verbose_name_plural = _("shop ratings")
+        constraints = [
+            models.UniqueConstraint(fields=["shop", "user"], name="one_rating_per_user_and_shop")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.stars} stars from user {self.user_id} for shop {self.shop_id}"

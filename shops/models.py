@@ -53,6 +53,9 @@ class Shop(models.Model):
         _("average price"), default=0, help_text=_("Average spend per person, yuan.")
     )
     sold = models.PositiveIntegerField(_("sold"), default=0)
+    # Kept by the review services (blogs.reviews) and the paid orders (vouchers): never
+    # edited by hand. `comments` counts visible notes about the shop; `score` is the mean
+    # of the ratings that count (one per user), x10, rounded half up; 0 when unrated.
     comments = models.PositiveIntegerField(_("reviews"), default=0)
     score = models.PositiveSmallIntegerField(
         _("score"),
@@ -60,6 +63,11 @@ class Shop(models.Model):
         help_text=_("Rating x10: 0..50."),
         validators=[MaxValueValidator(50)],
     )
+    rating_1 = models.PositiveIntegerField(_("1-star ratings"), default=0)
+    rating_2 = models.PositiveIntegerField(_("2-star ratings"), default=0)
+    rating_3 = models.PositiveIntegerField(_("3-star ratings"), default=0)
+    rating_4 = models.PositiveIntegerField(_("4-star ratings"), default=0)
+    rating_5 = models.PositiveIntegerField(_("5-star ratings"), default=0)
     open_hours = models.CharField(
         _("opening hours"), max_length=64, blank=True, help_text=_('e.g. "10:00-22:00".')
     )
