@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.db import transaction
 
-from . import likes, services
+from . import likes, reviews, services
 from .caches import blog_evict, hot_evict
 from .models import Blog, BlogComment
 
@@ -15,12 +15,19 @@ class BlogAdmin(admin.ModelAdmin):
     list_display = ["id", "title", "user", "shop", "liked", "comments", "created_at"]
     search_fields = ["title", "user__nick_name"]
     raw_id_fields = ["user", "shop"]
-    readonly_fields = ["liked", "comments", "created_at", "updated_at"]
+    # The rating is the author's; visibility is the moderation actions'.
+    readonly_fields = ["rating", "status", "liked", "comments", "created_at", "updated_at"]
     list_select_related = ["user", "shop"]
 
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+        """An edit may move the note to another shop or author: both shops' statistics
+        are counted again, their rows locked before the note's (blogs.reviews)."""
         previous_author = form.initial.get("user") if change else None
+        previous_shop = form.initial.get("shop") if change else None
+        reviews.lock_shops([previous_shop, obj.shop_id])
         super().save_model(request, obj, form, change)
+        for user_id in {obj.user_id, previous_author} - {None}:
+            reviews.reviews_changed(user_id=user_id, shop_ids=[previous_shop, obj.shop_id])
         transaction.on_commit(lambda: blog_evict(obj.pk), robust=True)
         if not change:
             transaction.on_commit(hot_evict, robust=True)

@@ -40,6 +40,21 @@ def like_count_cache() -> CacheClient:
     )
 
 
+@cache
+def reviews_cache() -> CacheClient:
+    """Per shop: how many visible notes are about it and the ids of the newest
+    REVIEWS_CACHED of them (the shop page's reviews), evicted after every committed
+    change of its reviews (blogs.reviews)."""
+    return CacheClient(
+        "shop-reviews",
+        ttl=settings.BLOG_CACHE_TTL,
+        jitter=settings.BLOG_CACHE_JITTER,
+        null_ttl=settings.BLOG_CACHE_NULL_TTL,
+        near_ttl=settings.BLOG_NEAR_CACHE_TTL,
+    )
+
+
+REVIEWS_CACHED = 50
 HOT_IDENT = "top"
 HOT_CACHED = 50  # the first 5 pages of the hot list come from the cache; later ones query
 

@@ -13,6 +13,7 @@ class Code(StrEnum):
     BLOG_NOT_FOUND = "blog_not_found"  # 404
     PARENT_NOT_FOUND = "parent_not_found"  # 409: a reply to no comment of this blog
     NOT_AUTHOR = "not_author"  # 403: only the author edits or deletes a blog
+    RATING_WITHOUT_SHOP = "rating_without_shop"  # 400: a rating needs the shop it rates
 
 
 class BlogNotFound(NotFound):

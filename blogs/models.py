@@ -52,7 +52,7 @@ class Blog(models.Model):
         validators=[MinValueValidator(STARS_MIN), MaxValueValidator(STARS_MAX)],
     )
     status = models.PositiveSmallIntegerField(
-        _("status"), choices=Visibility.choices, default=Visibility.VISIBLE
+        _("status"), choices=Visibility.choices, default=Visibility.VISIBLE, db_default=0
     )
     liked = models.PositiveIntegerField(
         _("likes"), default=0, help_text=_("Follows the Redis like set.")

@@ -34,10 +34,17 @@ def _profile_changed(sender: Any, *, user_id: int, **_: Any) -> None:
 
 def _blog_deleted(sender: Any, instance: Blog, using: str, **_: Any) -> None:
     """However a blog goes (the author, admin, its author's account deleted in a
-    cascade), its cached detail goes after the commit."""
-    blog_id = instance.pk
+    cascade), its cached detail goes after the commit, and its shop's review statistics
+    are counted again."""
+    from . import tasks
+
+    blog_id, user_id, shop_id = instance.pk, instance.user_id, instance.shop_id
     transaction.on_commit(lambda: blog_evict(blog_id), using=using, robust=True)
     transaction.on_commit(hot_evict, using=using, robust=True)
+    if shop_id is not None:  # a review gone: its shop's statistics are counted again
+        transaction.on_commit(
+            lambda: tasks.recount_reviews.delay(user_id, shop_id), using=using, robust=True
+        )
 
 
 def connect() -> None:

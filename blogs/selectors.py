@@ -7,7 +7,10 @@ from typing import Any
 import orjson
 from django.db.models import QuerySet
 
-from .caches import HOT_CACHED, HOT_IDENT, blog_cache, hot_cache
+from shops.errors import ShopNotFound
+from shops.models import Shop
+
+from .caches import HOT_CACHED, HOT_IDENT, REVIEWS_CACHED, blog_cache, hot_cache, reviews_cache
 from .errors import BlogNotFound
 from .models import Blog, BlogComment
 
@@ -55,6 +58,37 @@ def hot_page(*, offset: int, size: int) -> tuple[int, list[int]]:
     if offset + size <= HOT_CACHED:
         return hot["count"], hot["ids"][offset : offset + size]
     return hot["count"], list(hot_blogs().values_list("id", flat=True)[offset : offset + size])
+
+
+REVIEW_ORDER = {"new": ("-created_at", "-id"), "liked": ("-liked", "-id")}
+
+
+def shop_reviews_page(*, shop_id: int, sort: str, offset: int, size: int) -> tuple[int, list[int]]:
+    """(how many visible notes are about the shop, the ids of a page of them): newest
+    first from the shop's reviews cache as far as it goes, most liked first (the
+    `blog_shop_liked` index) or further pages from a query. 404 for no such shop."""
+
+    def load() -> dict[str, Any] | None:
+        if not Shop.objects.filter(pk=shop_id).exists():
+            return None
+        reviews = shop_reviews(shop_id=shop_id, sort="new")
+        return {"count": reviews.count(), "ids": list(reviews[:REVIEWS_CACHED])}
+
+    raw = reviews_cache().get(shop_id, load)
+    if raw is None:
+        raise ShopNotFound()
+    cached = orjson.loads(raw)
+    if offset >= cached["count"]:
+        return cached["count"], []  # past the end: no OFFSET reaches the database
+    if sort == "new" and offset + size <= REVIEWS_CACHED:
+        return cached["count"], cached["ids"][offset : offset + size]
+    return cached["count"], list(shop_reviews(shop_id=shop_id, sort=sort)[offset : offset + size])
+
+
+def shop_reviews(*, shop_id: int, sort: str) -> QuerySet[Blog, int]:
+    """The ids of the visible notes about the shop in `sort`'s order (REVIEW_ORDER)."""
+    visible = Blog.objects.filter(shop_id=shop_id, status=Blog.Status.VISIBLE)
+    return visible.order_by(*REVIEW_ORDER[sort]).values_list("id", flat=True)
 
 
 def blog_exists(*, blog_id: int) -> None:

@@ -7,7 +7,7 @@ from dianping.api import fields
 from shops.errors import ShopNotFound
 from shops.models import Shop
 
-from .models import Blog, BlogComment
+from .models import STARS_MAX, STARS_MIN, Blog, BlogComment
 
 
 class BlogWriteSerializer(serializers.Serializer):
@@ -21,6 +21,13 @@ class BlogWriteSerializer(serializers.Serializer):
     shop_id = fields.ExistingIdField(
         queryset=Shop.objects.all(), missing=ShopNotFound, required=False, allow_null=True
     )
+    rating = fields.IntegerField(
+        min_value=STARS_MIN,
+        max_value=STARS_MAX,
+        required=False,
+        allow_null=True,
+        help_text="Stars (1-5) for the shop the note is about; needs `shop_id`.",
+    )
 
 
 class BlogSerializer(serializers.ModelSerializer):
@@ -30,8 +37,8 @@ class BlogSerializer(serializers.ModelSerializer):
     class Meta:
         model = Blog
         fields = [
-            "id", "user", "shop_id", "title", "images", "content", "liked", "comments",
-            "is_liked", "created_at", "updated_at",
+            "id", "user", "shop_id", "rating", "title", "images", "content", "liked",
+            "comments", "is_liked", "created_at", "updated_at",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -46,7 +53,7 @@ class BlogSummarySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Blog
-        fields = ["id", "shop_id", "title", "images", "excerpt", "created_at"]
+        fields = ["id", "shop_id", "rating", "title", "images", "excerpt", "created_at"]
         read_only_fields = fields
 
     def get_excerpt(self, blog: Blog) -> str:
@@ -114,3 +121,11 @@ class FeedPageSerializer(serializers.Serializer):
     results = BlogSerializer(many=True)
     min_time = serializers.IntegerField(help_text="Pass as `max_time` for the next page.")
     offset = serializers.IntegerField(help_text="Pass as `offset` for the next page.")
+
+
+class ReviewQuerySerializer(serializers.Serializer):
+    sort = fields.ChoiceField(
+        choices=["new", "liked"],
+        default="new",
+        help_text="`new`: newest first; `liked`: most liked first (ties newest first).",
+    )

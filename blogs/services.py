@@ -10,23 +10,29 @@ from django.db.models import F
 from django.utils.translation import gettext
 
 from dianping import clock
-from dianping.errors import Conflict, Forbidden
+from dianping.errors import Conflict, Forbidden, InvalidInput
 from dianping.transactions import retry_on_lock_conflict
 
-from . import feed, likes, pages
+from . import feed, likes, pages, reviews
 from .caches import blog_evict, hot_evict
 from .errors import BlogNotFound, Code
 from .models import Blog, BlogComment
 
-WRITABLE = ("title", "content", "images", "shop_id")
+WRITABLE = ("title", "content", "images", "shop_id", "rating")
 
 
+@retry_on_lock_conflict
 def blog_create(*, user_id: int, data: dict[str, Any]) -> Blog:
     """Publish: pushed to the followers' inboxes by a task, or, for an author with more
-    than FEED_PUSH_MAX_FOLLOWERS followers, pulled by their feeds at read time."""
+    than FEED_PUSH_MAX_FOLLOWERS followers, pulled by their feeds at read time. A note
+    about a shop is one of its reviews, and its rating the author's rating of it."""
     from . import tasks
 
+    fields = _writable(data)
+    _check_rating(fields)
     with transaction.atomic():
+        shop_id = fields.get("shop_id")
+        reviews.lock_shops([shop_id])  # before the insert (blogs.reviews: lock order)
         pulled = feed.is_pulled_author(user_id)
         if pulled:
             # Before the blog exists: a reader must never miss it. Should this transaction
@@ -34,8 +40,9 @@ def blog_create(*, user_id: int, data: dict[str, Any]) -> Blog:
             feed.mark_pull_author(user_id)
         blog = Blog.objects.create(
             user_id=user_id, pulled=pulled, pushed_at=clock.now() if pulled else None,
-            **_writable(data),
+            **fields,
         )  # fmt: skip
+        reviews.reviews_changed(user_id=user_id, shop_ids=[shop_id])
         blog_id = blog.id
         # A read of this id before it existed may have cached "no such blog".
         transaction.on_commit(lambda: blog_evict(blog_id), robust=True)
@@ -48,13 +55,16 @@ def blog_create(*, user_id: int, data: dict[str, Any]) -> Blog:
 
 @retry_on_lock_conflict
 def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
+    fields = _writable(data)
     with transaction.atomic():
-        blog = _own(blog_id, user_id)
-        fields = _writable(data)
+        blog = _own_with_shops(blog_id, user_id, also=fields.get("shop_id"))
+        old_shop_id = blog.shop_id
         for name, value in fields.items():
             setattr(blog, name, value)
+        _check_rating({"shop_id": blog.shop_id, "rating": blog.rating})
         if fields:
             blog.save(update_fields=[*fields, "updated_at"])
+            reviews.reviews_changed(user_id=user_id, shop_ids=[old_shop_id, blog.shop_id])
             transaction.on_commit(lambda: blog_evict(blog_id), robust=True)
             transaction.on_commit(lambda: pages_changed(user_id), robust=True)
     return blog
@@ -63,7 +73,9 @@ def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
 @retry_on_lock_conflict
 def blog_delete(*, blog_id: int, user_id: int) -> None:
     with transaction.atomic():
-        _own(blog_id, user_id).delete()  # its cached detail goes with it (receivers)
+        blog = _own_with_shops(blog_id, user_id)
+        blog.delete()  # its cached detail goes with it (receivers)
+        reviews.reviews_changed(user_id=user_id, shop_ids=[blog.shop_id])
         transaction.on_commit(lambda: likes.likes_forget(blog_id), robust=True)
         transaction.on_commit(lambda: pages_changed(user_id), robust=True)
 
@@ -102,6 +114,26 @@ def _own(blog_id: int, user_id: int) -> Blog:
     if blog.user_id != user_id:
         raise Forbidden(gettext("Only the author may change this blog."), code=Code.NOT_AUTHOR)
     return blog
+
+
+def _own_with_shops(blog_id: int, user_id: int, *, also: int | None = None) -> Blog:
+    """`_own`, with the row of the shop the note is about (and of `also`) locked first,
+    as blogs.reviews orders its locks. Should the note move to another shop between the
+    read and the locks, the locks are taken again."""
+    while True:
+        shop_id = Blog.objects.filter(pk=blog_id).values_list("shop_id", flat=True).first()
+        reviews.lock_shops([shop_id, also])
+        blog = _own(blog_id, user_id)
+        if blog.shop_id == shop_id:
+            return blog
+
+
+def _check_rating(fields: dict[str, Any]) -> None:
+    """A rating rates a shop: a note about no shop carries none."""
+    if fields.get("rating") is not None and fields.get("shop_id") is None:
+        raise InvalidInput(
+            gettext("Only a note about a shop can rate it."), code=Code.RATING_WITHOUT_SHOP
+        )
 
 
 def _writable(data: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from django.conf import settings
 
 from dianping.redis.lock import LockTimeout
 
-from . import caches, feed, pages
+from . import caches, feed, pages, reviews
 
 
 @shared_task(ignore_result=True, autoretry_for=(LockTimeout,), retry_backoff=1, max_retries=5)
@@ -43,3 +43,11 @@ def push_unpushed_blogs() -> int:
 def evict_author_blogs(user_id: int) -> int:
     """Drop the cached details of an author's blogs (their name or picture changed)."""
     return caches.author_blogs_evict(user_id)
+
+
+@shared_task(ignore_result=True)
+def recount_reviews(user_id: int, shop_id: int) -> None:
+    """A note about the shop went another way than through the services (a cascade, a
+    bulk delete in admin): the author's rating of it and its statistics are counted
+    again (idempotent)."""
+    reviews.review_changed_elsewhere(user_id=user_id, shop_id=shop_id)

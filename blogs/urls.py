@@ -6,6 +6,7 @@ from .views import (
     feed_view,
     hot_view,
     my_blogs_view,
+    shop_reviews_view,
     user_blogs_view,
 )
 
@@ -25,6 +26,7 @@ urlpatterns = [
         BlogViewSet.as_view({"get": "comments", "post": "comment"}),
         name="blog-comments",
     ),
+    path("shops/<id:shop_id>/reviews", shop_reviews_view, name="shop-reviews"),
     path("users/<id:user_id>/blogs", user_blogs_view, name="user-blogs"),
     path("feed", feed_view, name="feed"),
 ]

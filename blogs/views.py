@@ -30,6 +30,7 @@ from .serializers import (
     FeedPageSerializer,
     FeedQuerySerializer,
     LikeStateSerializer,
+    ReviewQuerySerializer,
     UserBlogsPageSerializer,
 )
 
@@ -117,6 +118,19 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
         return Response(CommentSerializer(comment).data, status=status.HTTP_201_CREATED)
 
 
+class ShopReviewsViewSet(viewsets.ViewSet):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        parameters=[ReviewQuerySerializer, *PAGE_PARAMETERS], responses=paged(BlogSerializer)
+    )
+    def list(self, request: Request, shop_id: int) -> HttpResponse:
+        """The notes about a shop (its reviews, each with the author's `rating` if they
+        gave one), 10 a page, newest or most liked first; `count` is the shop's
+        `comments`."""
+        return _shop_reviews(request._request, shop_id)  # GETs take the fast path
+
+
 class UserBlogsViewSet(viewsets.ViewSet):
     def get_permissions(self):  # type: ignore[no-untyped-def]
         return [IsAuthenticated()] if self.action == "mine" else [AllowAny()]
@@ -175,6 +189,25 @@ def _hot(request: HttpRequest) -> HttpResponse:
     paginator = PageNumberPagination()
     paginator.begin(request)
     paginator.count, ids = selectors.hot_page(offset=paginator.offset, size=paginator.size)
+    states = _with_likes(request, ids)
+    blogs = selectors.blog_documents(ids)
+    _apply(blogs, states)
+    return json_response(paginator.page_body(blogs))
+
+
+def _review_ids(request: HttpRequest, shop_id: int) -> tuple[PageNumberPagination, list[int]]:
+    """The page asked for, and the ids of its notes about the shop."""
+    sort = query_params(request, ReviewQuerySerializer)["sort"]
+    paginator = PageNumberPagination()
+    paginator.begin(request)
+    paginator.count, ids = selectors.shop_reviews_page(
+        shop_id=shop_id, sort=sort, offset=paginator.offset, size=paginator.size
+    )
+    return paginator, ids
+
+
+def _shop_reviews(request: HttpRequest, shop_id: int) -> HttpResponse:
+    paginator, ids = _review_ids(request, shop_id)
     states = _with_likes(request, ids)
     blogs = selectors.blog_documents(ids)
     _apply(blogs, states)
@@ -243,6 +276,11 @@ def _hot_without_redis(request: HttpRequest) -> HttpResponse:
     return json_response(paginator.page_body(_unliked(selectors.blog_documents(ids))))
 
 
+def _shop_reviews_without_redis(request: HttpRequest, shop_id: int) -> HttpResponse:
+    paginator, ids = _review_ids(request, shop_id)
+    return json_response(paginator.page_body(_unliked(selectors.blog_documents(ids))))
+
+
 def _user_blogs_without_redis(request: HttpRequest, user_id: int) -> HttpResponse:
     paginator = PageNumberPagination()
     number, _ = paginator.begin(request, fixed_size=pages.PAGE_SIZE)
@@ -264,6 +302,16 @@ def blog_detail_view(request: HttpRequest, blog_id: int) -> HttpResponse:
 @fast_path("GET", viewset=BlogViewSet, actions={"get": "hot"}, without_redis=_hot_without_redis)
 def hot_view(request: HttpRequest) -> HttpResponse:
     return _hot(request)
+
+
+@fast_path(
+    "GET",
+    viewset=ShopReviewsViewSet,
+    actions={"get": "list"},
+    without_redis=_shop_reviews_without_redis,
+)
+def shop_reviews_view(request: HttpRequest, shop_id: int) -> HttpResponse:
+    return _shop_reviews(request, shop_id)
 
 
 @fast_path(

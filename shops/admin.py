@@ -35,7 +35,8 @@ class ShopAdmin(admin.ModelAdmin):
     search_fields = ["name", "address", "area"]
     list_select_related = ["type"]
     ordering = ["-id"]
-    readonly_fields = ["sold", "comments", "score"]  # kept by business events, not edits
+    # Kept by business events (reviews, paid coupons), never edited by hand.
+    readonly_fields = ["sold", "comments", "score", *(f"rating_{n}" for n in range(1, 6))]
     inlines = [ShopStaffInline]
 
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]

@@ -63,11 +63,11 @@ class Shop(models.Model):
         help_text=_("Rating x10: 0..50."),
         validators=[MaxValueValidator(50)],
     )
-    rating_1 = models.PositiveIntegerField(_("1-star ratings"), default=0)
-    rating_2 = models.PositiveIntegerField(_("2-star ratings"), default=0)
-    rating_3 = models.PositiveIntegerField(_("3-star ratings"), default=0)
-    rating_4 = models.PositiveIntegerField(_("4-star ratings"), default=0)
-    rating_5 = models.PositiveIntegerField(_("5-star ratings"), default=0)
+    rating_1 = models.PositiveIntegerField(_("1-star ratings"), default=0, db_default=0)
+    rating_2 = models.PositiveIntegerField(_("2-star ratings"), default=0, db_default=0)
+    rating_3 = models.PositiveIntegerField(_("3-star ratings"), default=0, db_default=0)
+    rating_4 = models.PositiveIntegerField(_("4-star ratings"), default=0, db_default=0)
+    rating_5 = models.PositiveIntegerField(_("5-star ratings"), default=0, db_default=0)
     open_hours = models.CharField(
         _("opening hours"), max_length=64, blank=True, help_text=_('e.g. "10:00-22:00".')
     )

@@ -23,14 +23,20 @@ class ShopTypeSerializer(serializers.ModelSerializer):
 
 class ShopSerializer(serializers.ModelSerializer):
     type_id = serializers.IntegerField(read_only=True)
+    ratings = serializers.SerializerMethodField(
+        help_text="How many ratings gave 1, 2, 3, 4 and 5 stars (one per user)."
+    )
 
     class Meta:
         model = Shop
         fields = [
             "id", "name", "type_id", "images", "area", "address", "x", "y", "avg_price",
-            "sold", "comments", "score", "open_hours", "created_at", "updated_at",
+            "sold", "comments", "score", "ratings", "open_hours", "created_at", "updated_at",
         ]  # fmt: skip
         read_only_fields = fields
+
+    def get_ratings(self, shop: Shop) -> list[int]:
+        return [shop.rating_1, shop.rating_2, shop.rating_3, shop.rating_4, shop.rating_5]
 
 
 class NearbyShopSerializer(ShopSerializer):

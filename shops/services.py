@@ -73,6 +73,39 @@ def shop_delete(*, shop_id: int) -> None:
         transaction.on_commit(lambda: _sync_indexes(shop_id, type_id), robust=True)
 
 
+def review_stats_save(*, shop_id: int, reviews: int, histogram: dict[int, int]) -> bool:
+    """Store a shop's review count, rating histogram ({stars: ratings}) and the score
+    they give, counted by the review services (blogs.reviews) under the shop's row lock;
+    the cached shop is evicted after commit. False when the shop is gone."""
+    fields = {f"rating_{stars}": n for stars, n in histogram.items()}
+    with transaction.atomic():
+        if not Shop.objects.filter(pk=shop_id).update(
+            **fields, comments=reviews, score=score_of(histogram)
+        ):
+            return False
+        transaction.on_commit(lambda: shop_cache().evict(shop_id), robust=True)
+    return True
+
+
+def sold_save(*, sold: dict[int, int]) -> None:
+    """Store shops' counts of paid coupons ({shop id: count}, counted by vouchers.sold);
+    their cached documents are evicted after commit."""
+    with transaction.atomic():
+        for shop_id, count in sold.items():
+            Shop.objects.filter(pk=shop_id).exclude(sold=count).update(sold=count)
+        transaction.on_commit(lambda: shop_cache().evict_many(list(sold)), robust=True)
+
+
+def score_of(histogram: dict[int, int]) -> int:
+    """The mean of the ratings x10, rounded half up (4.25 → 43); 0 when there are none.
+    Integer arithmetic: the same answer on every database and in every process."""
+    ratings = sum(histogram.values())
+    if not ratings:
+        return 0
+    total = sum(stars * n for stars, n in histogram.items())
+    return (total * 20 + ratings) // (ratings * 2)
+
+
 def _sync_indexes(shop_id: int, old_type_id: int | None) -> None:
     """Make Redis agree with the committed row (or its absence).
 

@@ -19,6 +19,7 @@ from .errors import Code
 from .models import Voucher, VoucherOrder
 from .releases import order_jobs
 from .shard import next_order_id
+from .sold import sold_changed
 
 
 @retry_on_lock_conflict
@@ -88,7 +89,9 @@ def _claim_in_slot(user_id: int, voucher: Voucher, slot: int) -> VoucherOrder:
             vouchers_changed([voucher.id])
         order.save(force_insert=True)
         orders_changed([user_id])
-        if not free:
+        if free:
+            sold_changed([voucher.id])
+        else:
             # Still inside the transaction: if Redis refuses the timeout, the claim rolls
             # back, for an unpaid order without one would hold its unit forever.
             order_jobs().schedule(str(order.id), delay=settings.ORDER_PAY_TIMEOUT)

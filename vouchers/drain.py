@@ -43,6 +43,7 @@ from .shard import (
     pending_field,
     sale_redis,
 )
+from .sold import sold_changed
 
 log = logging.getLogger(__name__)
 _FINISH = lua(__file__, "finish.lua", alias=SALE_REDIS)
@@ -225,6 +226,7 @@ def persist(orders: list[Accepted]) -> set[int]:
     insert_rows(VoucherOrder, [_order_row(o, *terms[o.voucher_id]) for o in fresh])
     vouchers_changed(o.voucher_id for o in fresh)  # their stock column moved
     orders_changed(o.user_id for o in fresh)
+    sold_changed(o.voucher_id for o in fresh if terms[o.voucher_id][1] == 0)  # paid at once
     return {o.order_id for o in orders if terms[o.voucher_id][1] == 0}
 
 

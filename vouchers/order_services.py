@@ -29,6 +29,7 @@ from .errors import Code
 from .models import Voucher, VoucherOrder
 from .order_selectors import order_get
 from .releases import order_jobs, order_release, refund_returns_unit, release_after_commit
+from .sold import sold_changed
 
 log = logging.getLogger(__name__)
 Status = VoucherOrder.Status
@@ -54,6 +55,8 @@ def order_pay(*, order_id: int, user_id: int) -> VoucherOrder:
     else:  # three codes taken in a row: something is wrong with the generator, not the user
         raise ServiceUnavailable(gettext("No redeem code could be made; try again."))
     order = _owned(order_id, user_id)
+    if paid:
+        sold_changed([order.voucher_id])  # committed already: noted at once
     if order.status in (Status.PAID, Status.USED):
         return order
     if order.status == Status.UNPAID:
@@ -90,6 +93,7 @@ def order_refund(*, order_id: int, user_id: int) -> VoucherOrder:
             ).update(status=Status.REFUNDED, refunded_at=now, live_slot=None)
             if refunded:
                 orders_changed([user_id])
+                sold_changed([voucher_id])
                 if refund_returns_unit(voucher, now):
                     _return_to_stock(voucher)
                 if voucher.is_seckill:

@@ -10,7 +10,7 @@ from celery.signals import worker_ready
 from django.conf import settings
 from django.db import close_old_connections
 
-from . import drain, heal, order_services, services
+from . import drain, heal, order_services, services, sold
 from .shard import ensure_groups, shard_lock
 
 log = logging.getLogger(__name__)
@@ -89,3 +89,9 @@ def settle_due_orders() -> int:
 def cancel_overdue_orders() -> int:
     """Unpaid orders whose pay-timeout job was lost with Redis's state."""
     return order_services.cancel_overdue_orders()
+
+
+@shared_task(ignore_result=True)
+def count_sold() -> int:
+    """Shops' `sold` counted again where paid coupons changed."""
+    return sold.count_sold()

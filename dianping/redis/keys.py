@@ -111,6 +111,12 @@ def geo_shops_pattern() -> str:
     return "geo:shop-type:{*}"
 
 
+def sold_changed() -> str:
+    """Set of voucher ids whose paid coupons changed since their shops' `sold` was last
+    counted (vouchers.sold)."""
+    return "sold:changed-vouchers"
+
+
 def visits_uv(subject: str, day: str) -> str:
     """HyperLogLog of distinct visitors of `subject` ("site" or "shop:<id>") on a local day."""
     return f"uv:{subject}:{day}"

@@ -353,6 +353,8 @@ CELERY_BEAT_SCHEDULE.update(
             "schedule": 60.0,
         },
         "preheat": {"task": "vouchers.tasks.preheat", "schedule": 60.0},
+        # A shop's `sold` follows its paid coupons this many seconds later (vouchers.sold).
+        "count-sold": {"task": "vouchers.tasks.count_sold", "schedule": 10.0},
     }
 )
 # Per user (per shard): a burst of 5 attempts, then 2 a second; checked inside the sale script.

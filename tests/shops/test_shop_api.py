@@ -16,7 +16,7 @@ from tests.helpers import run_concurrently
 
 SHOP_FIELDS = {
     "id", "name", "type_id", "images", "area", "address", "x", "y", "avg_price", "sold",
-    "comments", "score", "open_hours", "created_at", "updated_at",
+    "comments", "score", "ratings", "open_hours", "created_at", "updated_at",
 }  # fmt: skip
 
 

@@ -1,0 +1,85 @@
+"""A shop's reviews: the notes about it. Each user's newest visible rated note about a
+shop is their rating of it (ShopRating); the shop's review count, rating histogram and
+score are counted again from the rows after every change, under the shop's row lock, so
+they are exact whatever ran concurrently (SPEC §11).
+
+Lock order: the shop's row first, then the note's. A note's insert share-locks the shop
+row (its foreign key): two of them that then both wanted the row exclusively would
+deadlock on InnoDB, so the services take it first (`lock_shops`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db import transaction
+from django.db.models import Count
+
+from shops.models import Shop
+from shops.services import review_stats_save
+
+from .caches import reviews_cache
+from .models import STARS_MAX, STARS_MIN, Blog, ShopRating
+
+
+def lock_shops(shop_ids: Iterable[int | None]) -> None:
+    """Lock the shops' rows, in id order (every writer takes them in the same order)."""
+    ids = sorted({shop_id for shop_id in shop_ids if shop_id is not None})
+    if ids:
+        list(Shop.objects.select_for_update().filter(pk__in=ids).order_by("pk").values("pk"))
+
+
+def reviews_changed(*, user_id: int, shop_ids: Iterable[int | None]) -> None:
+    """After a note of `user_id` about these shops was created, edited, deleted, hidden
+    or restored (in the same transaction, with the shops locked by `lock_shops`): the
+    user's rating of each shop and each shop's statistics are counted again."""
+    for shop_id in sorted({shop_id for shop_id in shop_ids if shop_id is not None}):
+        _rate_again(user_id=user_id, shop_id=shop_id)
+        _recount(shop_id)
+        transaction.on_commit(lambda s=shop_id: reviews_cache().evict(s), robust=True)
+
+
+def review_changed_elsewhere(*, user_id: int, shop_id: int) -> None:
+    """`reviews_changed` in a transaction of its own, for the paths that bypass the
+    services (blogs.receivers)."""
+    with transaction.atomic():
+        lock_shops([shop_id])
+        reviews_changed(user_id=user_id, shop_ids=[shop_id])
+
+
+def _rate_again(*, user_id: int, shop_id: int) -> None:
+    """The user's rating of the shop becomes their newest visible rated note's stars, or
+    goes when no such note is left."""
+    newest = (
+        Blog.objects.filter(
+            user_id=user_id, shop_id=shop_id, status=Blog.Status.VISIBLE, rating__isnull=False
+        )
+        .order_by("-created_at", "-id")
+        .values("id", "rating")
+        .first()
+    )
+    if newest is None:
+        ShopRating.objects.filter(user_id=user_id, shop_id=shop_id).delete()
+        return
+    ShopRating.objects.update_or_create(
+        user_id=user_id,
+        shop_id=shop_id,
+        defaults={"blog_id": newest["id"], "stars": newest["rating"]},
+    )
+
+
+def recount(*, shop_id: int) -> None:
+    """Count the shop's reviews and ratings again and store them (its cached document is
+    evicted after commit), under the shop's row lock: a count read beside a writer's
+    uncommitted change would otherwise be stored after it commits."""
+    with transaction.atomic():
+        lock_shops([shop_id])
+        _recount(shop_id)
+
+
+def _recount(shop_id: int) -> None:
+    histogram = dict.fromkeys(range(STARS_MIN, STARS_MAX + 1), 0)
+    rows = ShopRating.objects.filter(shop_id=shop_id).values("stars").annotate(n=Count("id"))
+    for row in rows:
+        histogram[row["stars"]] = row["n"]
+    reviews = Blog.objects.filter(shop_id=shop_id, status=Blog.Status.VISIBLE).count()
+    review_stats_save(shop_id=shop_id, reviews=reviews, histogram=histogram)

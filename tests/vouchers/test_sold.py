@@ -1,0 +1,78 @@
+"""A shop's `sold` follows its paid coupons (SPEC §11): payments, free claims, drained
+free orders and refunds note their voucher after commit; the beat job counts the noted
+shops again from the orders, and the next load of the shop shows it."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from dianping import clock
+from dianping.redis import keys
+from shops.models import Shop
+from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory
+from tests.vouchers.sales import drain_all, start_sale
+from vouchers import seckill, sold, tasks
+from vouchers.models import VoucherOrder
+
+pytestmark = pytest.mark.django_db(transaction=True)  # notes are made after commit
+
+
+def _sold(api, shop_id: int) -> int:  # type: ignore[no-untyped-def]
+    return api.get(f"/api/shops/{shop_id}").json()["sold"]
+
+
+def test_payments_free_claims_and_refunds_move_sold(api, user_api) -> None:
+    shop = ShopFactory()
+    priced = NormalVoucherFactory(shop=shop, pay_value=100)
+    free = NormalVoucherFactory(shop=shop, pay_value=0)
+    assert _sold(api, shop.id) == 0  # cached now
+
+    unpaid = user_api.post(f"/api/vouchers/{priced.id}/claim").json()["order_id"]
+    user_api.post(f"/api/vouchers/{free.id}/claim")
+    assert tasks.count_sold() == 1
+    assert _sold(api, shop.id) == 1  # the free coupon is paid at once; the other is not
+
+    assert user_api.post(f"/api/voucher-orders/{unpaid}/pay").status_code == 200
+    tasks.count_sold()
+    assert _sold(api, shop.id) == 2
+
+    assert user_api.post(f"/api/voucher-orders/{unpaid}/refund").status_code == 200
+    tasks.count_sold()
+    assert _sold(api, shop.id) == 1
+    assert tasks.count_sold() == 0  # nothing noted since
+
+
+def test_drained_free_orders_count(api, user, fake_clock) -> None:
+    shop = ShopFactory()
+    voucher = start_sale(shop=shop, pay_value=0, stock=5)
+    seckill.voucher_seckill(user_id=user.id, voucher_id=voucher.id)
+    drain_all()
+
+    tasks.count_sold()
+
+    assert Shop.objects.get(pk=shop.id).sold == 1
+    assert _sold(api, shop.id) == 1
+
+
+def test_noted_vouchers_are_kept_when_the_count_fails(redis_client, monkeypatch) -> None:
+    shop = ShopFactory()
+    voucher = NormalVoucherFactory(shop=shop, pay_value=0)
+    VoucherOrder.objects.create(
+        id=1, user=UserFactory(), voucher=voucher, status="paid", created_at=clock.now(),
+        expires_at=clock.now() + timedelta(days=1),
+    )  # fmt: skip
+    sold.sold_changed([voucher.id])
+
+    def broken(**_: object) -> None:
+        raise RuntimeError("database down")
+
+    monkeypatch.setattr(sold, "sold_save", broken)
+    with pytest.raises(RuntimeError):
+        sold.count_sold()
+    assert redis_client.smembers(keys.sold_changed()) == {str(voucher.id).encode()}
+
+    monkeypatch.undo()
+    assert sold.count_sold() == 1
+    assert Shop.objects.get(pk=shop.id).sold == 1
