@@ -1,13 +1,16 @@
-"""Demo blogs, likes and follows for `seed_demo`, so the hot list and feeds have content.
+"""Demo blogs, ratings, likes and follows for `seed_demo`, so the hot list, feeds and
+shop pages have content.
 
-Runs once (when no blog exists). Follows come last: each follow backfills the
-author's recent blogs into the follower's feed, so no Celery worker is needed.
+Runs once (when no blog exists). Every note rates its shop in its own tone, and some
+shops get a few short reviews more, so scores and histograms come from real ratings
+(blogs.reviews counts them). Follows come last: each follow backfills the author's
+recent blogs into the follower's feed, so no Celery worker is needed.
 """
 
 from __future__ import annotations
 
 import random
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from accounts.models import User
 from dianping import clock
@@ -16,7 +19,7 @@ from follows import services as follows
 from shops.demo import AREAS, branch_name
 from shops.models import Shop
 
-from . import likes
+from . import likes, reviews
 from .models import Blog
 
 # Each demo user's 探店笔记, in DEMO_USERS order (accounts/demo.py), true to their intro:
@@ -83,8 +86,35 @@ NOTES_BY_AUTHOR = [
         ("Long Bar", "Long Bar：长长的吧台，复古的夜", "坐在长长的吧台边看调酒师忙碌，很解压。经典马天尼做得扎实，下酒小食炸鱼薯条意外地好吃。整体氛围复古，适合和老朋友小酌叙旧。"),
     ],
 ]  # fmt: skip
+# The stars each note gives its shop, in NOTES_BY_AUTHOR's order, true to its words.
+STARS_BY_AUTHOR = [
+    [5, 4, 5, 3],  # 小明: 文峰's hard sell costs it two stars
+    [5, 4, 5, 4],
+    [5, 4, 4, 3],  # 舒适堡: a pool worth it, a pushy membership desk
+    [5, 4, 4, 4],  # 张伟 scores out of 10: 9, 8.5, 7.5, 8.5
+    [5, 5, 4, 4],
+    [5, 4, 4, 5],
+    [4, 5, 4, 4],  # 静享: lovely and pricey
+    [4, 5, 5, 4],
+    [5, 4, 4, 5],
+    [4, 5, 3, 4],  # Bar Rouge: the view, not the drinks
+]
 # Blog i is by users[i % 10]: one round of notes from everyone, then the next round.
 NOTES = [note for round_ in zip(*NOTES_BY_AUTHOR, strict=True) for note in round_]
+STARS = [stars for round_ in zip(*STARS_BY_AUTHOR, strict=True) for stars in round_]
+# Short reviews for more shops, by stars: (title, content).
+SHORT_REVIEWS = {
+    5: [("超出预期", "环境干净，服务周到，细节很用心，下次还来。"),
+        ("强烈推荐", "性价比很高，带朋友来都说好，已经是第三次来了。")],
+    4: [("整体不错", "体验挺好，就是周末人有点多，要排一会儿。"),
+        ("值得一来", "价格合理，服务热情，个别细节还可以再用心一点。")],
+    3: [("中规中矩", "没有特别的惊喜，也没有什么大问题，离得近可以来。"),
+        ("一般般", "等得有点久，服务态度还行，性价比一般。")],
+    2: [("有点失望", "和网上的评价差距不小，出品不太稳定，应该不会再来了。")],
+    1: [("踩雷了", "实物和图片差太多，服务也跟不上，不推荐。")],
+}  # fmt: skip
+SHORT_REVIEW_STARS = [5] * 8 + [4] * 7 + [3] * 3 + [2] + [1]  # a realistic lean to the top
+SHOPS_WITH_SHORT_REVIEWS = 80
 
 
 def seed_blogs(users: list[User]) -> dict[str, int]:
@@ -99,12 +129,15 @@ def seed_blogs(users: list[User]) -> dict[str, int]:
             shop_id=rng.choice(branches[brand]),  # every note is about a branch of its brand
             title=title,
             content=content,
+            rating=STARS[i],
             images=[demo_picture(f"blog-{i}-{k}") for k in range(1 + i % 3)],
             created_at=start + timedelta(hours=8 * i),
             pushed_at=start + timedelta(hours=8 * i),  # nobody follows yet: nothing to push
         )
         for i, (brand, title, content) in enumerate(NOTES)
     )
+    Blog.objects.bulk_create(_short_reviews(users, rng, before=start))
+    reviews.recount_all()  # bulk inserts pass the services by
     liked = 0
     for blog in Blog.objects.filter(pk__in=[b.pk for b in blogs]):
         for fan in rng.sample(users, rng.randint(0, len(users) - 1)):
@@ -115,6 +148,24 @@ def seed_blogs(users: list[User]) -> dict[str, int]:
         for author in rng.sample([u for u in users if u != user], 3):
             followed += follows.follow(user_id=user.id, target_id=author.id)
     return {"blogs": len(blogs), "likes": liked, "follows": followed}
+
+
+def _short_reviews(users: list[User], rng: random.Random, *, before: datetime) -> list[Blog]:
+    """A few short rated reviews, each by another user, for shops picked at random; older
+    than the notes, so the hot list and feeds open on those."""
+    shop_ids = list(Shop.objects.order_by("id").values_list("id", flat=True))
+    picked = rng.sample(shop_ids, min(SHOPS_WITH_SHORT_REVIEWS, len(shop_ids)))
+    notes = []
+    for shop_id in picked:
+        for user in rng.sample(users, rng.randint(1, 5)):
+            stars = rng.choice(SHORT_REVIEW_STARS)
+            title, content = rng.choice(SHORT_REVIEWS[stars])
+            when = before - timedelta(hours=rng.randint(1, 60 * 24))
+            notes.append(
+                Blog(user=user, shop_id=shop_id, title=title, content=content, rating=stars,
+                     created_at=when, pushed_at=when)
+            )  # fmt: skip
+    return notes
 
 
 def _branches(brands: set[str]) -> dict[str, list[int]]:

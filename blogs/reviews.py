@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from django.db import transaction
 from django.db.models import Count
+from tqdm import tqdm
 
 from shops.models import Shop
 from shops.services import review_stats_save
@@ -83,3 +84,20 @@ def _recount(shop_id: int) -> None:
         histogram[row["stars"]] = row["n"]
     reviews = Blog.objects.filter(shop_id=shop_id, status=Blog.Status.VISIBLE).count()
     review_stats_save(shop_id=shop_id, reviews=reviews, histogram=histogram)
+
+
+def recount_all(*, progress: bool = False) -> int:
+    """Every author's rating of every shop and every shop's statistics counted again from
+    the notes (a repair, and what bulk loads call); returns how many shops."""
+    pairs = Blog.objects.filter(shop__isnull=False).values_list("user_id", "shop_id").distinct()
+    for user_id, shop_id in tqdm(pairs.iterator(), unit="rating", disable=not progress):
+        review_changed_elsewhere(user_id=user_id, shop_id=shop_id)
+    orphans = ShopRating.objects.exclude(
+        blog__status=Blog.Status.VISIBLE, blog__rating__isnull=False
+    ).values_list("user_id", "shop_id")
+    for user_id, shop_id in orphans:
+        review_changed_elsewhere(user_id=user_id, shop_id=shop_id)
+    shop_ids = list(Shop.objects.values_list("id", flat=True))
+    for shop_id in tqdm(shop_ids, unit="shop", disable=not progress):
+        recount(shop_id=shop_id)
+    return len(shop_ids)

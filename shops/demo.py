@@ -74,9 +74,6 @@ def _demo_shops(types: dict[str, ShopType]) -> list[Shop]:
                     x=round(lon + dx / (_METRES_PER_DEGREE_LAT * 0.856), 6),  # cos(31.2°)
                     y=round(lat + dy / _METRES_PER_DEGREE_LAT, 6),
                     avg_price=rng.randint(low, high),
-                    sold=rng.randint(0, 10_000),
-                    comments=rng.randint(0, 5_000),
-                    score=rng.randint(30, 50),
                     open_hours=hours,
                     images=[_shop_picture(sort, n)],
                 )

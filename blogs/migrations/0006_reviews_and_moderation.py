@@ -58,7 +58,10 @@ class Migration(migrations.Migration):
             model_name="blog",
             name="status",
             field=models.PositiveSmallIntegerField(
-                choices=[(0, "visible"), (1, "hidden")], db_default=0, default=0, verbose_name="status"
+                choices=[(0, "visible"), (1, "hidden")],
+                db_default=0,
+                default=0,
+                verbose_name="status",
             ),
         ),
         migrations.AddIndex(

@@ -12,26 +12,36 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="shop",
             name="rating_1",
-            field=models.PositiveIntegerField(db_default=0, default=0, verbose_name="1-star ratings"),
+            field=models.PositiveIntegerField(
+                db_default=0, default=0, verbose_name="1-star ratings"
+            ),
         ),
         migrations.AddField(
             model_name="shop",
             name="rating_2",
-            field=models.PositiveIntegerField(db_default=0, default=0, verbose_name="2-star ratings"),
+            field=models.PositiveIntegerField(
+                db_default=0, default=0, verbose_name="2-star ratings"
+            ),
         ),
         migrations.AddField(
             model_name="shop",
             name="rating_3",
-            field=models.PositiveIntegerField(db_default=0, default=0, verbose_name="3-star ratings"),
+            field=models.PositiveIntegerField(
+                db_default=0, default=0, verbose_name="3-star ratings"
+            ),
         ),
         migrations.AddField(
             model_name="shop",
             name="rating_4",
-            field=models.PositiveIntegerField(db_default=0, default=0, verbose_name="4-star ratings"),
+            field=models.PositiveIntegerField(
+                db_default=0, default=0, verbose_name="4-star ratings"
+            ),
         ),
         migrations.AddField(
             model_name="shop",
             name="rating_5",
-            field=models.PositiveIntegerField(db_default=0, default=0, verbose_name="5-star ratings"),
+            field=models.PositiveIntegerField(
+                db_default=0, default=0, verbose_name="5-star ratings"
+            ),
         ),
     ]

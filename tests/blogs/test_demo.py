@@ -4,10 +4,12 @@ import pytest
 from django.core.management import call_command
 
 from accounts.models import User, UserInfo
-from blogs.demo import NOTES
-from blogs.models import Blog
+from blogs.demo import NOTES, NOTES_BY_AUTHOR
+from blogs.models import Blog, ShopRating
 from dianping.redis import keys
 from follows.models import Follow
+from shops.models import Shop
+from shops.services import score_of
 from tests.conftest import client_for
 
 
@@ -16,8 +18,8 @@ def test_seed_demo_gives_the_hot_list_and_feeds_content(api, redis_client) -> No
     call_command("seed_demo", "--force")
     call_command("seed_demo", "--force")  # idempotent: nothing doubles
 
-    assert Blog.objects.count() == 40
-    notes = Blog.objects.select_related("shop").order_by("id")
+    notes = Blog.objects.select_related("shop").filter(content__in=[c for *_, c in NOTES])
+    notes = notes.order_by("id")
     assert len({blog.content for blog in notes}) == 40  # forty different notes
     # Each note is about a branch of the brand it names (its shop's name starts with it).
     assert [blog.shop.name.split("(")[0] for blog in notes] == [brand for brand, *_ in NOTES]
@@ -27,3 +29,24 @@ def test_seed_demo_gives_the_hot_list_and_feeds_content(api, redis_client) -> No
     demo = User.objects.get(phone="13800000001")
     assert UserInfo.objects.get(user=demo).followee == Follow.objects.filter(user=demo).count() == 3
     assert client_for(demo).get("/api/feed").json()["results"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_demo_scores_come_from_ratings_in_the_notes_tone(api) -> None:
+    call_command("seed_demo", "--force")
+
+    assert not Blog.objects.filter(rating__isnull=True).exists()  # every demo note rates
+    stars = dict(
+        Blog.objects.filter(content__in=[c for *_, c in NOTES]).values_list("content", "rating")
+    )
+    assert stars[NOTES_BY_AUTHOR[3][0][2]] == 5  # 张伟's 9/10 for 鼎泰丰
+    assert stars[NOTES_BY_AUTHOR[0][3][2]] == 3  # 小明's hard sell at 文峰
+    rated = Shop.objects.filter(score__gt=0)
+    assert rated.count() > 40  # the notes' shops and the short reviews'
+    for shop in rated:
+        histogram = {n: getattr(shop, f"rating_{n}") for n in range(1, 6)}
+        assert shop.score == score_of(histogram)
+        assert sum(histogram.values()) == ShopRating.objects.filter(shop=shop).count()
+        assert shop.comments == Blog.objects.filter(shop=shop).count()
+    shown = [api.get(f"/api/shops/{shop.id}").json()["ratings"] for shop in rated[:20]]
+    assert any(sum(ratings) > 2 for ratings in shown)  # histograms with a shape

@@ -284,3 +284,25 @@ def test_an_admin_moving_a_note_recounts_both_shops(api, user, user_api, client)
         1,
         [0, 1, 0, 0, 0],
     )
+
+
+def test_recount_shops_repairs_whatever_drifted(api, user_api) -> None:
+    from django.core.management import call_command
+
+    from tests.factories import NormalVoucherFactory
+
+    shop = ShopFactory(score=45, comments=99, sold=7)  # figures no row supports
+    note = _note(user_api, shop.id, rating=3)
+    Shop.objects.filter(pk=shop.id).update(score=45, comments=99, rating_5=4, sold=7)
+    ShopRating.objects.filter(blog_id=note["id"]).update(stars=1)
+    NormalVoucherFactory(shop=shop)
+
+    call_command("recount_shops", verbosity=0)
+
+    seen = _shop(api, shop.id)
+    assert (seen["score"], seen["comments"], seen["ratings"], seen["sold"]) == (
+        30,
+        1,
+        [0, 0, 1, 0, 0],
+        0,
+    )

@@ -284,11 +284,22 @@ function needLogin() {
   return true;
 }
 
+// A shop's score (rating x10) as stars and a number; "no ratings yet" before the first.
+function scoreText(score) {
+  return score ? fmt(gettext("★ %(score)s"), { score: (score / 10).toFixed(1) }) : gettext("No ratings yet");
+}
+
+function stars(rating) {
+  return h("span", { class: "stars", role: "img", "aria-label": fmt(ngettext("%(n)s star", "%(n)s stars", rating), { n: rating }) },
+    "★".repeat(rating) + "☆".repeat(5 - rating));
+}
+
 function blogCard(blog) {
   const picture = blog.images && blog.images.length ? blog.images[0] : null;
   return h("article", { class: picture ? "card shop" : "card" },
     picture ? h("img", { class: "thumb", src: picture, alt: "", loading: "lazy" }) : null,
     h("h3", {}, h("a", { href: `#/blogs/${blog.id}` }, blog.title)),
+    blog.rating ? h("p", {}, stars(blog.rating)) : null,
     h("p", { class: "muted" },
       blog.user ? h("a", { href: `#/users/${blog.user.id}` }, blog.user.nick_name) : null,
       blog.user ? " · " : "", `♥ ${blog.liked}`, blog.is_liked ? gettext(" (you)") : ""),
@@ -373,7 +384,7 @@ async function shopsPage(params) {
         shop.images.length ? h("img", { class: "thumb", src: shop.images[0], alt: "", loading: "lazy" }) : null,
         h("h3", {}, h("a", { href: `#/shops/${shop.id}` }, shop.name)),
         h("p", { class: "muted" }, `${shop.area} · ${shop.address}`),
-        h("p", {}, fmt(gettext("¥%(price)s/person · ★ %(score)s"), { price: shop.avg_price, score: (shop.score / 10).toFixed(1) }),
+        h("p", {}, fmt(gettext("¥%(price)s/person · %(score)s"), { price: shop.avg_price, score: scoreText(shop.score) }),
           shop.distance === undefined ? "" : fmt(gettext(" · %(metres)s m"), { metres: Math.round(shop.distance) }))));
     }
     if (!data.results.length && page === 1) {
@@ -458,16 +469,59 @@ function claimable(card, voucher, status) {
   return card;
 }
 
+// How many ratings gave each number of stars, 5 down to 1, as bars.
+function histogram(shop) {
+  const total = shop.ratings.reduce((a, b) => a + b, 0);
+  return h("dl", { class: "histogram", "aria-label": gettext("Ratings") }, [5, 4, 3, 2, 1].map((n) => {
+    const count = shop.ratings[n - 1];
+    return h("div", { class: "bar" },
+      h("dt", {}, fmt(ngettext("%(n)s star", "%(n)s stars", n), { n })),
+      h("dd", {}, h("meter", { min: "0", max: String(total || 1), value: String(count) }), ` ${count}`));
+  }));
+}
+
+// A shop's reviews, newest or most liked first, a page at a time.
+function reviewList(shopId) {
+  const list = h("div");
+  const status = h("p", { class: "message", role: "status" });
+  const more = h("button", { type: "button", class: "secondary", hidden: true }, gettext("More reviews"));
+  let sort = "new";
+  let page = 1;
+  let generation = 0;
+  async function load(reset) {
+    if (reset) { generation += 1; page = 1; list.replaceChildren(); }
+    const mine = generation;
+    const data = await get(`shops/${shopId}/reviews?sort=${sort}&page=${page}`);
+    if (mine !== generation) return;
+    list.append(...data.results.map(blogCard));
+    if (!data.results.length && page === 1) list.append(h("p", {}, gettext("No reviews yet: be the first.")));
+    page += 1;
+    more.hidden = !data.next;
+  }
+  const sorts = h("div", { class: "row", role: "group", "aria-label": gettext("Order") }, [["new", gettext("Newest")], ["liked", gettext("Most liked")]].map(([value, label]) => {
+    const button = h("button", { type: "button", class: "secondary", "aria-pressed": String(value === sort) }, label);
+    button.addEventListener("click", act(button, status, async () => {
+      sort = value;
+      for (const other of sorts.children) other.setAttribute("aria-pressed", String(other === button));
+      await load(true);
+    }));
+    return button;
+  }));
+  more.addEventListener("click", act(more, status, () => load(false)));
+  return { nodes: [sorts, list, more, status], load };
+}
+
 async function shopPage(id) {
   const show = screen();
+  const reviews = reviewList(id);
   const [shop, vouchers, nearby] = await Promise.all(
-    [get(`shops/${id}`), get(`shops/${id}/vouchers`), get(`shops/${id}/nearby?radius=1000`)]);
+    [get(`shops/${id}`), get(`shops/${id}/vouchers`), get(`shops/${id}/nearby?radius=1000`), reviews.load(true)]);
   show(
     shop.images.length ? h("img", { class: "cover", src: shop.images[0], alt: `${shop.name}` }) : null,
     h("h1", {}, shop.name),
     h("p", { class: "muted" }, `${shop.area} · ${shop.address}`),
-    h("p", {}, fmt(gettext("¥%(price)s/person · ★ %(score)s · open %(hours)s"),
-      { price: shop.avg_price, score: (shop.score / 10).toFixed(1), hours: shop.open_hours || "—" })),
+    h("p", {}, fmt(gettext("¥%(price)s/person · %(score)s · open %(hours)s"),
+      { price: shop.avg_price, score: scoreText(shop.score), hours: shop.open_hours || "—" })),
     h("p", {}, h("a", { href: `#/checkout?shop=${shop.id}` }, gettext("Pay a bill here, with a coupon"))),
     h("h2", {}, gettext("Vouchers")),
     vouchers.length ? vouchers.map(voucherCard) : h("p", {}, gettext("No vouchers for this shop.")),
@@ -476,7 +530,12 @@ async function shopPage(id) {
       nearby.results.length
         ? h("ul", { class: "nearby" }, nearby.results.map((near) => h("li", {},
           h("a", { href: `#/shops/${near.id}` }, near.name), fmt(gettext(" · %(metres)s m"), { metres: Math.round(near.distance) }))))
-        : h("p", {}, gettext("No shops of this kind within 1 km."))));
+        : h("p", {}, gettext("No shops of this kind within 1 km."))),
+    h("section", { "aria-label": gettext("Reviews") },
+      h("h2", {}, fmt(ngettext("%(count)s review", "%(count)s reviews", shop.comments), { count: shop.comments })),
+      histogram(shop),
+      h("p", {}, h("a", { href: `#/write?shop=${shop.id}` }, gettext("Write a review"))),
+      ...reviews.nodes));
 }
 
 async function vouchersPage(params) {
@@ -738,6 +797,7 @@ async function blogPage(id) {
     h("h1", {}, blog.title),
     h("p", { class: "muted" }, h("a", { href: `#/users/${blog.user.id}` }, blog.user.nick_name), ` · ${when(blog.created_at)}`,
       blog.shop_id ? [" · ", h("a", { href: `#/shops/${blog.shop_id}` }, gettext("the shop"))] : ""),
+    blog.rating ? h("p", {}, stars(blog.rating)) : null,
     h("p", {}, blog.content),
     blog.images.length ? h("div", { class: "photos" }, blog.images.map((url, i) =>
       h("img", { src: url, alt: fmt(gettext("Photo %(n)s of %(title)s"), { n: i + 1, title: blog.title }), loading: "lazy" }))) : null,
@@ -746,22 +806,39 @@ async function blogPage(id) {
     h("h2", {}, fmt(gettext("Comments (%(count)s)"), { count: blog.comments })), commentList, form, status);
 }
 
-async function writePage() {
+// Five radio buttons styled as stars, and "no rating": a note about a shop may rate it.
+function starPicker() {
+  const group = h("fieldset", { class: "star-picker" }, h("legend", {}, gettext("Your rating")));
+  for (const n of [0, 1, 2, 3, 4, 5]) {
+    const input = h("input", { type: "radio", name: "rating", id: `rating-${n}`, value: String(n), checked: n === 0 });
+    const label = n ? fmt(ngettext("%(n)s star", "%(n)s stars", n), { n }) : gettext("No rating");
+    group.append(h("label", { for: `rating-${n}` }, input, ` ${label}`));
+  }
+  return { node: group, value: () => Number(group.querySelector("input:checked").value) || null };
+}
+
+async function writePage(params) {
   const show = screen();
   if (needLogin()) return;
+  const shopId = params.get("shop");
+  const shop = shopId ? await get(`shops/${encodeURIComponent(shopId)}`) : null;
+  const rating = shop ? starPicker() : null;
   const title = h("input", { id: "title", name: "title", maxlength: "128", required: true });
   const content = h("textarea", { id: "content", name: "content", maxlength: "5000", required: true });
   const photos = picturePicker({ id: "photos", label: gettext("Photos (up to 9)"), multiple: true, max: 9 });
   const status = h("p", { class: "message", role: "status" });
   const publish = h("button", { type: "submit" }, gettext("Publish"));
-  show(h("h1", {}, gettext("Write a note")), h("form", { onsubmit: act(publish, status, async () => {
+  show(h("h1", {}, shop ? fmt(gettext("Review %(shop)s"), { shop: shop.name }) : gettext("Write a note")), h("form", { onsubmit: act(publish, status, async () => {
     if (photos.busy()) throw new ApiError(0, { detail: gettext("Wait until your photos are uploaded.") });
-    const blog = await api("POST", "blogs", { title: title.value, content: content.value, images: photos.pictures() });
+    const body = { title: title.value, content: content.value, images: photos.pictures() };
+    if (shop) Object.assign(body, { shop_id: shop.id, rating: rating.value() });
+    const blog = await api("POST", "blogs", body);
     location.hash = `#/blogs/${blog.id}`;
     return true; // published: leaving the page, never twice
   }) },
   h("label", { for: "title" }, gettext("Title")), title,
   h("label", { for: "content" }, gettext("What was it like?")), content,
+  rating ? rating.node : null,
   ...photos.nodes,
   h("p", {}, publish)), status);
 }
