@@ -68,9 +68,9 @@ def coupons_expiring_notify(*, batch: int | None = None, max_batches: int = 20) 
 
 def sales_starting_notify(*, batch: int | None = None) -> int:
     """Tell watchers of flash sales starting within 10 minutes, once per watch: a batch of
-    watches is claimed (`notified_at`) and notified in one transaction, so a failure
-    leaves them for the next run and two runs never both claim one. Returns how many
-    were told."""
+    watches is claimed (`notified_at`, so later runs skip it) and notified in one
+    transaction, so a failure leaves it for the next run; two racing runs tell each
+    watcher once (the unique key). Returns how many were told."""
     from vouchers.models import Voucher
 
     batch = batch or settings.NOTIFICATIONS_BATCH
@@ -88,19 +88,28 @@ def sales_starting_notify(*, batch: int | None = None) -> int:
             watches = list(due.values_list("id", "user_id")[:batch])
             if not watches:
                 break
+            key = dedup_key(Kind.SALE_STARTING, voucher_id)
             with transaction.atomic():
-                claimed = due.filter(id__in=[w for w, _ in watches]).update(notified_at=now)
+                due.filter(id__in=[w for w, _ in watches]).update(notified_at=now)
+                # A watch made again after its reminder went out (unwatched, watched again)
+                # is claimed but not told twice.
+                told_already = set(
+                    Notification.objects.filter(
+                        recipient_id__in=[u for _, u in watches], dedup_key=key
+                    ).values_list("recipient_id", flat=True)
+                )
                 new = [
                     Notification(
                         recipient_id=user_id,
                         kind=Kind.SALE_STARTING,
                         voucher_id=voucher_id,
-                        dedup_key=dedup_key(Kind.SALE_STARTING, voucher_id),
+                        dedup_key=key,
                     )
                     for _, user_id in watches
+                    if user_id not in told_already
                 ]
                 Notification.objects.bulk_create(new, ignore_conflicts=True)
-            for _, user_id in watches:
-                inbox_trim(recipient_id=user_id)
-            told += claimed
+            for notification in new:
+                inbox_trim(recipient_id=notification.recipient_id)
+            told += len(new)
     return told

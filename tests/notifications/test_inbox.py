@@ -76,7 +76,8 @@ def test_a_follow_tells_once_per_follower_however_often_they_come_back(user, oth
     items = _inbox(client_for(user))
 
     assert [(n["kind"], n["actor"]["id"]) for n in items] == [("followed", other_user.id)]
-    assert items[0]["blog"] is None and items[0]["voucher"] is None
+    assert items[0]["blog"] is None
+    assert items[0]["voucher"] is None
 
 
 @pytest.mark.django_db(transaction=True)
