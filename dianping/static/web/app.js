@@ -1067,7 +1067,6 @@ async function route() {
   const [path, query] = (location.hash.slice(1) || "/").split("?");
   const params = new URLSearchParams(query || "");
   routeSeq += 1;
-  refreshBell();
   const show = screen();
   if (path === "/logout") {
     await api("POST", "auth/logout").catch(() => null);
@@ -1076,6 +1075,7 @@ async function route() {
     location.hash = "#/";
     return;
   }
+  refreshBell(); // not while logging out: the token is on its way out
   for (const [pattern, page] of ROUTES) {
     const match = path.match(pattern);
     if (!match) continue;
