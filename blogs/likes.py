@@ -16,6 +16,7 @@ from dianping import clock
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
+from notifications import api as notify
 
 from .caches import hot_evict, like_count_cache
 from .models import Blog
@@ -38,6 +39,8 @@ def _change(action: str, blog_id: int, user_id: int) -> dict[str, object]:
     script_keys = [keys.blog_likes(blog_id), keys.blog_likes_version(blog_id)]
     changed, count, version = _LIKE(script_keys, [action, user_id, clock.now_ms()])
     if changed:
+        if action == "like":
+            notify.liked(blog_id=blog_id, liker_id=user_id)  # a first like, not a repeat
         updated = Blog.objects.filter(pk=blog_id, liked_version__lt=version).update(
             liked=count, liked_version=version
         )

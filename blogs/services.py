@@ -12,6 +12,7 @@ from django.utils.translation import gettext
 from dianping import clock
 from dianping.errors import Conflict, Forbidden, InvalidInput
 from dianping.transactions import retry_on_lock_conflict
+from notifications import api as notify
 
 from . import feed, likes, pages, reviews
 from .caches import blog_evict, hot_evict
@@ -102,6 +103,7 @@ def comment_create(
             blog_id=blog_id, user_id=user_id, content=content, parent_id=parent_id
         )
         transaction.on_commit(lambda: blog_evict(blog_id), robust=True)  # its count moved
+        notify.commented(comment_id=comment.id)
     return comment
 
 

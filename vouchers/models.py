@@ -226,6 +226,8 @@ class VoucherOrder(models.Model):
             models.Index(fields=["user", "status", "id"]),
             # The pay timeout's backstop finds unpaid orders by age (cancel_overdue_orders).
             models.Index(fields=["status", "created_at"], name="voucher_order_status_age"),
+            # Coupons about to expire, for their owners' reminders (notifications.reminders).
+            models.Index(fields=["status", "expires_at"], name="voucher_order_status_expiry"),
         ]
 
     def __str__(self) -> str:

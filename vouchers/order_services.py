@@ -22,6 +22,7 @@ from django.utils.translation import gettext, gettext_lazy
 from dianping import clock
 from dianping.errors import Conflict, ServiceUnavailable
 from dianping.transactions import retry_on_lock_conflict
+from notifications import api as notify
 
 from .caches import orders_changed, vouchers_changed
 from .coupons import new_redeem_code
@@ -183,6 +184,8 @@ def _cancel_if_unpaid(order_id: int, *, user_id: int | None = None) -> bool:
         if cancelled:
             orders_changed([owner_id])
             _return_to_stock(voucher)
+            if user_id is None:  # the pay timeout or its backstop, not the buyer: tell them
+                notify.order_cancelled(order_id=order_id)
     return bool(cancelled)
 
 

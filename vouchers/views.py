@@ -22,6 +22,7 @@ from dianping.api.fastpath import fast_path, json_response
 from dianping.api.pagination import PageNumberPagination
 from dianping.api.queries import query_params
 from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
+from dianping.api.scroll import scroll_page
 from dianping.api.throttles import WriteLimited
 from dianping.errors import Forbidden, NotAuthenticated
 from dianping.validation import parse_iso_date
@@ -180,10 +181,6 @@ class SeckillViewSet(viewsets.ViewSet):
         return Response({"order_id": str(order_id)})
 
 
-def _scroll_page(items: list, next_last_id: int | None) -> dict:  # type: ignore[type-arg]
-    return {"results": items, "last_id": None if next_last_id is None else str(next_last_id)}
-
-
 class OrderViewSet(viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
 
@@ -298,7 +295,7 @@ class ShopOrderViewSet(WriteLimited, viewsets.ViewSet):
             user_id=request.user.id,
             last_id=query_params(request, ScrollQuerySerializer).get("last_id"),
         )
-        return Response(_scroll_page(ShopOrderSerializer(page, many=True).data, next_last_id))
+        return Response(scroll_page(ShopOrderSerializer(page, many=True).data, next_last_id))
 
     @extend_schema(request=None, responses=ShopOrderSerializer)
     def refund(self, request: Request, shop_order_id: int) -> Response:
@@ -417,7 +414,7 @@ def _my_vouchers(request: HttpRequest) -> HttpResponse:
     page, next_last_id = order_selectors.my_vouchers(
         user_id=viewer["id"], tab=query["status"], last_id=query.get("last_id")
     )
-    return json_response(_scroll_page(page, next_last_id))
+    return json_response(scroll_page(page, next_last_id))
 
 
 @fast_path(

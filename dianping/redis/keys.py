@@ -205,7 +205,8 @@ def seckill_funnel_prefix(shard: int) -> str:
 
 
 def blog_likes(blog_id: int) -> str:
-    """Sorted set of a blog's likers: user id scored by like time (ms)."""
+    """Sorted set of a blog's likers: user id scored by like time (ms). Also read by the
+    notifications' `liked` task (notifications keep no keys of their own)."""
     return f"blog:{{b{blog_id}}}:likes"
 
 

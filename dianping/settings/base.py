@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "blogs",
     "follows",
     "signin",
+    "notifications",
 ]
 
 MIDDLEWARE = [
@@ -238,6 +239,8 @@ REST_FRAMEWORK = {
         "checkout_user": env.str("THROTTLE_CHECKOUT_USER", default="20/minute"),
         "redeem_user": env.str("THROTTLE_REDEEM_USER", default="60/minute"),
         "upload_user": env.str("THROTTLE_UPLOAD_USER", default="60/hour"),
+        "notification_read_user": env.str("THROTTLE_NOTIFICATION_READ_USER", default="60/minute"),
+        "watch_user": env.str("THROTTLE_WATCH_USER", default="30/minute"),
         # Failed admin sign-ins, per client IP and per username from that IP (never per
         # username alone: anyone could lock the operators out).
         "admin_login_ip": env.str("THROTTLE_ADMIN_LOGIN_IP", default="20/15minutes"),
@@ -426,6 +429,24 @@ CELERY_BEAT_SCHEDULE.update(
             "schedule": 60.0,
             "options": {"expires": 55},  # sweeps queued during an outage are dropped, not piled
         }
+    }
+)
+
+# --- Notifications ---------------------------------------------------------------------
+NOTIFICATIONS_MAX = env.int("NOTIFICATIONS_MAX", default=200)  # newest kept per user
+NOTIFICATIONS_BATCH = 500  # rows a beat job's query takes at a time
+CELERY_BEAT_SCHEDULE.update(
+    {
+        "remind-expiring-coupons": {
+            "task": "notifications.tasks.remind_expiring_coupons",
+            "schedule": 10 * 60.0,
+            "options": {"expires": 9 * 60},  # runs missed in an outage are dropped, not piled
+        },
+        "remind-starting-sales": {
+            "task": "notifications.tasks.remind_starting_sales",
+            "schedule": 60.0,
+            "options": {"expires": 55},
+        },
     }
 )
 

@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts import demo as accounts_demo
 from blogs import demo as blogs_demo
+from notifications import demo as notifications_demo
 from shops import demo as shops_demo
 from signin import demo as signin_demo
 from vouchers import demo as vouchers_demo
@@ -36,6 +37,7 @@ class Command(BaseCommand):
         shops_demo.seed_staff(user_id=clerk.id, shop=clerk_shop)
         social = blogs_demo.seed_blogs(users)
         signins = signin_demo.seed_signins(users)
+        notified = notifications_demo.seed_notifications(users)
         ok = self.style.SUCCESS
         self.stdout.write(ok(f"demo users: {len(users)} ({users[0].phone}..{users[-1].phone})"))
         self.stdout.write(
@@ -55,6 +57,7 @@ class Command(BaseCommand):
             )
         )
         self.stdout.write(ok(f"sign-ins: {signins} new (13800000001 has a 12-day streak)"))
+        self.stdout.write(ok(f"notifications: {notified} waiting for {users[0].phone}"))
         self._seed_admin()
 
     def _seed_admin(self) -> None:

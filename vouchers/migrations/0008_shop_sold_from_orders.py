@@ -21,7 +21,7 @@ def count_sold(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("vouchers", "0006_order_status_age_index"),
+        ("vouchers", "0007_order_status_expiry_index"),
         ("shops", "0004_shop_ratings"),
     ]
 

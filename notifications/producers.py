@@ -1,0 +1,88 @@
+"""What each event tells whom, checked when its task runs (the request that caused it
+has committed). Other apps' models are imported here, inside the functions: those apps
+import notifications.api, never the other way round at import time."""
+
+from __future__ import annotations
+
+from dianping.redis import keys
+from dianping.redis.client import get_redis
+
+from .models import Kind
+from .services import dedup_key, notification_add
+
+
+def followed(*, follower_id: int, followed_id: int) -> bool:
+    """Tell a user about a new follower, once per follower however often they come back,
+    and not if they left again before the task ran."""
+    from follows.models import Follow
+
+    if not Follow.objects.filter(user_id=follower_id, followed_id=followed_id).exists():
+        return False
+    key = dedup_key(Kind.FOLLOWED, follower_id)
+    return _added(recipient_id=followed_id, kind=Kind.FOLLOWED, key=key, actor_id=follower_id)
+
+
+def liked(*, blog_id: int, liker_id: int) -> bool:
+    """Tell the author about a like, once per liker and note (like, unlike, like again
+    tells once), and not if it was taken back before the task ran."""
+    from blogs.models import Blog
+
+    author_id = Blog.objects.filter(pk=blog_id).values_list("user_id", flat=True).first()
+    if author_id is None or get_redis().zscore(keys.blog_likes(blog_id), liker_id) is None:
+        return False
+    return _added(
+        recipient_id=author_id, kind=Kind.LIKED, key=dedup_key(Kind.LIKED, liker_id, blog_id),
+        actor_id=liker_id, blog_id=blog_id,
+    )  # fmt: skip
+
+
+def commented(*, comment_id: int) -> int:
+    """Tell the note's author about a comment and, for a reply, the comment's author
+    (one notification if they are the same person). Returns how many were told."""
+    from blogs.models import BlogComment
+
+    comment = (
+        BlogComment.objects.select_related("blog", "parent")
+        .only("id", "user_id", "blog__id", "blog__user_id", "parent__id", "parent__user_id")
+        .filter(pk=comment_id)
+        .first()
+    )
+    if comment is None:
+        return 0
+    recipients = [comment.blog.user_id]
+    if comment.parent is not None:
+        recipients.append(comment.parent.user_id)
+    key = dedup_key(Kind.COMMENTED, comment_id)
+    return sum(
+        _added(
+            recipient_id=recipient_id,
+            kind=Kind.COMMENTED,
+            key=key,
+            actor_id=comment.user_id,
+            blog_id=comment.blog_id,
+            comment_id=comment_id,
+        )
+        for recipient_id in dict.fromkeys(recipients)
+    )
+
+
+def order_cancelled(*, order_id: int) -> bool:
+    """Tell a buyer their unpaid order was cancelled by the pay timeout (or its backstop)."""
+    from vouchers.models import VoucherOrder
+
+    order = (
+        VoucherOrder.objects.filter(pk=order_id, status=VoucherOrder.Status.CANCELLED)
+        .values("user_id", "voucher_id")
+        .first()
+    )
+    if order is None:
+        return False
+    return _added(
+        recipient_id=order["user_id"], kind=Kind.ORDER_CANCELLED,
+        key=dedup_key(Kind.ORDER_CANCELLED, order_id), voucher_id=order["voucher_id"],
+        order_id=order_id,
+    )  # fmt: skip
+
+
+def _added(**fields: object) -> bool:
+    return notification_add(**fields) is not None  # type: ignore[arg-type]

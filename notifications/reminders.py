@@ -1,0 +1,115 @@
+"""The beat jobs' notifications: coupons about to expire, and watched sales about to
+start. Each finds its work through an index, in bounded batches, and tells each user once
+(the dedup key; for sales also the watch's `notified_at`)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+
+from dianping import clock
+
+from .models import Kind, Notification, SaleWatch
+from .services import dedup_key, inbox_trim, notifications_add_many
+
+COUPON_WARNING = timedelta(hours=24)
+SALE_WARNING = timedelta(minutes=10)
+
+
+def coupons_expiring_notify(*, batch: int | None = None, max_batches: int = 20) -> int:
+    """Tell owners of unused coupons (paid, not used) expiring within 24 h, once per
+    coupon. Walks the window by (expires_at, id) on the `voucher_order_status_expiry`
+    index, `batch` coupons a query, at most `max_batches` a run (the next run goes on).
+    Returns how many were told."""
+    from vouchers.models import VoucherOrder
+
+    batch = batch or settings.NOTIFICATIONS_BATCH
+    now = clock.now()
+    window = VoucherOrder.objects.filter(
+        status=VoucherOrder.Status.PAID, expires_at__gt=now, expires_at__lte=now + COUPON_WARNING
+    ).order_by("expires_at", "id")
+    told = 0
+    after = None
+    for _ in range(max_batches):
+        rows = window
+        if after is not None:
+            rows = rows.filter(Q(expires_at__gt=after[0]) | Q(expires_at=after[0], id__gt=after[1]))
+        coupons = list(rows.values_list("expires_at", "id", "user_id", "voucher_id")[:batch])
+        if not coupons:
+            break
+        after = coupons[-1][:2]
+        keys = {dedup_key(Kind.COUPON_EXPIRING, order_id): (order_id, user_id, voucher_id)
+                for _, order_id, user_id, voucher_id in coupons}  # fmt: skip
+        told_already = set(
+            Notification.objects.filter(
+                recipient_id__in={user_id for _, user_id, _ in keys.values()}, dedup_key__in=keys
+            ).values_list("dedup_key", flat=True)
+        )
+        new = [
+            Notification(
+                recipient_id=user_id,
+                kind=Kind.COUPON_EXPIRING,
+                dedup_key=key,
+                voucher_id=voucher_id,
+                order_id=order_id,
+            )
+            for key, (order_id, user_id, voucher_id) in keys.items()
+            if key not in told_already
+        ]
+        notifications_add_many(new)
+        told += len(new)
+        if len(coupons) < batch:
+            break
+    return told
+
+
+def sales_starting_notify(*, batch: int | None = None) -> int:
+    """Tell watchers of flash sales starting within 10 minutes, once per watch: a batch of
+    watches is claimed (`notified_at`, so later runs skip it) and notified in one
+    transaction, so a failure leaves it for the next run; two racing runs tell each
+    watcher once (the unique key). Returns how many were told."""
+    from vouchers.models import Voucher
+
+    batch = batch or settings.NOTIFICATIONS_BATCH
+    now = clock.now()
+    starting = Voucher.objects.filter(
+        type=Voucher.Kind.SECKILL,
+        status=Voucher.Status.PENDING,  # void ones are not starting; the index's order
+        begin_time__gt=now,
+        begin_time__lte=now + SALE_WARNING,
+    ).values_list("id", flat=True)
+    told = 0
+    for voucher_id in starting:
+        while True:
+            due = SaleWatch.objects.filter(voucher_id=voucher_id, notified_at__isnull=True)
+            watches = list(due.values_list("id", "user_id")[:batch])
+            if not watches:
+                break
+            key = dedup_key(Kind.SALE_STARTING, voucher_id)
+            with transaction.atomic():
+                due.filter(id__in=[w for w, _ in watches]).update(notified_at=now)
+                # A watch made again after its reminder went out (unwatched, watched again)
+                # is claimed but not told twice.
+                told_already = set(
+                    Notification.objects.filter(
+                        recipient_id__in=[u for _, u in watches], dedup_key=key
+                    ).values_list("recipient_id", flat=True)
+                )
+                new = [
+                    Notification(
+                        recipient_id=user_id,
+                        kind=Kind.SALE_STARTING,
+                        voucher_id=voucher_id,
+                        dedup_key=key,
+                    )
+                    for _, user_id in watches
+                    if user_id not in told_already
+                ]
+                Notification.objects.bulk_create(new, ignore_conflicts=True)
+            for notification in new:
+                inbox_trim(recipient_id=notification.recipient_id)
+            told += len(new)
+    return told

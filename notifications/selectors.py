@@ -1,0 +1,33 @@
+"""Inbox reads: a scrolled page, newest first, with what each item links to; the unread
+count (an indexed COUNT over at most NOTIFICATIONS_MAX rows per user)."""
+
+from __future__ import annotations
+
+from .models import Notification
+
+PAGE = 20
+
+# The page's one query: the item, its actor, and of its subjects only what a link shows.
+_COLUMNS = (
+    "id", "recipient_id", "kind", "order_id", "read_at", "created_at",
+    "actor__id", "actor__nick_name", "actor__icon",
+    "blog__id", "blog__title",
+    "comment__id", "comment__content",
+    "voucher__id", "voucher__title", "voucher__begin_time",
+)  # fmt: skip
+
+
+def inbox_page(*, recipient_id: int, last_id: int | None) -> tuple[list[Notification], int | None]:
+    """PAGE notifications older than `last_id` (all when None), newest first, and the next
+    page's `last_id` (None at the end). Ids only grow, so new arrivals never shift a
+    later page: no skips, no repeats."""
+    mine = Notification.objects.filter(recipient_id=recipient_id)
+    if last_id is not None:
+        mine = mine.filter(id__lt=last_id)
+    query = mine.select_related("actor", "blog", "comment", "voucher").only(*_COLUMNS)
+    page = list(query.order_by("-id")[:PAGE])
+    return page, (page[-1].id if len(page) == PAGE else None)
+
+
+def unread_count(*, recipient_id: int) -> int:
+    return Notification.objects.filter(recipient_id=recipient_id, read_at__isnull=True).count()

@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+from django.utils.translation import gettext
+from rest_framework import serializers
+
+from accounts.serializers import PublicUserSerializer
+from dianping.api import fields
+
+from .models import Kind, Notification
+
+EXCERPT = 100  # characters of a comment shown in the inbox
+
+
+class BlogLinkSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+
+
+class CommentLinkSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    content = serializers.SerializerMethodField(help_text=f"Its first {EXCERPT} characters.")
+
+    def get_content(self, comment) -> str:  # type: ignore[no-untyped-def]
+        return comment.content[:EXCERPT]
+
+
+class VoucherLinkSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+    begin_time = serializers.DateTimeField(allow_null=True)
+
+
+class NotificationSerializer(serializers.ModelSerializer):
+    kind = serializers.ChoiceField(Kind.choices)
+    actor = PublicUserSerializer(allow_null=True, help_text="Who did it (null for the system).")
+    blog = BlogLinkSerializer(allow_null=True, help_text="The note it is about.")
+    comment = CommentLinkSerializer(allow_null=True, help_text="The new comment or reply.")
+    voucher = VoucherLinkSerializer(allow_null=True, help_text="The coupon's or sale's voucher.")
+    order_id = serializers.CharField(allow_null=True, help_text="The voucher order (a string).")
+    read = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Notification
+        fields = [
+            "id", "kind", "actor", "blog", "comment", "voucher", "order_id", "read", "created_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_read(self, notification: Notification) -> bool:
+        return notification.read_at is not None
+
+
+class NotificationPageSerializer(serializers.Serializer):
+    results = NotificationSerializer(many=True)
+    last_id = serializers.CharField(allow_null=True, help_text="Pass back to get the next page.")
+
+
+class UnreadSerializer(serializers.Serializer):
+    unread = serializers.IntegerField()
+
+
+class MarkReadSerializer(serializers.Serializer):
+    """Exactly one of `ids` (the caller's; others' are ignored) and `all`."""
+
+    ids = serializers.ListField(child=fields.IdField(), max_length=200, required=False)
+    all = fields.BooleanField(required=False, help_text="true: mark every notification read.")
+
+    def validate(self, data: dict) -> dict:  # type: ignore[type-arg]
+        if ("ids" in data) == bool(data.get("all")):
+            message = gettext('Send either "ids" or "all": true.')
+            raise serializers.ValidationError({"ids": [message]})
+        return data
+
+
+class WatchingSerializer(serializers.Serializer):
+    watching = serializers.BooleanField()
+
+
+class WatchedSerializer(serializers.Serializer):
+    voucher_ids = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Upcoming sales watched, soonest first."
+    )

@@ -1,0 +1,48 @@
+"""Notification work off the request path: thin tasks taking ids. Each is idempotent
+(the dedup key), so a retry after a database blip is safe."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.db import OperationalError
+
+from . import producers, reminders
+
+_RETRIED = {
+    "ignore_result": True,
+    "autoretry_for": (OperationalError,),  # a busy or restarting database
+    "retry_backoff": 1,
+    "max_retries": 5,
+}
+
+
+@shared_task(**_RETRIED)
+def notify_followed(follower_id: int, followed_id: int) -> bool:
+    return producers.followed(follower_id=follower_id, followed_id=followed_id)
+
+
+@shared_task(**_RETRIED)
+def notify_liked(blog_id: int, liker_id: int) -> bool:
+    return producers.liked(blog_id=blog_id, liker_id=liker_id)
+
+
+@shared_task(**_RETRIED)
+def notify_commented(comment_id: int) -> int:
+    return producers.commented(comment_id=comment_id)
+
+
+@shared_task(**_RETRIED)
+def notify_order_cancelled(order_id: int) -> bool:
+    return producers.order_cancelled(order_id=order_id)
+
+
+@shared_task(ignore_result=True)
+def remind_expiring_coupons() -> int:
+    """Beat: coupons expiring within 24 h, each owner told once."""
+    return reminders.coupons_expiring_notify()
+
+
+@shared_task(ignore_result=True)
+def remind_starting_sales() -> int:
+    """Beat, every minute: watched sales starting within 10 minutes."""
+    return reminders.sales_starting_notify()

@@ -1,0 +1,220 @@
+"""The inbox through the API: each social kind made by the real action, once per event;
+scroll paging; the bound; unread count and mark-read; nobody else's inbox."""
+
+from __future__ import annotations
+
+import pytest
+
+from notifications import services
+from notifications.models import Kind, Notification
+from tests.conftest import client_for
+from tests.factories import BlogFactory, UserFactory
+
+
+def _inbox(api) -> list[dict]:  # type: ignore[no-untyped-def]
+    response = api.get("/api/notifications")
+    assert response.status_code == 200
+    return response.json()["results"]
+
+
+def _unread(api) -> int:  # type: ignore[no-untyped-def]
+    return api.get("/api/notifications/unread-count").json()["unread"]
+
+
+def _add(recipient, n: int) -> list[int]:  # type: ignore[no-untyped-def]
+    actor = UserFactory()
+    made = [
+        services.notification_add(
+            recipient_id=recipient.id, kind=Kind.FOLLOWED, key=f"test:{i}", actor_id=actor.id
+        )
+        for i in range(n)
+    ]
+    return [m.id for m in made if m is not None]
+
+
+@pytest.mark.django_db(transaction=True)  # notifications are enqueued after commit
+def test_like_unlike_like_tells_the_author_once(user, other_user) -> None:
+    note = BlogFactory(user=user, title="小杨生煎")
+    liker = client_for(other_user)
+    author = client_for(user)
+
+    for method in ("post", "delete", "post"):
+        assert getattr(liker, method)(f"/api/blogs/{note.id}/like").status_code == 200
+
+    response = author.get("/api/notifications")
+    items = response.json()["results"]
+    assert [(n["kind"], n["blog"], n["read"]) for n in items] == [
+        ("liked", {"id": note.id, "title": "小杨生煎"}, False)
+    ]
+    assert items[0]["actor"] == {
+        "id": other_user.id,
+        "nick_name": other_user.nick_name,
+        "icon": other_user.icon,
+    }
+    assert response["Cache-Control"] == "no-store"  # personal JSON
+    assert _unread(author) == 1
+    assert _inbox(liker) == []  # the liker is told nothing
+
+
+@pytest.mark.django_db(transaction=True)
+def test_liking_your_own_note_tells_nobody(user) -> None:
+    note = BlogFactory(user=user)
+    author = client_for(user)
+
+    assert author.post(f"/api/blogs/{note.id}/like").status_code == 200
+
+    assert _inbox(author) == []
+    assert not Notification.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_follow_tells_once_per_follower_however_often_they_come_back(user, other_user) -> None:
+    follower = client_for(other_user)
+    for method in ("put", "delete", "put", "put"):
+        assert getattr(follower, method)(f"/api/follows/{user.id}").status_code == 200
+
+    items = _inbox(client_for(user))
+
+    assert [(n["kind"], n["actor"]["id"]) for n in items] == [("followed", other_user.id)]
+    assert items[0]["blog"] is None
+    assert items[0]["voucher"] is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_comment_tells_the_author_and_a_reply_the_parent_s_author_too(user, other_user) -> None:
+    note = BlogFactory(user=user, title="鼎泰丰")
+    third = UserFactory()
+    author, commenter, replier = client_for(user), client_for(other_user), client_for(third)
+    comment = commenter.post(f"/api/blogs/{note.id}/comments", {"content": "好吃吗"}, format="json")
+    comment_id = comment.json()["id"]
+    author.post(f"/api/blogs/{note.id}/comments", {"content": "我自己"}, format="json")  # self
+
+    reply = replier.post(
+        f"/api/blogs/{note.id}/comments",
+        {"content": "好吃！", "parent_id": comment_id},
+        format="json",
+    ).json()
+
+    to_author = _inbox(author)
+    assert [(n["kind"], n["actor"]["id"], n["comment"]["id"]) for n in to_author] == [
+        ("commented", third.id, reply["id"]),
+        ("commented", other_user.id, comment_id),
+    ]
+    assert to_author[0]["blog"] == {"id": note.id, "title": "鼎泰丰"}
+    assert to_author[0]["comment"]["content"] == "好吃！"
+    to_commenter = _inbox(commenter)
+    assert [(n["kind"], n["comment"]["id"]) for n in to_commenter] == [("commented", reply["id"])]
+    assert _inbox(replier) == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_reply_to_the_author_s_own_comment_tells_them_once(user, other_user) -> None:
+    note = BlogFactory(user=user)
+    author = client_for(user)
+    own = author.post(f"/api/blogs/{note.id}/comments", {"content": "欢迎"}, format="json")
+
+    client_for(other_user).post(
+        f"/api/blogs/{note.id}/comments",
+        {"content": "谢谢", "parent_id": own.json()["id"]},
+        format="json",
+    )
+
+    assert len(_inbox(author)) == 1
+
+
+@pytest.mark.django_db
+def test_scroll_pages_neither_skip_nor_repeat_while_new_ones_arrive(user, user_api) -> None:
+    made = _add(user, 45)
+    seen: list[int] = []
+    params: dict[str, str] = {}
+    for _ in range(10):
+        page = user_api.get("/api/notifications", params).json()
+        seen += [n["id"] for n in page["results"]]
+        _add(user, 1)  # a new one arrives between pages: it belongs above the first page
+        if page["last_id"] is None:
+            break
+        params = {"last_id": page["last_id"]}
+
+    assert seen == sorted(made, reverse=True)
+    assert len(seen) == 45
+
+
+@pytest.mark.django_db
+def test_the_inbox_keeps_the_newest(user, user_api, settings) -> None:
+    settings.NOTIFICATIONS_MAX = 5
+    made = _add(user, 8)
+
+    assert [n["id"] for n in _inbox(user_api)] == sorted(made, reverse=True)[:5]
+    assert Notification.objects.filter(recipient=user).count() == 5
+    assert _unread(user_api) == 5
+
+
+@pytest.mark.django_db
+def test_mark_read_by_ids_then_all(user, user_api, other_user) -> None:
+    mine = _add(user, 4)
+    theirs = _add(other_user, 2)
+
+    response = user_api.post("/api/notifications/read", {"ids": [mine[0], *theirs]}, format="json")
+
+    assert response.json() == {"unread": 3}
+    assert [n["read"] for n in _inbox(user_api)] == [False, False, False, True]
+    assert _unread(client_for(other_user)) == 2  # someone else's ids changed nothing
+    assert user_api.post("/api/notifications/read", {"all": True}, format="json").json() == {
+        "unread": 0
+    }
+    assert _unread(client_for(other_user)) == 2
+    assert user_api.post("/api/notifications/read", {"all": True}, format="json").json() == {
+        "unread": 0
+    }  # idempotent
+
+
+@pytest.mark.django_db
+def test_another_user_sees_none_of_mine(user, other_user) -> None:
+    _add(user, 3)
+
+    other = client_for(other_user)
+
+    assert _inbox(other) == []
+    assert _unread(other) == 0
+    assert other.post("/api/notifications/read", {"all": True}, format="json").status_code == 200
+    assert Notification.objects.filter(recipient=user, read_at__isnull=True).count() == 3
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "body",
+    [{}, {"all": False}, {"ids": [1], "all": True}, {"ids": "1"}, {"ids": ["1"]}, {"ids": [0]}],
+)
+def test_mark_read_needs_ids_or_all(user, user_api, body) -> None:
+    _add(user, 1)
+
+    response = user_api.post("/api/notifications/read", body, format="json")
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid"
+    assert _unread(user_api) == 1
+
+
+@pytest.mark.django_db
+def test_the_inbox_needs_a_login(api) -> None:
+    assert api.get("/api/notifications").status_code == 401
+    assert api.get("/api/notifications/unread-count").status_code == 401
+    assert api.post("/api/notifications/read", {"all": True}, format="json").status_code == 401
+    assert api.get("/api/notifications?last_id=abc").status_code == 401
+
+
+@pytest.mark.django_db
+def test_a_bad_last_id_is_a_400(user_api) -> None:
+    assert user_api.get("/api/notifications?last_id=abc").status_code == 400
+    assert user_api.get("/api/notifications?last_id=9223372036854775808").status_code == 400
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_deleted_note_takes_its_notifications(user, other_user) -> None:
+    note = BlogFactory(user=user)
+    client_for(other_user).post(f"/api/blogs/{note.id}/like")
+    assert len(_inbox(client_for(user))) == 1
+
+    assert client_for(user).delete(f"/api/blogs/{note.id}").status_code == 204
+
+    assert _inbox(client_for(user)) == []

@@ -1,0 +1,38 @@
+"""The bell in a real browser: B likes A's note; A sees the badge and the notification,
+follows it to the note, and marks everything read."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.factories import BlogFactory, UserFactory
+from tests.web.conftest import log_in, screenshot
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def test_a_like_reaches_the_author_s_bell_and_inbox(page: Page) -> None:
+    author = UserFactory(phone="13900000021", nick_name="小杨")
+    note = BlogFactory(user=author, title="生煎包探店")
+    log_in(page, "13900000022")  # B, a new account
+    page.goto(f"/#/blogs/{note.id}")
+    page.get_by_role("button", name="点赞").click()
+    expect(page.get_by_role("button", name="♥ 已赞")).to_be_visible()
+    page.goto("/#/logout")
+    expect(page.locator("#account-link")).to_contain_text("登录")
+    expect(page.locator("#bell")).to_be_hidden()
+
+    log_in(page, "13900000021")  # A
+
+    expect(page.locator("#bell-count")).to_have_text("1")
+    page.locator("#bell").click()
+    item = page.locator(".notification", has_text="生煎包探店")
+    expect(item).to_contain_text("赞了你的笔记")
+    expect(item).to_have_class("card notification unread")
+    screenshot(page, "notifications")
+    page.get_by_role("button", name="全部标为已读").click()
+    expect(page.locator("#bell-count")).to_be_hidden()
+    expect(item).to_have_class("card notification")
+    item.get_by_role("link").click()
+    expect(page.get_by_role("heading", name="生煎包探店")).to_be_visible()
