@@ -88,6 +88,8 @@ def endpoints(shops: list[str], blogs: list[str], authors: list[str], types: lis
         "hot notes `/api/blogs/hot`": (["/api/blogs/hot"], False),
         "shops near a shop `/api/shops/{id}/nearby`": (
             [f"/api/shops/{i}/nearby" for i in shops], False),
+        "a shop's reviews `/api/shops/{id}/reviews`": (
+            [f"/api/shops/{i}/reviews" for i in shops], False),
     }  # fmt: skip
 
 
