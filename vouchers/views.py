@@ -189,8 +189,8 @@ class OrderViewSet(viewsets.ViewSet):
 
     @extend_schema(parameters=[MyVouchersQuerySerializer], responses=MyVouchersPageSerializer)
     def list(self, request: Request) -> HttpResponse:
-        """My vouchers: `unused` (the default), `used`, `expired`, or `unpaid` (awaiting
-        payment), 10 a page, newest first, scrolled by passing the previous page's
+        """My vouchers: `unused` (the default), `used`, `expired`, `unpaid` (awaiting
+        payment), `cancelled` or `refunded`, 10 a page, newest first, scrolled by passing the previous page's
         `last_id`."""
         return _my_vouchers(request._request)  # GETs take the fast path
 
