@@ -53,9 +53,9 @@ def my_vouchers(
     """The caller's vouchers as the API shows them, newest first, 10 at a time, scrolled
     by `last_id`, and the next page's `last_id` (None at the end): unused = paid, not
     used, still valid; used; expired = paid, unused, past validity; unpaid = grabbed,
-    awaiting payment; cancelled (by the buyer or the pay timeout); refunded. From the user's cached orders and the vouchers' cached documents
-    (no query on near-cache hits); from one query for a user with more orders than
-    MY_ORDERS_CACHED."""
+    awaiting payment; cancelled (by the buyer or the pay timeout); refunded. From the
+    user's cached orders and the vouchers' cached documents (no query on near-cache
+    hits); from one query for a user with more orders than MY_ORDERS_CACHED."""
     now = clock.now()
     orders = _my_orders(user_id)
     if orders is None:

@@ -11,6 +11,7 @@ from rest_framework import serializers
 
 from dianping import clock
 from dianping.api import fields
+from dianping.api.pagination import ScrollQuerySerializer
 from shops.errors import ShopNotFound
 from shops.models import Shop
 
@@ -264,10 +265,6 @@ class VoucherListQuerySerializer(serializers.Serializer):
 
 class ActivitiesQuerySerializer(serializers.Serializer):
     tab = fields.ChoiceField(ACTIVITY_TABS, default="seizing")
-
-
-class ScrollQuerySerializer(serializers.Serializer):
-    last_id = fields.IdTextField(required=False, help_text="The previous page's `last_id`.")
 
 
 class MyVouchersQuerySerializer(ScrollQuerySerializer):

@@ -19,7 +19,7 @@ from accounts.permissions import IsStaff
 from accounts.selectors import is_site_staff
 from dianping import clock
 from dianping.api.fastpath import fast_path, json_response
-from dianping.api.pagination import PageNumberPagination
+from dianping.api.pagination import PageNumberPagination, ScrollQuerySerializer, scroll_page
 from dianping.api.queries import query_params
 from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
 from dianping.api.throttles import WriteLimited
@@ -45,7 +45,6 @@ from .serializers import (
     OrderDetailSerializer,
     OrderIdSerializer,
     RedemptionCreateSerializer,
-    ScrollQuerySerializer,
     ShopOrderCreateSerializer,
     ShopOrderSerializer,
     ShopOrdersPageSerializer,
@@ -180,18 +179,14 @@ class SeckillViewSet(viewsets.ViewSet):
         return Response({"order_id": str(order_id)})
 
 
-def _scroll_page(items: list, next_last_id: int | None) -> dict:  # type: ignore[type-arg]
-    return {"results": items, "last_id": None if next_last_id is None else str(next_last_id)}
-
-
 class OrderViewSet(viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(parameters=[MyVouchersQuerySerializer], responses=MyVouchersPageSerializer)
     def list(self, request: Request) -> HttpResponse:
         """My vouchers: `unused` (the default), `used`, `expired`, `unpaid` (awaiting
-        payment), `cancelled` or `refunded`, 10 a page, newest first, scrolled by passing the previous page's
-        `last_id`."""
+        payment), `cancelled` or `refunded`, 10 a page, newest first, scrolled by passing
+        the previous page's `last_id`."""
         return _my_vouchers(request._request)  # GETs take the fast path
 
     @extend_schema(responses=OrderDetailSerializer)
@@ -298,7 +293,7 @@ class ShopOrderViewSet(WriteLimited, viewsets.ViewSet):
             user_id=request.user.id,
             last_id=query_params(request, ScrollQuerySerializer).get("last_id"),
         )
-        return Response(_scroll_page(ShopOrderSerializer(page, many=True).data, next_last_id))
+        return Response(scroll_page(ShopOrderSerializer(page, many=True).data, next_last_id))
 
     @extend_schema(request=None, responses=ShopOrderSerializer)
     def refund(self, request: Request, shop_order_id: int) -> Response:
@@ -417,7 +412,7 @@ def _my_vouchers(request: HttpRequest) -> HttpResponse:
     page, next_last_id = order_selectors.my_vouchers(
         user_id=viewer["id"], tab=query["status"], last_id=query.get("last_id")
     )
-    return json_response(_scroll_page(page, next_last_id))
+    return json_response(scroll_page(page, next_last_id))
 
 
 @fast_path(
