@@ -7,7 +7,7 @@ from dianping.api import fields
 from shops.errors import ShopNotFound
 from shops.models import Shop
 
-from .models import Blog, BlogComment
+from .models import Blog, BlogComment, Report
 
 
 class BlogWriteSerializer(serializers.Serializer):
@@ -114,3 +114,19 @@ class FeedPageSerializer(serializers.Serializer):
     results = BlogSerializer(many=True)
     min_time = serializers.IntegerField(help_text="Pass as `max_time` for the next page.")
     offset = serializers.IntegerField(help_text="Pass as `offset` for the next page.")
+
+
+class ReportWriteSerializer(serializers.Serializer):
+    kind = fields.ChoiceField(Report.Kind.values, help_text="`blog` (a note) or `comment`.")
+    id = fields.IdField(help_text="The note's or the comment's id.")
+    reason = fields.ChoiceField(Report.Reason.values)
+    text = fields.CharField(
+        max_length=500, multiline=True, required=False, allow_blank=True, default=""
+    )
+
+
+class ReportSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Report
+        fields = ["id", "kind", "target_id", "reason", "text", "status", "created_at"]
+        read_only_fields = fields
