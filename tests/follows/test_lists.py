@@ -33,7 +33,8 @@ def test_followers_newest_first_with_public_user_and_time(api, user) -> None:
     assert [item["user"]["id"] for item in first["results"]] == [f.id for f in fans[::-1][:10]]
     item = first["results"][0]
     assert item["user"] == {"id": fans[-1].id, "nick_name": fans[-1].nick_name, "icon": ""}
-    assert item["followed_at"] and item["is_following"] is False  # anonymous
+    assert item["followed_at"]
+    assert item["is_following"] is False
     assert set(item) == {"user", "followed_at", "is_following"}  # no phone, nothing private
     assert _scroll(api, f"/api/users/{user.id}/followers") == [f.id for f in fans[::-1]]
     assert _scroll(api, f"/api/users/{fans[0].id}/following") == [user.id]
