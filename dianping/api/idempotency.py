@@ -11,6 +11,7 @@ Redis is the store: after Redis loses its data, or past the TTL, a retry writes 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -59,8 +60,10 @@ def once(request: Request, *, scope: str, user_id: int, run: Callable[[], Respon
     if key is None:
         return run()
     digest = hashlib.sha256(key.encode()).hexdigest()
-    fingerprint = hashlib.sha256(orjson.dumps(request.data, option=orjson.OPT_SORT_KEYS))
-    fingerprint_hex = fingerprint.hexdigest()
+    # The stdlib's encoder: a body may hold integers past 64 bits (refused later, or not
+    # at all where a field ignores them), which orjson cannot encode.
+    body = json.dumps(request.data, sort_keys=True, ensure_ascii=False, default=str)
+    fingerprint_hex = hashlib.sha256(body.encode()).hexdigest()
     store = keys.idempotency(scope, user_id, digest)
     if (earlier := _replay(store, fingerprint_hex)) is not None:
         return earlier
