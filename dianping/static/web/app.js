@@ -785,11 +785,10 @@ async function blogPage(id) {
         countComments(fresh.comments - commentCount);
         return true;
       }));
-      item.append(h("div", { class: "row" }, remove));
+      item.append(h("div", { class: "row" }, remove), itemStatus);
     } else {
-      item.append(reportControl("comment", c.id));
+      item.append(reportControl("comment", c.id)); // with its own status line
     }
-    item.append(itemStatus);
     return item;
   };
   const commentList = h("div", {}, comments.results.map(commentItem));
