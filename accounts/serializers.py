@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import re
+from datetime import date
 
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 from rest_framework import serializers
 
+from dianping import clock
 from dianping.api import fields
+from dianping.validation import PAST_DATE_PATTERN
 
 from .models import ICON_MAX, NICK_NAME_MAX, User, UserInfo
 from .tokens import mask_phone
@@ -83,3 +86,36 @@ class UserInfoSerializer(serializers.ModelSerializer):
 
     def get_gender(self, info: UserInfo) -> str:
         return UserInfo.Gender(info.gender).name.lower()
+
+
+GENDERS = tuple(g.name.lower() for g in UserInfo.Gender)
+CITY_MAX = UserInfo._meta.get_field("city").max_length
+INTRODUCE_MAX = UserInfo._meta.get_field("introduce").max_length
+
+
+class BirthdayField(fields.CharField):
+    """A day from 1900-01-01 up to today (the server's TIME_ZONE), YYYY-MM-DD."""
+
+    def __init__(self, **kwargs: object) -> None:
+        message = gettext_lazy("Use YYYY-MM-DD, a day from 1900-01-01 up to today.")
+        super().__init__(pattern=PAST_DATE_PATTERN, pattern_message=message, **kwargs)
+
+    def to_internal_value(self, data: object) -> date:  # type: ignore[override]
+        day = date.fromisoformat(super().to_internal_value(data))
+        if day > clock.today():
+            raise serializers.ValidationError(gettext("A birthday cannot be in the future."))
+        return day
+
+
+class UserInfoUpdateSerializer(serializers.Serializer):
+    """The profile fields its owner may change; counters, credits and level are ours."""
+
+    city = fields.CharField(max_length=CITY_MAX, required=False, allow_blank=True)
+    introduce = fields.CharField(
+        max_length=INTRODUCE_MAX, multiline=True, required=False, allow_blank=True
+    )
+    gender = fields.ChoiceField(GENDERS, required=False)
+    birthday = BirthdayField(required=False, allow_null=True, help_text="null clears it.")
+
+    def validate_gender(self, value: str) -> int:
+        return int(UserInfo.Gender[value.upper()])

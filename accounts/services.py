@@ -14,6 +14,7 @@ from django.contrib.auth.hashers import make_password
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext
 
+from dianping import clock
 from dianping.errors import (
     Conflict,
     Forbidden,
@@ -179,3 +180,23 @@ def user_update_profile(
             user.icon = icon
         user.save(update_fields=["nick_name", "icon", "updated_at"])
     return user
+
+
+PROFILE_FIELDS = ("city", "introduce", "gender", "birthday")
+
+
+@retry_on_lock_conflict
+def user_info_update(*, user_id: int, **changes: object) -> UserInfo:
+    """Change the owner's profile (city, introduce, gender, birthday). A conditional
+    UPDATE of those columns alone: the follow counters in the same row are moved by
+    follows.services under its row lock, and a read-modify-save here could put back a
+    count it read before. No cache holds the profile (the public-user cache and the
+    tokens carry the nick name and picture only), so nothing is evicted."""
+    fields = {name: changes[name] for name in PROFILE_FIELDS if name in changes}
+    # Accounts made outside the login flow may have no row yet: made first, in a
+    # statement of its own, as follows.services does for the same reason (InnoDB's shared
+    # lock of a duplicate-key check inside a transaction).
+    UserInfo.objects.bulk_create([UserInfo(user_id=user_id)], ignore_conflicts=True)
+    if fields:
+        UserInfo.objects.filter(user_id=user_id).update(**fields, updated_at=clock.now())
+    return UserInfo.objects.get(user_id=user_id)

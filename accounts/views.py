@@ -12,7 +12,7 @@ from rest_framework.response import Response
 
 from dianping.api.fastpath import fast_path, json_response
 from dianping.api.schema import api_errors
-from dianping.api.throttles import SlidingWindowThrottle
+from dianping.api.throttles import SlidingWindowThrottle, WriteLimited
 from dianping.errors import NotAuthenticated
 
 from . import selectors, services, tokens
@@ -25,6 +25,7 @@ from .serializers import (
     ProfileUpdateSerializer,
     PublicUserSerializer,
     UserInfoSerializer,
+    UserInfoUpdateSerializer,
 )
 
 
@@ -97,6 +98,22 @@ class MeViewSet(viewsets.ViewSet):
         serializer.is_valid(raise_exception=True)
         user = services.user_update_profile(user_id=request.user.id, **serializer.validated_data)
         return Response(MeSerializer(user).data)
+
+
+class MeInfoViewSet(WriteLimited, viewsets.ViewSet):
+    permission_classes = [IsAuthenticated]
+    write_limits = {"partial_update": "profile_user"}
+
+    @extend_schema(request=UserInfoUpdateSerializer, responses={200: UserInfoSerializer})
+    def partial_update(self, request: Request) -> Response:
+        """Change your profile: `city`, `introduce`, `gender` (`unspecified`, `male`,
+        `female`), `birthday` (YYYY-MM-DD, 1900 to today; null clears it). Fields left
+        out stay as they are; `GET /api/users/{id}/info` shows the result at once."""
+        serializer = UserInfoUpdateSerializer(data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        selectors.me_get(user_id=request.user.id)  # a disabled account: 401
+        info = services.user_info_update(user_id=request.user.id, **serializer.validated_data)
+        return Response(UserInfoSerializer(info).data)
 
 
 @fast_path("GET", viewset=MeViewSet, actions={"get": "retrieve", "patch": "partial_update"})

@@ -1,23 +1,58 @@
-"""Moderation: operators can read, hide comments, edit text and delete blogs."""
+"""Moderation: operators read notes and comments, hide and restore them (the services
+take them out of every list and cache), edit text and delete; reports queue here."""
 
 from __future__ import annotations
 
-from django.contrib import admin
+import contextlib
+
+from django.contrib import admin, messages
 from django.db import transaction
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
+
+from dianping.errors import NotFound
 
 from . import likes, reviews, services
 from .caches import blog_evict, hot_evict
-from .models import Blog, BlogComment
+from .models import Blog, BlogComment, Report
+
+
+def _done(modeladmin: admin.ModelAdmin, request, count: int) -> None:  # type: ignore[no-untyped-def]
+    modeladmin.message_user(
+        request,
+        ngettext("%(count)d item changed.", "%(count)d items changed.", count) % {"count": count},
+        messages.SUCCESS,
+    )
 
 
 @admin.register(Blog)
 class BlogAdmin(admin.ModelAdmin):
-    list_display = ["id", "title", "user", "shop", "liked", "comments", "created_at"]
+    list_display = ["id", "title", "user", "shop", "status", "liked", "comments", "created_at"]
+    list_filter = ["status"]
     search_fields = ["title", "user__nick_name"]
     raw_id_fields = ["user", "shop"]
     # The rating is the author's; visibility is the moderation actions'.
     readonly_fields = ["rating", "status", "liked", "comments", "created_at", "updated_at"]
     list_select_related = ["user", "shop"]
+    actions = ["hide", "restore"]
+
+    @admin.action(description=_("Hide the selected notes"), permissions=["change"])
+    def hide(self, request, queryset):  # type: ignore[no-untyped-def]
+        for blog_id in queryset.values_list("id", flat=True):
+            services.blog_hide(blog_id=blog_id)
+            services.reports_close(
+                kind=Report.Kind.BLOG, target_id=blog_id, status=Report.Status.HIDDEN,
+                by_user_id=request.user.id,
+            )  # fmt: skip
+        _done(self, request, queryset.count())
+
+    @admin.action(description=_("Restore the selected notes"), permissions=["change"])
+    def restore(self, request, queryset):  # type: ignore[no-untyped-def]
+        for blog_id in queryset.values_list("id", flat=True):
+            services.blog_restore(blog_id=blog_id)
+        _done(self, request, queryset.count())
 
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
         """An edit may move the note to another shop or author: both shops' statistics
@@ -41,14 +76,105 @@ class BlogAdmin(admin.ModelAdmin):
         """Bulk deletes too: like keys go, the authors' cached pages are rebuilt."""
         gone = list(queryset.values_list("id", "user_id"))
         super().delete_queryset(request, queryset)
-        for blog_id, _ in gone:
+        for blog_id, _author in gone:
             transaction.on_commit(lambda b=blog_id: likes.likes_forget(b), robust=True)
-        for user_id in {user_id for _, user_id in gone}:
+        for user_id in {user_id for _blog, user_id in gone}:
             transaction.on_commit(lambda u=user_id: services.pages_changed(u), robust=True)
 
 
 @admin.register(BlogComment)
 class BlogCommentAdmin(admin.ModelAdmin):
-    list_display = ["id", "blog", "user", "status", "created_at"]
+    list_display = ["id", "blog", "user", "content", "status", "created_at"]
     list_filter = ["status"]
     raw_id_fields = ["blog", "user", "parent"]
+    readonly_fields = ["status", "liked", "created_at"]
+    actions = ["hide", "restore"]
+
+    @admin.action(description=_("Hide the selected comments"), permissions=["change"])
+    def hide(self, request, queryset):  # type: ignore[no-untyped-def]
+        for comment_id in queryset.values_list("id", flat=True):
+            services.comment_hide(comment_id=comment_id)
+            services.reports_close(
+                kind=Report.Kind.COMMENT, target_id=comment_id, status=Report.Status.HIDDEN,
+                by_user_id=request.user.id,
+            )  # fmt: skip
+        _done(self, request, queryset.count())
+
+    @admin.action(description=_("Restore the selected comments"), permissions=["change"])
+    def restore(self, request, queryset):  # type: ignore[no-untyped-def]
+        for comment_id in queryset.values_list("id", flat=True):
+            services.comment_restore(comment_id=comment_id)
+        _done(self, request, queryset.count())
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False  # comments come from users; their count is kept by the services
+
+    def delete_model(self, request, obj):  # type: ignore[no-untyped-def]
+        self.delete_queryset(request, BlogComment.objects.filter(pk=obj.pk))
+
+    def delete_queryset(self, request, queryset):  # type: ignore[no-untyped-def]
+        """Through the service, so each note's count follows (replies go too)."""
+        for comment_id, blog_id in list(queryset.values_list("id", "blog_id")):
+            # A reply may have gone with its parent, earlier in this loop.
+            with contextlib.suppress(NotFound):
+                services.comment_delete(blog_id=blog_id, comment_id=comment_id, user_id=None)
+
+
+@admin.register(Report)
+class ReportAdmin(admin.ModelAdmin):
+    """The moderation queue: open reports first; "hide" takes the reported note or
+    comment out of every list and closes all open reports of it, "restore" keeps (or
+    brings back) the target and dismisses them."""
+
+    list_display = ["id", "status", "kind", "target", "reason", "text", "reporter", "created_at"]
+    list_filter = ["status", "kind", "reason"]
+    list_select_related = ["reporter"]
+    raw_id_fields = ["reporter", "handled_by"]
+    readonly_fields = [
+        "reporter", "kind", "target_id", "reason", "text", "status", "created_at",
+        "handled_at", "handled_by",
+    ]  # fmt: skip
+    actions = ["hide", "restore"]
+
+    @admin.display(description=_("target"))
+    def target(self, report: Report) -> str:
+        model = Blog if report.kind == Report.Kind.BLOG else BlogComment
+        url = reverse(f"admin:blogs_{model._meta.model_name}_change", args=[report.target_id])
+        return format_html(
+            '<a href="{}">{} {}</a>', url, report.get_kind_display(), report.target_id
+        )
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False  # reports come from users
+
+    @admin.action(description=_("Hide the reported notes or comments"), permissions=["change"])
+    def hide(self, request, queryset):  # type: ignore[no-untyped-def]
+        self._handle(request, queryset, hide=True)
+
+    @admin.action(
+        description=_("Restore (keep) the reported notes or comments"), permissions=["change"]
+    )
+    def restore(self, request, queryset):  # type: ignore[no-untyped-def]
+        self._handle(request, queryset, hide=False)
+
+    def _handle(self, request, queryset, *, hide: bool) -> None:  # type: ignore[no-untyped-def]
+        targets = set(queryset.values_list("kind", "target_id"))
+        status = Report.Status.HIDDEN if hide else Report.Status.DISMISSED
+        for kind, target_id in sorted(targets):
+            try:
+                if kind == Report.Kind.BLOG:
+                    change = services.blog_hide if hide else services.blog_restore
+                    change(blog_id=target_id)
+                else:
+                    change = services.comment_hide if hide else services.comment_restore
+                    change(comment_id=target_id)
+            except NotFound:
+                pass  # deleted since it was reported: the reports are closed all the same
+            services.reports_close(
+                kind=kind, target_id=target_id, status=status, by_user_id=request.user.id
+            )
+        self.message_user(
+            request,
+            gettext("%(count)d reported items handled.") % {"count": len(targets)},
+            messages.SUCCESS,
+        )

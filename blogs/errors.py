@@ -14,8 +14,17 @@ class Code(StrEnum):
     PARENT_NOT_FOUND = "parent_not_found"  # 409: a reply to no comment of this blog
     NOT_AUTHOR = "not_author"  # 403: only the author edits or deletes a blog
     RATING_WITHOUT_SHOP = "rating_without_shop"  # 400: a rating needs the shop it rates
+    COMMENT_NOT_FOUND = "comment_not_found"  # 404: no such comment on this note
+    NOT_COMMENTER = "not_commenter"  # 403: only its author deletes a comment
+    # 409: a report of a note or comment that does not exist (or is hidden already)
+    REPORT_TARGET_NOT_FOUND = "report_target_not_found"
 
 
 class BlogNotFound(NotFound):
     default_code = Code.BLOG_NOT_FOUND
     default_detail = _("No such blog.")
+
+
+class CommentNotFound(NotFound):
+    default_code = Code.COMMENT_NOT_FOUND
+    default_detail = _("No such comment.")

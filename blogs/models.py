@@ -155,3 +155,69 @@ class ShopRating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.stars} stars from user {self.user_id} for shop {self.shop_id}"
+
+
+class Report(models.Model):
+    """A user's report of a note or a comment, for the moderators' queue (the admin).
+    One open report per user and target: `open` is True while it waits and NULL once
+    handled, and NULLs never collide in the unique index (the constraint that holds on
+    MariaDB, which has no partial indexes)."""
+
+    class Kind(models.TextChoices):
+        BLOG = "blog", _("note")
+        COMMENT = "comment", _("comment")
+
+    class Reason(models.TextChoices):
+        SPAM = "spam", _("spam or advertising")
+        ABUSE = "abuse", _("abuse or harassment")
+        ILLEGAL = "illegal", _("illegal content")
+        SEXUAL = "sexual", _("sexual content")
+        FAKE = "fake", _("fake review")
+        OTHER = "other", _("other")
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("open")
+        HIDDEN = "hidden", _("target hidden")
+        DISMISSED = "dismissed", _("dismissed, target kept")
+
+    reporter = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("reporter"),
+    )
+    kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices)
+    target_id = models.BigIntegerField(_("target id"))
+    reason = models.CharField(_("reason"), max_length=16, choices=Reason.choices)
+    text = models.CharField(_("details"), max_length=500, blank=True)
+    status = models.CharField(
+        _("status"), max_length=16, choices=Status.choices, default=Status.OPEN
+    )
+    open = models.BooleanField(_("open"), null=True, default=True, editable=False)
+    created_at = models.DateTimeField(_("created at"), default=clock.now)
+    handled_at = models.DateTimeField(_("handled at"), null=True, blank=True)
+    handled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("handled by"),
+    )
+
+    class Meta:
+        verbose_name = _("report")
+        verbose_name_plural = _("reports")
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["reporter", "kind", "target_id", "open"], name="one_open_report_per_target"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["status", "-id"], name="report_queue"),
+            models.Index(fields=["kind", "target_id", "status"], name="report_by_target"),
+        ]
+
+    def __str__(self) -> str:
+        return f"report {self.pk} of {self.kind} {self.target_id}"

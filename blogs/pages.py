@@ -53,7 +53,7 @@ def user_blogs_page(
 def user_blogs_from_database(*, user_id: int, page: int) -> tuple[int, list[dict[str, Any]]]:
     """`user_blogs_page` without Redis (it is unreachable): the count and the page from
     the database, each blog's `liked` the database's count (it follows the likers' set)."""
-    count = Blog.objects.filter(user_id=user_id).count()
+    count = _visible(user_id).count()
     offset = (page - 1) * PAGE_SIZE
     rows = list(_newest_first(user_id)[offset : offset + PAGE_SIZE])
     items = BlogSummarySerializer(rows, many=True).data
@@ -133,14 +133,20 @@ def _load(user_id: int, page: int) -> list[dict[str, Any]]:
     ).data
 
 
+def _visible(user_id: int) -> QuerySet[Blog]:
+    """The user's notes a moderator has not hidden (hiding one changes the pages as a
+    delete would: blogs.services.blog_hide)."""
+    return Blog.objects.filter(user_id=user_id, status=Blog.Status.VISIBLE)
+
+
 def _newest_first(user_id: int) -> QuerySet[Blog]:
-    return Blog.objects.filter(user_id=user_id).order_by("-created_at", "-id")
+    return _visible(user_id).order_by("-created_at", "-id")
 
 
 def _count_load(user_id: int) -> int:
     """Count in the database; cache it unless a change committed meanwhile."""
     version = _version(user_id)
-    count = Blog.objects.filter(user_id=user_id).count()
+    count = _visible(user_id).count()
     store_unless_evicted(
         keys.user_blog_count(user_id), keys.user_blog_version(user_id), version, count, _ttl()
     )

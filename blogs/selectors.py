@@ -15,6 +15,11 @@ from .errors import BlogNotFound
 from .models import Blog, BlogComment
 
 
+def visible_blogs() -> QuerySet[Blog]:
+    """Notes a moderator has not hidden: the only ones any reader sees."""
+    return Blog.objects.filter(status=Blog.Status.VISIBLE)
+
+
 def blog_get(*, blog_id: int) -> Blog:
     blog = Blog.objects.select_related("user").filter(pk=blog_id).first()
     if blog is None:
@@ -37,7 +42,9 @@ def blog_documents(blog_ids: list[int]) -> list[dict[str, Any]]:
     from .serializers import BlogSerializer
 
     def load(missing: list[int]) -> dict[int, dict[str, Any]]:
-        blogs = Blog.objects.select_related("user").filter(pk__in=missing)
+        # Hidden notes are as good as missing: every list built from these documents
+        # (hot, feed, a shop's reviews) leaves them out, and the detail is a 404.
+        blogs = visible_blogs().select_related("user").filter(pk__in=missing)
         return {blog.id: BlogSerializer(blog).data for blog in blogs}
 
     raws = blog_cache().lookup_many(blog_ids, load)
@@ -50,7 +57,7 @@ def hot_page(*, offset: int, size: int) -> tuple[int, list[int]]:
 
     def load() -> dict[str, Any]:
         ids = list(hot_blogs().values_list("id", flat=True)[:HOT_CACHED])
-        return {"count": Blog.objects.count(), "ids": ids}
+        return {"count": visible_blogs().count(), "ids": ids}
 
     hot = orjson.loads(hot_cache().get(HOT_IDENT, load) or b"{}")
     if offset >= hot["count"]:
@@ -93,13 +100,13 @@ def shop_reviews(*, shop_id: int, sort: str) -> QuerySet[Blog, int]:
 
 def blog_exists(*, blog_id: int) -> None:
     """404 unless the blog exists (no author join: for likes and comments)."""
-    if not Blog.objects.filter(pk=blog_id).exists():
+    if not visible_blogs().filter(pk=blog_id).exists():
         raise BlogNotFound()
 
 
 def hot_blogs() -> QuerySet[Blog]:
     """Most liked first; ties newest first (the `blog_hot` index)."""
-    return Blog.objects.select_related("user").order_by("-liked", "-id")
+    return visible_blogs().select_related("user").order_by("-liked", "-id")
 
 
 def blog_comments(*, blog_id: int) -> QuerySet[BlogComment]:

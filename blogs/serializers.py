@@ -7,7 +7,7 @@ from dianping.api import fields
 from shops.errors import ShopNotFound
 from shops.models import Shop
 
-from .models import STARS_MAX, STARS_MIN, Blog, BlogComment
+from .models import STARS_MAX, STARS_MIN, Blog, BlogComment, Report
 
 
 class BlogWriteSerializer(serializers.Serializer):
@@ -129,3 +129,19 @@ class ReviewQuerySerializer(serializers.Serializer):
         default="new",
         help_text="`new`: newest first; `liked`: most liked first (ties newest first).",
     )
+
+
+class ReportWriteSerializer(serializers.Serializer):
+    kind = fields.ChoiceField(Report.Kind.values, help_text="`blog` (a note) or `comment`.")
+    id = fields.IdField(help_text="The note's or the comment's id.")
+    reason = fields.ChoiceField(Report.Reason.values)
+    text = fields.CharField(
+        max_length=500, multiline=True, required=False, allow_blank=True, default=""
+    )
+
+
+class ReportSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Report
+        fields = ["id", "kind", "target_id", "reason", "text", "status", "created_at"]
+        read_only_fields = fields

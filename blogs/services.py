@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils.translation import gettext
 
@@ -16,8 +16,8 @@ from notifications import api as notify
 
 from . import feed, likes, pages, reviews
 from .caches import blog_evict, hot_evict
-from .errors import BlogNotFound, Code
-from .models import Blog, BlogComment
+from .errors import BlogNotFound, Code, CommentNotFound
+from .models import Blog, BlogComment, Report, Visibility
 
 WRITABLE = ("title", "content", "images", "shop_id", "rating")
 
@@ -56,9 +56,10 @@ def blog_create(*, user_id: int, data: dict[str, Any]) -> Blog:
 
 @retry_on_lock_conflict
 def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
+    """A hidden note is a 404 to its author too: it cannot be edited back into view."""
     fields = _writable(data)
     with transaction.atomic():
-        blog = _own_with_shops(blog_id, user_id, also=fields.get("shop_id"))
+        blog = _own_with_shops(blog_id, user_id, also=fields.get("shop_id"), visible=True)
         old_shop_id = blog.shop_id
         for name, value in fields.items():
             setattr(blog, name, value)
@@ -90,7 +91,8 @@ def comment_create(
         # one note queue here. Inserted first, each comment would share-lock the note's row
         # (its foreign key) and then wait to lock it exclusively: on InnoDB, two of them
         # deadlock.
-        if not Blog.objects.filter(pk=blog_id).update(comments=F("comments") + 1):
+        visible = Blog.objects.filter(pk=blog_id, status=Visibility.VISIBLE)
+        if not visible.update(comments=F("comments") + 1):
             raise BlogNotFound()
         if (
             parent_id is not None
@@ -107,25 +109,170 @@ def comment_create(
     return comment
 
 
-def _own(blog_id: int, user_id: int) -> Blog:
-    """The blog, locked, if the caller wrote it: 404 when missing, 403 when someone
-    else's."""
-    blog = Blog.objects.select_for_update().filter(pk=blog_id).first()
-    if blog is None:
+@retry_on_lock_conflict
+def comment_delete(*, blog_id: int, comment_id: int, user_id: int | None) -> int:
+    """Its author deletes a comment (`user_id` None: a moderator, in the admin), and with
+    it the replies beneath it: a thread whose root is gone has nothing to reply to, and
+    a tombstone would keep the words its author took back on every reader's screen. The
+    note's count drops by the visible ones among them. Returns how many comments went."""
+    with transaction.atomic():
+        _lock_note(blog_id)  # first, as comment_create does: comments on a note queue
+        comment = BlogComment.objects.filter(pk=comment_id, blog_id=blog_id).first()
+        if comment is None:
+            raise CommentNotFound()
+        if user_id is not None and comment.user_id != user_id:
+            raise Forbidden(
+                gettext("Only its author may delete this comment."), code=Code.NOT_COMMENTER
+            )
+        thread = _thread(comment_id)
+        counted = BlogComment.objects.filter(pk__in=thread, status=Visibility.VISIBLE).count()
+        BlogComment.objects.filter(pk__in=thread).delete()
+        _recount(blog_id, -counted)
+    return len(thread)
+
+
+# Moderation. The admin's actions (blogs.admin) call these, one note or comment at a time;
+# each is idempotent and returns the row as it now is. Whatever follows a note's
+# visibility is kept here: its shop's review statistics (recounted under the shop's row
+# lock, taken before the note's), the notifications about it, the caches.
+
+
+@retry_on_lock_conflict
+def blog_hide(*, blog_id: int) -> Blog:
+    """Take a note out of every list and cache: its detail is a 404 (to its author too),
+    and the hot list, its author's pages, followers' feeds, its comments and its shop's
+    reviews leave it out. Feeds keep its id and skip it when read (as for a deleted
+    note), so the offsets readers scroll by never shift."""
+    return _set_blog_status(blog_id, Visibility.HIDDEN)
+
+
+@retry_on_lock_conflict
+def blog_restore(*, blog_id: int) -> Blog:
+    """Undo `blog_hide`: the note is back wherever it was, feeds included."""
+    return _set_blog_status(blog_id, Visibility.VISIBLE)
+
+
+@retry_on_lock_conflict
+def comment_hide(*, comment_id: int) -> BlogComment:
+    """Take a comment out of its note's list and count. Replies to it stay: they are
+    other people's words."""
+    return _set_comment_status(comment_id, Visibility.HIDDEN)
+
+
+@retry_on_lock_conflict
+def comment_restore(*, comment_id: int) -> BlogComment:
+    return _set_comment_status(comment_id, Visibility.VISIBLE)
+
+
+def _set_blog_status(blog_id: int, status: int) -> Blog:
+    with transaction.atomic():
+        blog = _locked_with_shops(blog_id)
+        if blog.status != status:
+            blog.status = status
+            blog.save(update_fields=["status", "updated_at"])
+            user_id = blog.user_id
+            reviews.reviews_changed(user_id=user_id, shop_ids=[blog.shop_id])
+            if status == Visibility.HIDDEN:
+                notify.hidden(blog_id=blog_id)
+            transaction.on_commit(lambda: blog_evict(blog_id), robust=True)
+            transaction.on_commit(hot_evict, robust=True)  # ranked, and counted
+            transaction.on_commit(lambda: pages_changed(user_id), robust=True)
+    return blog
+
+
+def _set_comment_status(comment_id: int, status: int) -> BlogComment:
+    blog_id = BlogComment.objects.filter(pk=comment_id).values_list("blog_id", flat=True).first()
+    if blog_id is None:
+        raise CommentNotFound()
+    with transaction.atomic():
+        _lock_note(blog_id)  # the note first, as every comment write
+        comment = BlogComment.objects.filter(pk=comment_id).first()
+        if comment is None:
+            raise CommentNotFound()
+        if comment.status != status:
+            comment.status = status
+            comment.save(update_fields=["status"])
+            _recount(blog_id, -1 if status == Visibility.HIDDEN else +1)
+            if status == Visibility.HIDDEN:
+                notify.hidden(comment_id=comment_id)
+    return comment
+
+
+def _lock_note(blog_id: int) -> None:
+    """Lock the note's row, before any of its comments: every write that changes its
+    comment count (create, delete, hide, restore) takes the row first, so they queue
+    and never deadlock on InnoDB (see comment_create)."""
+    if not Blog.objects.select_for_update().filter(pk=blog_id).values_list("id").first():
+        raise BlogNotFound()
+
+
+def _thread(comment_id: int) -> list[int]:
+    """The comment and every reply beneath it, at any depth (one query per level)."""
+    found, level = [comment_id], [comment_id]
+    while level:
+        level = list(BlogComment.objects.filter(parent_id__in=level).values_list("id", flat=True))
+        found += level
+    return found
+
+
+def _recount(blog_id: int, delta: int) -> None:
+    """Move the note's comment count (its row locked) and evict its cached detail."""
+    if delta:
+        Blog.objects.filter(pk=blog_id).update(comments=F("comments") + delta)
+        transaction.on_commit(lambda: blog_evict(blog_id), robust=True)
+
+
+def report_create(
+    *, user_id: int, kind: str, target_id: int, reason: str, text: str = ""
+) -> tuple[Report, bool]:
+    """Report a visible note or comment; (the report, whether this call made it). A user's
+    repeated report of the same target while it waits returns the open one unchanged: one
+    vote per user in the queue, and a retried request is harmless."""
+    target = Blog if kind == Report.Kind.BLOG else BlogComment
+    if not target.objects.filter(pk=target_id, status=Visibility.VISIBLE).exists():
+        raise Conflict(
+            gettext("Nothing to report: no such note or comment."),
+            code=Code.REPORT_TARGET_NOT_FOUND,
+        )
+    fields = {"reporter_id": user_id, "kind": kind, "target_id": target_id, "open": True}
+    try:
+        with transaction.atomic():
+            return Report.objects.create(**fields, reason=reason, text=text), True
+    except IntegrityError:  # the unique open report: a concurrent or earlier one
+        return Report.objects.get(**fields), False
+
+
+def reports_close(*, kind: str, target_id: int, status: str, by_user_id: int | None) -> int:
+    """Close every open report of a target as `status` (hidden or dismissed); returns
+    how many."""
+    return Report.objects.filter(kind=kind, target_id=target_id, open=True).update(
+        status=status, open=None, handled_at=clock.now(), handled_by_id=by_user_id
+    )
+
+
+def _own_with_shops(
+    blog_id: int, user_id: int, *, also: int | None = None, visible: bool = False
+) -> Blog:
+    """The note, locked after its shop's row (`_locked_with_shops`), if the caller wrote
+    it: 404 when missing (or, with `visible`, hidden), 403 when someone else's."""
+    blog = _locked_with_shops(blog_id, also=also)
+    if visible and blog.status != Visibility.VISIBLE:
         raise BlogNotFound()
     if blog.user_id != user_id:
         raise Forbidden(gettext("Only the author may change this blog."), code=Code.NOT_AUTHOR)
     return blog
 
 
-def _own_with_shops(blog_id: int, user_id: int, *, also: int | None = None) -> Blog:
-    """`_own`, with the row of the shop the note is about (and of `also`) locked first,
-    as blogs.reviews orders its locks. Should the note move to another shop between the
-    read and the locks, the locks are taken again."""
+def _locked_with_shops(blog_id: int, *, also: int | None = None) -> Blog:
+    """The note, locked, with the row of the shop it is about (and of `also`) locked
+    first, as blogs.reviews orders its locks; 404 when missing. Should the note move to
+    another shop between the read and the locks, the locks are taken again."""
     while True:
         shop_id = Blog.objects.filter(pk=blog_id).values_list("shop_id", flat=True).first()
         reviews.lock_shops([shop_id, also])
-        blog = _own(blog_id, user_id)
+        blog = Blog.objects.select_for_update().filter(pk=blog_id).first()
+        if blog is None:
+            raise BlogNotFound()
         if blog.shop_id == shop_id:
             return blog
 

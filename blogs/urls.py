@@ -2,6 +2,7 @@ from django.urls import path
 
 from .views import (
     BlogViewSet,
+    ReportViewSet,
     blog_detail_view,
     feed_view,
     hot_view,
@@ -27,6 +28,12 @@ urlpatterns = [
         name="blog-comments",
     ),
     path("shops/<id:shop_id>/reviews", shop_reviews_view, name="shop-reviews"),
+    path(
+        "blogs/<id:blog_id>/comments/<id:comment_id>",
+        BlogViewSet.as_view({"delete": "delete_comment"}),
+        name="blog-comment",
+    ),
+    path("reports", ReportViewSet.as_view({"post": "create"}), name="reports"),
     path("users/<id:user_id>/blogs", user_blogs_view, name="user-blogs"),
     path("feed", feed_view, name="feed"),
 ]

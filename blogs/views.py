@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from accounts import tokens
 from accounts.selectors import public_user_document
 from accounts.serializers import PublicUserSerializer
+from dianping.api import idempotency
 from dianping.api.fastpath import fast_path, json_response
 from dianping.api.pagination import PageNumberPagination
 from dianping.api.queries import query_params
@@ -30,6 +31,8 @@ from .serializers import (
     FeedPageSerializer,
     FeedQuerySerializer,
     LikeStateSerializer,
+    ReportSerializer,
+    ReportWriteSerializer,
     ReviewQuerySerializer,
     UserBlogsPageSerializer,
 )
@@ -46,19 +49,40 @@ def _blogs(request: Request, blogs: list[Any], **kwargs: Any) -> list[dict[str, 
 
 class BlogViewSet(WriteLimited, viewsets.ViewSet):
     _public = ("retrieve", "hot", "likes", "comments")
-    write_limits = {"create": "blog_user", "comment": "comment_user", "like": "like_user"}
+    write_limits = {
+        "create": "blog_user",
+        "comment": "comment_user",
+        "delete_comment": "comment_user",
+        "like": "like_user",
+    }
 
     def get_permissions(self):  # type: ignore[no-untyped-def]
         return [AllowAny()] if self.action in self._public else [IsAuthenticated()]
 
-    @extend_schema(request=BlogWriteSerializer, responses={201: BlogSerializer})
+    @extend_schema(
+        parameters=[
+            idempotency.header_parameter(
+                "Retries with the same key (24 h) answer the first publication again, with "
+                "`Idempotent-Replayed: true`, instead of publishing twice; the same key with "
+                "another body is a 409 `idempotency_key_reused`, and while the first request "
+                "still runs a duplicate waits briefly, then 409 `idempotency_in_progress`."
+            )
+        ],
+        request=BlogWriteSerializer,
+        responses={201: BlogSerializer},
+    )
+    @api_errors(409)  # the Idempotency-Key's first request differs, or is still running
     def create(self, request: Request) -> Response:
         """Publish a blog; it is pushed to the author's followers' feeds."""
         serializer = BlogWriteSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        blog = services.blog_create(user_id=request.user.id, data=serializer.validated_data)
-        blog = selectors.blog_get(blog_id=blog.id)
-        return Response(_blogs(request, [blog])[0], status=status.HTTP_201_CREATED)
+
+        def publish() -> Response:
+            blog = services.blog_create(user_id=request.user.id, data=serializer.validated_data)
+            blog = selectors.blog_get(blog_id=blog.id)
+            return Response(_blogs(request, [blog])[0], status=status.HTTP_201_CREATED)
+
+        return idempotency.once(request, scope="blog", user_id=request.user.id, run=publish)
 
     @extend_schema(responses=BlogSerializer)
     def retrieve(self, request: Request, blog_id: int) -> HttpResponse:
@@ -116,6 +140,36 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
             blog_id=blog_id, user_id=request.user.id, **serializer.validated_data
         )
         return Response(CommentSerializer(comment).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses={204: None})
+    @api_errors(403)  # not the comment's author
+    def delete_comment(self, request: Request, blog_id: int, comment_id: int) -> Response:
+        """Delete your own comment (others 403), with the replies beneath it; the note's
+        `comments` count drops by as many."""
+        services.comment_delete(blog_id=blog_id, comment_id=comment_id, user_id=request.user.id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ReportViewSet(WriteLimited, viewsets.ViewSet):
+    permission_classes = [IsAuthenticated]
+    write_limits = {"create": "report_user"}
+
+    @extend_schema(
+        request=ReportWriteSerializer, responses={201: ReportSerializer, 200: ReportSerializer}
+    )
+    @api_errors(409)  # report_target_not_found: no such visible note or comment
+    def create(self, request: Request) -> Response:
+        """Report a note (`blog`) or a comment to the moderators. One open report per user
+        and target: reporting it again while it waits answers 200 with that report."""
+        serializer = ReportWriteSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        report, created = services.report_create(
+            user_id=request.user.id, kind=data["kind"], target_id=data["id"],
+            reason=data["reason"], text=data["text"],
+        )  # fmt: skip
+        code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        return Response(ReportSerializer(report).data, status=code)
 
 
 class ShopReviewsViewSet(viewsets.ViewSet):

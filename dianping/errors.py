@@ -27,6 +27,8 @@ class Code(StrEnum):
     NOT_ACCEPTABLE = "not_acceptable"  # 406
     CONFLICT = "conflict"  # 409
     IN_USE = "in_use"  # 409: other rows still point at what a delete would remove
+    IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"  # 409: the same key, another body
+    IDEMPOTENCY_IN_PROGRESS = "idempotency_in_progress"  # 409: the key's first still runs
     PAYLOAD_TOO_LARGE = "payload_too_large"  # 413
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"  # 415
     THROTTLED = "throttled"  # 429, with Retry-After

@@ -71,6 +71,12 @@ _DAY = (
 )
 DATE_PATTERN = f"^(?:20[0-9]{{2}}-(?:{_DAY})|20(?:[02468][048]|[13579][26])-02-29)$"
 MONTH_PATTERN = "^20[0-9]{2}-(?:0[1-9]|1[0-2])$"
+# Days from 1900-01-01 to 2099-12-31 (1900 was no leap year; 2000 was): birthdays. That a
+# day is not in the future the schema cannot say; the field refuses it apart.
+PAST_DATE_PATTERN = (
+    f"^(?:(?:19|20)[0-9]{{2}}-(?:{_DAY})"
+    "|(?:19|20)(?:0[48]|[2468][048]|[13579][26])-02-29|2000-02-29)$"
+)
 _ISO_DATE = re.compile(DATE_PATTERN, re.ASCII)
 _ISO_MONTH = re.compile(MONTH_PATTERN, re.ASCII)
 

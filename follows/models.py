@@ -33,7 +33,12 @@ class Follow(models.Model):
                 condition=~models.Q(user=models.F("followed")), name="follow_not_self"
             ),
         ]
-        indexes = [models.Index(fields=["followed", "user"], name="follow_by_followed")]
+        indexes = [
+            models.Index(fields=["followed", "user"], name="follow_by_followed"),
+            # The followers and following lists: newest follow first, scrolled by id.
+            models.Index(fields=["followed", "-id"], name="follow_followers_newest"),
+            models.Index(fields=["user", "-id"], name="follow_following_newest"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.user_id} follows {self.followed_id}"

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import FollowViewSet
+from .views import FollowListViewSet, FollowViewSet
 
 urlpatterns = [
     path(
@@ -9,4 +9,14 @@ urlpatterns = [
         name="follow",
     ),
     path("follows/common/<id:user_id>", FollowViewSet.as_view({"get": "common"}), name="common"),
+    path(
+        "users/<id:user_id>/followers",
+        FollowListViewSet.as_view({"get": "followers"}),
+        name="user-followers",
+    ),
+    path(
+        "users/<id:user_id>/following",
+        FollowListViewSet.as_view({"get": "following"}),
+        name="user-following",
+    ),
 ]

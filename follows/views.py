@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, viewsets
-from rest_framework.permissions import IsAuthenticated
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.serializers import PublicUserSerializer
+from dianping.api.queries import query_params
 from dianping.api.schema import api_errors
+from dianping.api.scroll import ScrollQuerySerializer, scroll_page, scrolled
 from dianping.api.throttles import WriteLimited
 
-from . import services
+from . import selectors, services
+from .models import Follow
 
 
 class FollowingSerializer(serializers.Serializer):
@@ -48,3 +51,46 @@ class FollowViewSet(WriteLimited, viewsets.ViewSet):
         """Users that both you and this user follow."""
         users = services.common_follows(user_id=request.user.id, other_id=user_id)
         return Response(PublicUserSerializer(users, many=True).data)
+
+
+class FollowItemSerializer(serializers.Serializer):
+    user = PublicUserSerializer(help_text="The follower, or the user followed.")
+    followed_at = serializers.DateTimeField()
+    is_following = serializers.BooleanField(
+        help_text="Whether the caller follows this user (false when not signed in)."
+    )
+
+
+class FollowListViewSet(viewsets.ViewSet):
+    """A user's followers and followees: public, scrolled like "my vouchers"."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(parameters=[ScrollQuerySerializer], responses=scrolled(FollowItemSerializer))
+    def followers(self, request: Request, user_id: int) -> Response:
+        """Who follows this user, newest follow first, 10 a page, scrolled by passing the
+        previous page's `last_id`; `is_following` says whether you follow each of them."""
+        return self._list(request, user_id, "followers")
+
+    @extend_schema(parameters=[ScrollQuerySerializer], responses=scrolled(FollowItemSerializer))
+    def following(self, request: Request, user_id: int) -> Response:
+        """Whom this user follows, newest follow first, scrolled as `followers`."""
+        return self._list(request, user_id, "following")
+
+    def _list(self, request: Request, user_id: int, direction: str) -> Response:
+        last_id = query_params(request, ScrollQuerySerializer).get("last_id")
+        page, next_last_id = selectors.follow_list(
+            user_id=user_id, direction=direction, last_id=last_id
+        )
+        users = [_other(follow, direction) for follow in page]
+        caller = request.user.id if request.user.is_authenticated else None
+        states = selectors.following_states(user_id=caller, target_ids=[u.id for u in users])
+        items = [
+            {"user": user, "followed_at": follow.created_at, "is_following": states[user.id]}
+            for follow, user in zip(page, users, strict=True)
+        ]
+        return Response(scroll_page(FollowItemSerializer(items, many=True).data, next_last_id))
+
+
+def _other(follow: Follow, direction: str):  # type: ignore[no-untyped-def]
+    return follow.user if direction == "followers" else follow.followed

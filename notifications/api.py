@@ -28,6 +28,14 @@ def order_cancelled(*, order_id: int) -> None:
     _after_commit(lambda tasks: tasks.notify_order_cancelled.delay(order_id))
 
 
+def hidden(*, blog_id: int | None = None, comment_id: int | None = None) -> None:
+    """A moderator hid the note or comment: what was said about it goes with it, in the
+    hider's transaction (restoring it does not bring those back)."""
+    from .services import notifications_drop
+
+    notifications_drop(blog_id=blog_id, comment_id=comment_id)
+
+
 def _after_commit(enqueue: Callable[..., object]) -> None:
     def run() -> None:
         from . import tasks  # tasks import the producers' models: only when sending

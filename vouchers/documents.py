@@ -92,6 +92,8 @@ IN_TAB = {
         order["status"] == VoucherOrder.Status.PAID and expired(order, now) is True
     ),
     "unpaid": lambda order, now: order["status"] == VoucherOrder.Status.UNPAID,
+    "cancelled": lambda order, now: order["status"] == VoucherOrder.Status.CANCELLED,
+    "refunded": lambda order, now: order["status"] == VoucherOrder.Status.REFUNDED,
 }
 
 

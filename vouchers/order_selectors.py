@@ -13,6 +13,7 @@ from django.db.models import QuerySet
 from django.utils.translation import gettext
 
 from dianping import clock
+from dianping.api.scroll import SCROLL_PAGE  # "my vouchers" and shop orders alike
 from dianping.errors import NotFound
 from dianping.redis import ids, keys
 
@@ -23,7 +24,6 @@ from .models import ShopOrder, VoucherOrder, WriteOff
 from .selectors import voucher_documents, voucher_now
 from .shard import pending_field, pending_owner, sale_redis, shard_of_order
 
-SCROLL_PAGE = 10  # "my vouchers" and shop orders alike (seed 004)
 PENDING = "pending"  # the status shown while an accepted order waits in the stream
 
 
@@ -53,9 +53,9 @@ def my_vouchers(
     """The caller's vouchers as the API shows them, newest first, 10 at a time, scrolled
     by `last_id`, and the next page's `last_id` (None at the end): unused = paid, not
     used, still valid; used; expired = paid, unused, past validity; unpaid = grabbed,
-    awaiting payment. From the user's cached orders and the vouchers' cached documents
-    (no query on near-cache hits); from one query for a user with more orders than
-    MY_ORDERS_CACHED."""
+    awaiting payment; cancelled (by the buyer or the pay timeout); refunded. From the
+    user's cached orders and the vouchers' cached documents (no query on near-cache
+    hits); from one query for a user with more orders than MY_ORDERS_CACHED."""
     now = clock.now()
     orders = _my_orders(user_id)
     if orders is None:
@@ -96,8 +96,8 @@ def _my_vouchers_queried(
         mine = mine.filter(status=VoucherOrder.Status.UNPAID)
     elif tab == "unused":
         mine = mine.filter(status=VoucherOrder.Status.PAID, expires_at__gt=now)
-    elif tab == "used":
-        mine = mine.filter(status=VoucherOrder.Status.USED)
+    elif tab in ("used", "cancelled", "refunded"):  # the status alone: (user, status, id)
+        mine = mine.filter(status=tab)
     else:
         mine = mine.filter(status=VoucherOrder.Status.PAID, expires_at__lte=now)
     if last_id is not None:

@@ -22,7 +22,7 @@ from dianping.api.fastpath import fast_path, json_response
 from dianping.api.pagination import PageNumberPagination
 from dianping.api.queries import query_params
 from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
-from dianping.api.scroll import scroll_page
+from dianping.api.scroll import ScrollQuerySerializer, scroll_page
 from dianping.api.throttles import WriteLimited
 from dianping.errors import Forbidden, NotAuthenticated
 from dianping.validation import parse_iso_date
@@ -46,7 +46,6 @@ from .serializers import (
     OrderDetailSerializer,
     OrderIdSerializer,
     RedemptionCreateSerializer,
-    ScrollQuerySerializer,
     ShopOrderCreateSerializer,
     ShopOrderSerializer,
     ShopOrdersPageSerializer,
@@ -186,9 +185,9 @@ class OrderViewSet(viewsets.ViewSet):
 
     @extend_schema(parameters=[MyVouchersQuerySerializer], responses=MyVouchersPageSerializer)
     def list(self, request: Request) -> HttpResponse:
-        """My vouchers: `unused` (the default), `used`, `expired`, or `unpaid` (awaiting
-        payment), 10 a page, newest first, scrolled by passing the previous page's
-        `last_id`."""
+        """My vouchers: `unused` (the default), `used`, `expired`, `unpaid` (awaiting
+        payment), `cancelled` or `refunded`, 10 a page, newest first, scrolled by passing
+        the previous page's `last_id`."""
         return _my_vouchers(request._request)  # GETs take the fast path
 
     @extend_schema(responses=OrderDetailSerializer)

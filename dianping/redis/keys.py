@@ -38,6 +38,17 @@ def scratch(tag: str, index: int) -> str:
     return f"scratch:{{{tag}}}:{index}"
 
 
+def idempotency(scope: str, user_id: int, key_digest: str) -> str:
+    """JSON {fingerprint, status, body} of the first answer to a user's request with an
+    Idempotency-Key (its SHA-256, hex) in `scope` (e.g. `blog`); 24 h."""
+    return f"idem:{scope}:{user_id}:{key_digest}"
+
+
+def idempotency_lock(scope: str, user_id: int, key_digest: str) -> str:
+    """Lock name (for RedisLock) held while the first request with a key runs."""
+    return f"idem:{scope}:{user_id}:{key_digest}"
+
+
 def heartbeat() -> str:
     """Timestamp written by the beat-scheduled heartbeat task, read by /api/health."""
     return "ops:heartbeat"

@@ -235,6 +235,8 @@ REST_FRAMEWORK = {
         "comment_user": env.str("THROTTLE_COMMENT_USER", default="5/10seconds"),  # seed 001
         "like_user": env.str("THROTTLE_LIKE_USER", default="60/minute"),
         "follow_user": env.str("THROTTLE_FOLLOW_USER", default="30/minute"),
+        "profile_user": env.str("THROTTLE_PROFILE_USER", default="30/hour"),
+        "report_user": env.str("THROTTLE_REPORT_USER", default="20/hour"),
         "claim_user": env.str("THROTTLE_CLAIM_USER", default="20/minute"),
         "checkout_user": env.str("THROTTLE_CHECKOUT_USER", default="20/minute"),
         "redeem_user": env.str("THROTTLE_REDEEM_USER", default="60/minute"),
@@ -404,6 +406,11 @@ CELERY_BEAT_SCHEDULE.update(
 
 # --- Blogs, follows and the feed ------------------------------------------------------
 BLOG_PAGE_TTL = env.int("BLOG_PAGE_TTL", default=10 * 60)  # seconds, plus up to 50% jitter
+# Idempotency-Key on note creation (dianping.api.idempotency): answers kept 24 h; a racing
+# duplicate waits this long for the first request before a 409; the first's lock lease.
+IDEMPOTENCY_TTL = env.int("IDEMPOTENCY_TTL", default=24 * 60 * 60)
+IDEMPOTENCY_WAIT = env.float("IDEMPOTENCY_WAIT", default=5.0)
+IDEMPOTENCY_LOCK_TTL = env.int("IDEMPOTENCY_LOCK_TTL", default=30)
 BLOG_CACHE_TTL = env.int("BLOG_CACHE_TTL", default=10 * 60)  # a blog's detail, plus jitter
 BLOG_CACHE_JITTER = 0.5  # up to 50 % more, at random: entries made together expire apart
 BLOG_CACHE_NULL_TTL = 60  # how long "no such blog" is remembered

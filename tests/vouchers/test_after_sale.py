@@ -203,3 +203,45 @@ def test_reconcile_counts_an_order_committed_but_not_acked_once(sale, redis_clie
     drain_all()  # the redelivery finds them persisted and acks them
     assert Voucher.objects.get(pk=sale.pk).stock == 47
     assert VoucherOrder.objects.filter(voucher=sale).count() == 3
+
+
+@pytest.mark.django_db(transaction=True)  # the cached orders are evicted after commit
+@pytest.mark.parametrize("cached", [200, 3], ids=["cached", "queried"])
+def test_cancelled_and_refunded_tabs_follow_each_change(user, user_api, settings, cached) -> None:
+    """Each tab scrolls newest first by `last_id`; a cancel or a refund moves the coupon
+    between tabs at once, read through the cached orders (evicted by the change) or, past
+    MY_ORDERS_CACHED, the query."""
+    from tests.factories import NormalVoucherFactory
+
+    settings.MY_ORDERS_CACHED = cached
+    priced, free = [], []
+    for _ in range(11):
+        voucher = NormalVoucherFactory(pay_value=100, valid_days=7)
+        priced.append(int(user_api.post(f"/api/vouchers/{voucher.id}/claim").json()["order_id"]))
+    for _ in range(2):
+        voucher = NormalVoucherFactory(pay_value=0, valid_days=7)
+        free.append(int(user_api.post(f"/api/vouchers/{voucher.id}/claim").json()["order_id"]))
+
+    def tab(status: str) -> list[str]:
+        ids, last = [], ""
+        while True:
+            page = user_api.get(f"/api/voucher-orders?status={status}{last}").json()
+            ids += [o["id"] for o in page["results"]]
+            if page["last_id"] is None:
+                return ids
+            assert len(page["results"]) == 10
+            last = f"&last_id={page['last_id']}"
+
+    assert tab("cancelled") == []
+    assert tab("refunded") == []
+    for order_id in priced:
+        assert user_api.post(f"/api/voucher-orders/{order_id}/cancel").status_code == 200
+    assert user_api.post(f"/api/voucher-orders/{free[0]}/refund").status_code == 200
+
+    assert tab("cancelled") == [str(i) for i in sorted(priced, reverse=True)]
+    assert tab("refunded") == [str(free[0])]
+    assert tab("unused") == [str(free[1])]
+    assert tab("unpaid") == []
+    cancelled = user_api.get("/api/voucher-orders?status=cancelled").json()["results"][0]
+    assert cancelled["status"] == "cancelled"
+    assert cancelled["cancelled_at"]

@@ -578,7 +578,8 @@ async function shopPage(id) {
 async function vouchersPage(params) {
   const show = screen();
   if (needLogin()) return;
-  const tabs = [["unpaid", gettext("To pay")], ["unused", gettext("Unused")], ["used", gettext("Used")], ["expired", gettext("Expired")]];
+  const tabs = [["unpaid", gettext("To pay")], ["unused", gettext("Unused")], ["used", gettext("Used")], ["expired", gettext("Expired")],
+    ["cancelled", gettext("Cancelled")], ["refunded", gettext("Refunded")]];
   const current = params.get("tab") || "unpaid";
   const list = h("div");
   const status = h("p", { class: "message", role: "status" });
@@ -587,7 +588,9 @@ async function vouchersPage(params) {
   function orderRow(order) {
     const row = h("article", { class: "card" },
       h("h3", {}, h("a", { href: `#/orders/${order.id}` }, order.voucher.title)),
-      h("p", { class: "muted" }, `${discountText(order.voucher)} · ${named(ORDER_STATUSES, order.status)}`, validity(order)));
+      h("p", { class: "muted" }, `${discountText(order.voucher)} · ${named(ORDER_STATUSES, order.status)}`, validity(order),
+        order.cancelled_at ? fmt(gettext(" · cancelled %(time)s"), { time: when(order.cancelled_at) }) : "",
+        order.refunded_at ? fmt(gettext(" · refunded %(time)s"), { time: when(order.refunded_at) }) : ""));
     if (order.status === "unpaid") {
       const pay = h("button", { type: "button" }, fmt(gettext("Pay %(amount)s"), { amount: money(order.voucher.pay_value) }));
       pay.addEventListener("click", act(pay, status, async () => {
@@ -797,6 +800,41 @@ async function redeemPage() {
     form, status, today);
 }
 
+const REPORT_REASONS = [
+  ["spam", gettext("Spam or advertising")], ["abuse", gettext("Abuse or harassment")],
+  ["illegal", gettext("Illegal content")], ["sexual", gettext("Sexual content")],
+  ["fake", gettext("Fake review")], ["other", gettext("Something else")],
+];
+
+function reportControl(kind, targetId) {
+  // "Report" opens a small form: a reason and, optionally, a few words for the moderators.
+  const box = h("div", { class: "report" });
+  const status = h("p", { class: "message", role: "status" });
+  const open = h("button", { type: "button", class: "link" }, kind === "blog" ? gettext("Report this note") : gettext("Report"));
+  open.addEventListener("click", () => {
+    if (needLogin()) return;
+    const formId = `report-${kind}-${targetId}`;
+    const reason = h("select", { id: `${formId}-reason`, name: "reason" },
+      REPORT_REASONS.map(([value, label]) => h("option", { value }, label)));
+    const text = h("input", { id: `${formId}-text`, name: "text", maxlength: "500" });
+    const send = h("button", { type: "submit" }, gettext("Send report"));
+    const form = h("form", { onsubmit: act(send, status, async () => {
+      const body = { kind, id: targetId, reason: reason.value };
+      if (text.value.trim()) body.text = text.value;
+      await api("POST", "reports", body);
+      form.remove();
+      message(status, gettext("Thank you: the moderators will look at it."), true);
+      return true;
+    }) },
+    h("label", { for: `${formId}-reason` }, gettext("Why?")), reason,
+    h("label", { for: `${formId}-text` }, gettext("Details (optional)")), text,
+    h("p", {}, send));
+    open.replaceWith(form);
+  });
+  box.append(open, status);
+  return box;
+}
+
 async function blogPage(id) {
   const show = screen();
   const [blog, likers, comments] = await Promise.all([
@@ -820,7 +858,35 @@ async function blogPage(id) {
     count.textContent = likesText(state.liked);
     get(`blogs/${id}/likes`).then(fillLikers, () => {}); // the like stands even if this fails
   }));
-  const commentItem = (c) => h("p", { class: "card" }, h("strong", {}, c.user.nick_name), ": ", c.content);
+  const me = session.user;
+  let commentCount = blog.comments;
+  const commentsTitle = h("h2", {}, "");
+  const countComments = (delta) => {
+    commentCount += delta;
+    commentsTitle.textContent = fmt(gettext("Comments (%(count)s)"), { count: commentCount });
+  };
+  countComments(0);
+  const commentItem = (c) => {
+    const item = h("div", { class: "card comment", "data-comment": String(c.id) },
+      h("p", {}, h("strong", {}, c.user.nick_name), ": ", c.content));
+    const itemStatus = h("p", { class: "message", role: "status" });
+    if (me && String(me.id) === String(c.user.id)) {
+      const remove = h("button", { type: "button", class: "secondary" }, gettext("Delete"));
+      remove.addEventListener("click", act(remove, itemStatus, async () => {
+        if (!window.confirm(gettext("Delete this comment? Replies to it go too."))) return;
+        await api("DELETE", `blogs/${id}/comments/${c.id}`);
+        item.remove();
+        // The server's count: replies beneath it went with it.
+        const fresh = await get(`blogs/${id}`);
+        countComments(fresh.comments - commentCount);
+        return true;
+      }));
+      item.append(h("div", { class: "row" }, remove), itemStatus);
+    } else {
+      item.append(reportControl("comment", c.id)); // with its own status line
+    }
+    return item;
+  };
   const commentList = h("div", {}, comments.results.map(commentItem));
   const text = h("input", { id: "comment", name: "comment", maxlength: "1000" });
   const status = h("p", { class: "message", role: "status" });
@@ -828,6 +894,7 @@ async function blogPage(id) {
   const form = h("form", { onsubmit: act(send, status, async () => {
     if (needLogin()) return;
     commentList.append(commentItem(await api("POST", `blogs/${id}/comments`, { content: text.value })));
+    countComments(1);
     text.value = "";
   }) }, h("label", { for: "comment" }, gettext("Add a comment")), h("div", { class: "row" }, text, send));
   show(
@@ -839,8 +906,9 @@ async function blogPage(id) {
     blog.images.length ? h("div", { class: "photos" }, blog.images.map((url, i) =>
       h("img", { src: url, alt: fmt(gettext("Photo %(n)s of %(title)s"), { n: i + 1, title: blog.title }), loading: "lazy" }))) : null,
     h("div", { class: "row" }, like, count), likeStatus,
+    me && String(me.id) === String(blog.user.id) ? null : reportControl("blog", blog.id),
     h("h2", {}, gettext("First to like")), top,
-    h("h2", {}, fmt(gettext("Comments (%(count)s)"), { count: blog.comments })), commentList, form, status);
+    commentsTitle, commentList, form, status);
 }
 
 // Five radio buttons styled as stars, and "no rating": a note about a shop may rate it.
@@ -865,11 +933,13 @@ async function writePage(params) {
   const photos = picturePicker({ id: "photos", label: gettext("Photos (up to 9)"), multiple: true, max: 9 });
   const status = h("p", { class: "message", role: "status" });
   const publish = h("button", { type: "submit" }, gettext("Publish"));
+  // One key per note being written: a retry after a lost answer publishes it once.
+  const key = idempotencyKey();
   show(h("h1", {}, shop ? fmt(gettext("Review %(shop)s"), { shop: shop.name }) : gettext("Write a note")), h("form", { onsubmit: act(publish, status, async () => {
     if (photos.busy()) throw new ApiError(0, { detail: gettext("Wait until your photos are uploaded.") });
     const body = { title: title.value, content: content.value, images: photos.pictures() };
     if (shop) Object.assign(body, { shop_id: shop.id, rating: rating.value() });
-    const blog = await api("POST", "blogs", body);
+    const blog = await api("POST", "blogs", body, { "Idempotency-Key": key });
     location.hash = `#/blogs/${blog.id}`;
     return true; // published: leaving the page, never twice
   }) },
@@ -878,6 +948,80 @@ async function writePage(params) {
   rating ? rating.node : null,
   ...photos.nodes,
   h("p", {}, publish)), status);
+}
+
+const GENDERS = { unspecified: gettext("Rather not say"), male: gettext("Male"), female: gettext("Female") };
+
+function aboutText(info) {
+  return [info.city, info.gender !== "unspecified" ? named(GENDERS, info.gender) : "",
+    info.birthday ? fmt(gettext("born %(day)s"), { day: info.birthday }) : "", info.introduce].filter(Boolean).join(" · ");
+}
+
+function profileForm(info, onSaved) {
+  // The owner's profile, edited in place: city, introduction, gender, birthday.
+  const city = h("input", { id: "profile-city", name: "city", maxlength: "64", value: info.city });
+  const introduce = h("textarea", { id: "profile-introduce", name: "introduce", maxlength: "128" });
+  introduce.value = info.introduce;
+  const gender = h("select", { id: "profile-gender", name: "gender" },
+    Object.entries(GENDERS).map(([value, label]) => h("option", { value, selected: value === info.gender }, label)));
+  const today = new Date().toISOString().slice(0, 10);
+  const birthday = h("input", { id: "profile-birthday", name: "birthday", type: "date", min: "1900-01-01", max: today, value: info.birthday || "" });
+  const status = h("p", { class: "message", role: "status" });
+  const save = h("button", { type: "submit" }, gettext("Save profile"));
+  const form = h("form", { class: "profile", onsubmit: act(save, status, async () => {
+    const saved = await api("PATCH", "users/me/info", {
+      city: city.value, introduce: introduce.value, gender: gender.value, birthday: birthday.value || null,
+    });
+    onSaved(saved);
+    message(status, gettext("Profile saved."), true);
+  }) },
+  h("label", { for: "profile-city" }, gettext("City")), city,
+  h("label", { for: "profile-introduce" }, gettext("About you")), introduce,
+  h("label", { for: "profile-gender" }, gettext("Gender")), gender,
+  h("label", { for: "profile-birthday" }, gettext("Birthday")), birthday,
+  h("p", {}, save), status);
+  return h("details", { class: "card" }, h("summary", {}, gettext("Edit your profile")), form);
+}
+
+async function followListPage(id, params, direction) {
+  const show = screen();
+  const me = session.user;
+  const list = h("ul", { class: "people" });
+  const status = h("p", { class: "message", role: "status" });
+  const more = h("button", { type: "button", class: "secondary", hidden: true }, gettext("More"));
+  let lastId = null;
+  function row(item) {
+    const person = item.user;
+    const li = h("li", { class: "card" },
+      h("img", { class: "avatar", src: person.icon || "", alt: "", hidden: !person.icon }),
+      h("a", { href: `#/users/${person.id}` }, person.nick_name),
+      h("span", { class: "muted" }, fmt(gettext(" · since %(time)s"), { time: when(item.followed_at) })));
+    if (me && String(me.id) !== String(person.id)) {
+      let following = item.is_following;
+      const text = () => (following ? gettext("Following") : gettext("Follow"));
+      const button = h("button", { type: "button", class: "secondary", "aria-pressed": String(following) }, text());
+      button.addEventListener("click", act(button, status, async () => {
+        following = (await api(following ? "DELETE" : "PUT", `follows/${person.id}`)).following;
+        button.setAttribute("aria-pressed", String(following));
+        button.textContent = text();
+      }));
+      li.append(" ", button);
+    }
+    return li;
+  }
+  async function load() {
+    const data = await get(`users/${id}/${direction}${lastId ? `?last_id=${lastId}` : ""}`);
+    list.append(...data.results.map(row));
+    lastId = data.last_id;
+    more.hidden = !lastId;
+  }
+  more.addEventListener("click", act(more, status, load));
+  const [author] = await Promise.all([get(`users/${id}`), load()]);
+  const title = direction === "followers"
+    ? fmt(gettext("Followers of %(name)s"), { name: author.nick_name })
+    : fmt(gettext("Followed by %(name)s"), { name: author.nick_name });
+  show(h("h1", {}, title), h("p", {}, h("a", { href: `#/users/${id}` }, gettext("Back to the profile"))),
+    list.children.length ? list : h("p", { class: "muted" }, gettext("Nobody yet.")), more, status);
 }
 
 async function userPage(id) {
@@ -889,11 +1033,13 @@ async function userPage(id) {
   ]);
   const user = blogs.user; // the blogs page names its author: no separate user request
   const avatar = h("img", { class: "avatar", src: user.icon || "", alt: fmt(gettext("%(name)s's picture"), { name: user.nick_name }), hidden: !user.icon });
+  const about = h("p", { class: "muted", id: "about" }, aboutText(info));
   const nodes = [
     h("h1", {}, avatar, user.nick_name),
-    h("p", { class: "muted" }, [info.city, info.introduce].filter(Boolean).join(" · ")),
+    about,
   ];
   if (me && String(me.id) === String(id)) {
+    nodes.push(profileForm(info, (saved) => { about.textContent = aboutText(saved); }));
     const picker = picturePicker({ id: "avatar", label: gettext("Change your picture"), multiple: false, max: 1 });
     const save = h("button", { type: "button" }, gettext("Save picture"));
     const saveStatus = h("p", { class: "message", role: "status" });
@@ -910,7 +1056,8 @@ async function userPage(id) {
   let fanCount = info.fans;
   const fansText = () => fmt(ngettext("%(count)s follower", "%(count)s followers", fanCount), { count: fanCount });
   const fans = h("span", {}, fansText());
-  nodes.push(h("p", {}, fans, " · ", fmt(gettext("%(count)s following"), { count: info.followee })));
+  nodes.push(h("p", {}, h("a", { href: `#/users/${id}/followers` }, fans), " · ",
+    h("a", { href: `#/users/${id}/following` }, fmt(gettext("%(count)s following"), { count: info.followee }))));
   if (other) {
     let following = followState.following;
     const followStatus = h("p", { class: "message", role: "status" });
@@ -1123,6 +1270,8 @@ const ROUTES = [
   [/^\/blogs\/(\d+)$/, blogPage],
   [/^\/write$/, writePage],
   [/^\/users\/(\d+)$/, userPage],
+  [/^\/users\/(\d+)\/followers$/, (id, params) => followListPage(id, params, "followers")],
+  [/^\/users\/(\d+)\/following$/, (id, params) => followListPage(id, params, "following")],
   [/^\/feed$/, feedPage],
   [/^\/sign$/, signPage],
   [/^\/notifications$/, notificationsPage],

@@ -1,0 +1,102 @@
+"""`Idempotency-Key` for writes answered from Redis: the same user and key within
+IDEMPOTENCY_TTL get the first request's answer (status and body) again instead of a
+second write, racing duplicates included. The first request holds a lock while it runs;
+a duplicate waits for it (up to IDEMPOTENCY_WAIT seconds) and then replays its answer,
+or gets a 409 `idempotency_in_progress`. The same key with another body is a 409
+`idempotency_key_reused`. Only successes are kept: after a refusal or an error the key is
+free, so a corrected retry with the same key goes through.
+
+Redis is the store: after Redis loses its data, or past the TTL, a retry writes again."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+from django.conf import settings
+from django.utils.translation import gettext
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from dianping.errors import Code, Conflict
+from dianping.redis import keys
+from dianping.redis.client import get_redis
+from dianping.redis.lock import RedisLock
+
+KEY_PATTERN = "^[!-~]{1,64}$"  # visible ASCII
+_KEY = re.compile(KEY_PATTERN, re.ASCII)
+REPLAYED = "Idempotent-Replayed"
+
+
+def header_parameter(description: str) -> OpenApiParameter:
+    return OpenApiParameter(
+        "Idempotency-Key",
+        {"type": "string", "pattern": KEY_PATTERN},
+        OpenApiParameter.HEADER,
+        required=False,
+        description=description,
+    )
+
+
+def idempotency_key(request: Request) -> str | None:
+    """The request's key: 1 to 64 visible ASCII characters, else a 400."""
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not _KEY.fullmatch(key):
+        raise ValidationError({"Idempotency-Key": [gettext("1 to 64 visible ASCII characters.")]})
+    return key
+
+
+def once(request: Request, *, scope: str, user_id: int, run: Callable[[], Response]) -> Response:
+    """`run()` once per user and key (see the module), or its first answer again."""
+    key = idempotency_key(request)
+    if key is None:
+        return run()
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    # The stdlib's encoder: a body may hold integers past 64 bits (refused later, or not
+    # at all where a field ignores them), which orjson cannot encode.
+    body = json.dumps(request.data, sort_keys=True, ensure_ascii=False, default=str)
+    fingerprint_hex = hashlib.sha256(body.encode()).hexdigest()
+    store = keys.idempotency(scope, user_id, digest)
+    if (earlier := _replay(store, fingerprint_hex)) is not None:
+        return earlier
+    lock = RedisLock(
+        keys.idempotency_lock(scope, user_id, digest), ttl=settings.IDEMPOTENCY_LOCK_TTL
+    )
+    if not lock.acquire(wait=settings.IDEMPOTENCY_WAIT):
+        raise Conflict(
+            gettext("A request with this Idempotency-Key is still running; retry shortly."),
+            code=Code.IDEMPOTENCY_IN_PROGRESS,
+        )
+    try:
+        # A duplicate that waited for the lock finds the first answer here.
+        if (earlier := _replay(store, fingerprint_hex)) is not None:
+            return earlier
+        response = run()
+        if 200 <= response.status_code < 300:
+            answer = {"fingerprint": fingerprint_hex, "status": response.status_code,
+                      "body": response.data}  # fmt: skip
+            get_redis().set(store, orjson.dumps(answer), ex=settings.IDEMPOTENCY_TTL)
+        return response
+    finally:
+        lock.release()
+
+
+def _replay(store: str, fingerprint: str) -> Response | None:
+    raw = get_redis().get(store)
+    if raw is None:
+        return None
+    answer: dict[str, Any] = orjson.loads(raw)
+    if answer["fingerprint"] != fingerprint:
+        raise Conflict(
+            gettext("This Idempotency-Key was used for a different request."),
+            code=Code.IDEMPOTENCY_KEY_REUSED,
+        )
+    return Response(answer["body"], status=answer["status"], headers={REPLAYED: "true"})
