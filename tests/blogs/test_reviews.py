@@ -306,3 +306,27 @@ def test_recount_shops_repairs_whatever_drifted(api, user_api) -> None:
         [0, 0, 1, 0, 0],
         0,
     )
+
+
+def test_hiding_a_review_takes_it_out_of_the_score_and_list_and_restoring_brings_it_back(
+    api, user_api
+) -> None:
+    from blogs import services
+
+    shop = ShopFactory()
+    kept = _note(client_for(UserFactory()), shop.id, rating=5)
+    reported = _note(user_api, shop.id, rating=1)
+    assert _shop(api, shop.id)["score"] == 30
+    assert len(api.get(f"/api/shops/{shop.id}/reviews").json()["results"]) == 2  # cached
+
+    services.blog_hide(blog_id=reported["id"])
+
+    seen = _shop(api, shop.id)
+    assert (seen["score"], seen["comments"], seen["ratings"]) == (50, 1, [0, 0, 0, 0, 1])
+    listed = api.get(f"/api/shops/{shop.id}/reviews").json()
+    assert (listed["count"], [b["id"] for b in listed["results"]]) == (1, [kept["id"]])
+
+    services.blog_restore(blog_id=reported["id"])
+
+    seen = _shop(api, shop.id)
+    assert (seen["score"], seen["comments"], seen["ratings"]) == (30, 2, [1, 0, 0, 0, 1])
