@@ -12,6 +12,7 @@ from django.utils.translation import gettext
 from dianping import clock
 from dianping.errors import Conflict, Forbidden
 from dianping.transactions import retry_on_lock_conflict
+from search import index as search_index
 
 from . import feed, likes, pages
 from .caches import blog_evict, hot_evict
@@ -41,6 +42,7 @@ def blog_create(*, user_id: int, data: dict[str, Any]) -> Blog:
         transaction.on_commit(lambda: blog_evict(blog_id), robust=True)
         transaction.on_commit(hot_evict, robust=True)  # one more blog to rank
         transaction.on_commit(lambda: pages_changed(user_id), robust=True)
+        search_index.refresh_on_commit("notes", blog_id)
         if not pulled:
             transaction.on_commit(lambda: tasks.push_to_followers.delay(blog_id), robust=True)
     return blog
@@ -57,6 +59,7 @@ def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
             blog.save(update_fields=[*fields, "updated_at"])
             transaction.on_commit(lambda: blog_evict(blog_id), robust=True)
             transaction.on_commit(lambda: pages_changed(user_id), robust=True)
+            search_index.refresh_on_commit("notes", blog_id)
     return blog
 
 
@@ -66,6 +69,7 @@ def blog_delete(*, blog_id: int, user_id: int) -> None:
         _own(blog_id, user_id).delete()  # its cached detail goes with it (receivers)
         transaction.on_commit(lambda: likes.likes_forget(blog_id), robust=True)
         transaction.on_commit(lambda: pages_changed(user_id), robust=True)
+        search_index.refresh_on_commit("notes", blog_id)
 
 
 @retry_on_lock_conflict
