@@ -13,44 +13,16 @@ import rjieba
 TERM_MAX = 32  # characters: the index column's width; longer tokens are not indexed
 # Words too common to tell documents apart: a query keeps its other words.
 STOP_WORDS = frozenset(
-    [
-        "的",
-        "了",
-        "和",
-        "是",
-        "在",
-        "也",
-        "很",
-        "就",
-        "都",
-        "又",
-        "与",
-        "及",
-        "或",
-        "着",
-        "吗",
-        "呢",
-        "吧",
-        "啊",
-        "个",
-        "这",
-        "那",
-        "有",
-        "我",
-        "你",
-        "他",
-        "她",
-        "它",
-    ]
-)
+    "的了和是在也很就都又与及或着吗呢吧啊个这那有我你他她它"
+)  # one character each
 # A term has a letter or a digit (CJK ideographs are letters): punctuation is no term.
 _WORDLIKE = re.compile(r"\w", re.UNICODE)
 
 
 def normalize(text: str) -> str:
-    """The index's and the queries' spelling: compatibility forms folded (full-width ＡＢＣ１
-    to abc1), case folded, accents dropped (café to cafe: MariaDB's collations compare them
-    equal, so the index must not hold both)."""
+    """The index's and the queries' spelling: compatibility forms folded (full-width
+    letters and digits to ASCII), case folded, accents dropped (café to cafe: MariaDB's
+    collations compare them equal, so the index must not hold both)."""
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     bare = "".join(char for char in decomposed if not unicodedata.combining(char))
     return unicodedata.normalize("NFKC", bare)

@@ -32,7 +32,10 @@ def test_chinese_text_is_cut_into_words_and_their_parts() -> None:
     assert {"火锅", "人民", "广场", "人民广场"} <= set(found)
     assert "（" not in found  # punctuation is no term
     assert query_terms("好吃的火锅") == ["好吃", "火锅"]  # 的 is a stop word
-    assert query_terms("ＣＯＦＦＥＥ Café") == ["coffee", "cafe"]  # width, case, accents
+    assert query_terms("\uff23\uff2f\uff26\uff26\uff25\uff25 Café") == [
+        "coffee",
+        "cafe",
+    ]  # width, case, accents
 
 
 def test_a_shop_saved_through_the_service_is_found_by_a_word_of_its_name(
@@ -175,11 +178,14 @@ def test_a_rolled_back_write_changes_nothing_in_the_index(
     shop = ShopFactory(name="老店")
     index.rebuild()
 
-    with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        with pytest.raises(RuntimeError), transaction.atomic():
+    def edit_then_fail() -> None:
+        with transaction.atomic():
             shop.name = "新店火锅"
             shop_services.shop_save(shop=shop, fields=["name"])
             raise RuntimeError("rolled back")
+
+    with django_capture_on_commit_callbacks(execute=True) as callbacks, pytest.raises(RuntimeError):
+        edit_then_fail()
 
     assert callbacks == []
 
