@@ -171,9 +171,7 @@ def _shop_list(request: HttpRequest) -> HttpResponse:
         end = paginator.offset + paginator.size
         if params.get("name") or filters or sort not in (None, "distance"):
             _, hits = selectors.nearby_hits(replies)
-            hits = selectors.hits_matching(
-                hits, name=params.get("name"), sort=sort, **filters
-            )
+            hits = selectors.hits_matching(hits, name=params.get("name"), sort=sort, **filters)
             paginator.count = len(hits)
         else:
             paginator.count, hits = selectors.nearby_hits(replies, first=end)

@@ -4,30 +4,29 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('shops', '0004_shop_ratings'),
+        ("shops", "0004_shop_ratings"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='shop',
-            index=models.Index(fields=['area', 'id'], name='shop_area'),
+            model_name="shop",
+            index=models.Index(fields=["area", "id"], name="shop_area"),
         ),
         migrations.AddIndex(
-            model_name='shop',
-            index=models.Index(fields=['avg_price', 'id'], name='shop_price'),
+            model_name="shop",
+            index=models.Index(fields=["avg_price", "id"], name="shop_price"),
         ),
         migrations.AddIndex(
-            model_name='shop',
-            index=models.Index(fields=['-score', 'id'], name='shop_best'),
+            model_name="shop",
+            index=models.Index(fields=["-score", "id"], name="shop_best"),
         ),
         migrations.AddIndex(
-            model_name='shop',
-            index=models.Index(fields=['-comments', '-sold', 'id'], name='shop_popular'),
+            model_name="shop",
+            index=models.Index(fields=["-comments", "-sold", "id"], name="shop_popular"),
         ),
         migrations.AddIndex(
-            model_name='shop',
-            index=models.Index(fields=['type', '-score', 'id'], name='shop_type_best'),
+            model_name="shop",
+            index=models.Index(fields=["type", "-score", "id"], name="shop_type_best"),
         ),
     ]
