@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
@@ -45,9 +45,7 @@ class HighlightField(serializers.DictField):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(
             child=serializers.ListField(child=FragmentSerializer()),
-            help_text=gettext_lazy(
-                "Per field shown, its text as fragments in order; the hits have hit=true."
-            ),
+            help_text="Per field shown, its text as fragments in order; the hits have hit=true.",
             **kwargs,
         )
 
