@@ -36,13 +36,16 @@ def fragments(text: str, query_terms: list[str], *, window: int | None = None) -
 
 def _hit_mask(text: str, query_terms: list[str]) -> list[bool]:
     """Per character of `text`, whether it is inside an occurrence of a term. Terms are
-    matched on the normalized text (full width, case), mapped back to the original."""
-    normal, origin = [], []
-    for index, char in enumerate(text):
-        piece = normalize(char)
-        normal.append(piece)
-        origin.extend([index] * len(piece))
-    haystack = "".join(normal)
+    matched on the normalized text (full width, case, accents), mapped back to the original:
+    character by character only when normalizing changed the length (rare: most text keeps
+    one character for one, and normalizing it whole is ten times cheaper)."""
+    haystack = normalize(text)
+    if len(haystack) == len(text):
+        origin: range | list[int] = range(len(text))
+    else:
+        pieces = [normalize(char) for char in text]
+        haystack = "".join(pieces)
+        origin = [index for index, piece in enumerate(pieces) for _ in piece]
     mask = [False] * len(text)
     for term in query_terms:
         at = haystack.find(term)

@@ -21,9 +21,11 @@ class Posting(models.Model):
         verbose_name = _("search posting")
         verbose_name_plural = _("search postings")
         constraints = [
-            # Also the index that a document's refresh deletes its postings by.
+            # Also the index that a document's refresh deletes its postings by. The id
+            # leads: led by the kind, SQLite's planner would scan it for the search query's
+            # GROUP BY object_id instead of seeking the few terms in `search_by_term`.
             models.UniqueConstraint(
-                fields=["kind", "object_id", "term"], name="search_one_posting_per_term"
+                fields=["object_id", "kind", "term"], name="search_one_posting_per_term"
             )
         ]
         # The search query's: the postings of a few terms, weights read from the index

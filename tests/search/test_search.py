@@ -4,11 +4,13 @@ writes through the services (after commit, by the task), and a hidden note is ne
 from __future__ import annotations
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 
 from accounts import services as account_services
 from blogs.models import Blog, Visibility
-from search import index
+from search import highlight, index
+from search.backends import DatabaseBackend
+from search.documents import source
 from search.models import Posting
 from search.tokenizer import query_terms, terms
 from shops import services as shop_services
@@ -247,3 +249,32 @@ def test_the_search_is_one_indexed_query(api, django_assert_max_num_queries) -> 
         body = api.get("/api/search", {"q": "火锅"}).json()
 
     assert body["count"] == 30
+
+
+def test_highlights_survive_text_that_normalizing_resizes() -> None:
+    # "ﬁ" (one ligature) becomes "fi", "é" loses its accent: the marks still fall on the
+    # original characters.
+    fragments = highlight.fragments("ﬁne Café 火锅", ["fine", "cafe", "火锅"])
+
+    assert fragments == [
+        {"text": "ﬁne", "hit": True}, {"text": " ", "hit": False},
+        {"text": "Café", "hit": True}, {"text": " ", "hit": False},
+        {"text": "火锅", "hit": True},
+    ]  # fmt: skip
+
+
+def test_the_query_seeks_its_terms_in_the_covering_index() -> None:
+    ShopFactory(name="火锅")
+    index.rebuild()
+    sql, params = DatabaseBackend._ranked(source("shops"), ["火锅", "咖啡"])
+
+    with connection.cursor() as cursor:
+        if connection.vendor == "sqlite":
+            cursor.execute(f"EXPLAIN QUERY PLAN {sql}", params)
+            plan = " ".join(str(row) for row in cursor.fetchall())
+            assert "COVERING INDEX search_by_term" in plan
+        else:
+            cursor.execute(f"EXPLAIN {sql}", params)
+            columns = [c[0] for c in cursor.description]
+            keys = {dict(zip(columns, row, strict=True))["key"] for row in cursor.fetchall()}
+            assert "search_by_term" in keys
