@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 
 from django.db import transaction
 
@@ -15,113 +16,12 @@ from accounts.models import User, UserInfo
 from blogs.models import Blog
 from shops.models import Shop, ShopType
 
+sys.path.insert(0, "bench")  # run from the project root by manage.py shell
+from search_corpus_words import AREAS, BRANDS, DISHES, NICKS, PHRASES, ROADS
+
 SHOPS = int(os.environ.get("SEARCH_SHOPS", "2000"))
 NOTES = int(os.environ.get("SEARCH_NOTES", "10000"))
 USERS = int(os.environ.get("SEARCH_USERS", "1000"))
-BRANDS = [
-    "海底捞",
-    "小杨生煎",
-    "南翔",
-    "外婆家",
-    "西贝",
-    "鼎泰丰",
-    "太二",
-    "绿茶",
-    "点都德",
-    "星巴克",
-    "瑞幸",
-    "喜茶",
-    "奈雪",
-    "麦当劳",
-    "肯德基",
-    "必胜客",
-    "呷哺",
-    "巴奴",
-    "老盛昌",
-    "蔡澜",
-]
-DISHES = [
-    "火锅",
-    "咖啡",
-    "生煎",
-    "小笼包",
-    "酸菜鱼",
-    "烤肉",
-    "拉面",
-    "奶茶",
-    "甜品",
-    "烧烤",
-    "点心",
-    "牛排",
-    "寿司",
-    "披萨",
-    "汉堡",
-    "面包",
-    "蛋糕",
-    "羊肉串",
-    "麻辣烫",
-    "煲仔饭",
-]
-AREAS = [
-    "人民广场",
-    "南京西路",
-    "静安寺",
-    "陆家嘴",
-    "徐家汇",
-    "新天地",
-    "淮海中路",
-    "外滩",
-    "五角场",
-    "中山公园",
-    "打浦桥",
-    "北外滩",
-    "世纪公园",
-    "虹口足球场",
-]
-ROADS = [
-    "西藏中路",
-    "愚园路",
-    "陆家嘴环路",
-    "漕溪北路",
-    "马当路",
-    "淮海中路",
-    "中山东一路",
-    "邯郸路",
-]
-PHRASES = [
-    "味道很好",
-    "服务周到",
-    "环境安静",
-    "排队有点久",
-    "性价比高",
-    "适合聚会",
-    "分量很足",
-    "推荐招牌菜",
-    "价格实惠",
-    "装修很有格调",
-    "周末人很多",
-    "适合带孩子",
-    "停车方便",
-    "老板很热情",
-    "下次还会再来",
-    "口味偏甜",
-    "辣度刚好",
-    "上菜很快",
-    "有包厢",
-    "甜品惊艳",
-]
-NICKS = [
-    "吃货",
-    "探店",
-    "达人",
-    "美食家",
-    "小仙女",
-    "老饕",
-    "打卡王",
-    "咖啡控",
-    "火锅少女",
-    "甜品党",
-]
 
 
 def build() -> list[str]:
