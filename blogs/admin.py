@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.contrib import admin
 from django.db import transaction
 
+from search import index as search_index
+
 from . import likes, services
 from .caches import blog_evict, hot_evict
 from .models import Blog, BlogComment
@@ -26,6 +28,7 @@ class BlogAdmin(admin.ModelAdmin):
             transaction.on_commit(hot_evict, robust=True)
         for user_id in {obj.user_id, previous_author} - {None}:
             transaction.on_commit(lambda u=user_id: services.pages_changed(u), robust=True)
+        search_index.refresh_on_commit("notes", obj.pk)  # an edit, or a hide or restore
 
     def delete_model(self, request, obj):  # type: ignore[no-untyped-def]
         self.delete_queryset(request, Blog.objects.filter(pk=obj.pk))
@@ -36,6 +39,7 @@ class BlogAdmin(admin.ModelAdmin):
         super().delete_queryset(request, queryset)
         for blog_id, _ in gone:
             transaction.on_commit(lambda b=blog_id: likes.likes_forget(b), robust=True)
+            search_index.refresh_on_commit("notes", blog_id)
         for user_id in {user_id for _, user_id in gone}:
             transaction.on_commit(lambda u=user_id: services.pages_changed(u), robust=True)
 

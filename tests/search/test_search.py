@@ -278,3 +278,40 @@ def test_the_query_seeks_its_terms_in_the_covering_index() -> None:
             columns = [c[0] for c in cursor.description]
             keys = {dict(zip(columns, row, strict=True))["key"] for row in cursor.fetchall()}
             assert "search_by_term" in keys
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_moderator_hiding_a_note_in_the_admin_takes_it_out_of_search(api, client) -> None:
+    note = BlogFactory(title="火锅避雷", content="难吃")
+    index.rebuild()
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+
+    response = client.post(
+        f"/admin/blogs/blog/{note.id}/change/",
+        {"user": note.user_id, "shop": "", "title": "火锅避雷", "images": "[]", "content": "难吃",
+         "status": Visibility.HIDDEN},
+    )  # fmt: skip
+
+    assert response.status_code == 302
+    assert not Posting.objects.filter(kind=2, object_id=note.id).exists()
+    assert api.get("/api/search", {"q": "火锅", "kind": "notes"}).json()["results"] == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_operator_renaming_a_user_in_the_admin_reaches_search(api, client) -> None:
+    user = UserFactory(nick_name="老张")
+    index.rebuild()
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    form = client.get(f"/admin/accounts/user/{user.id}/change/").context["adminform"].form
+    data = {name: value for name, value in form.initial.items() if value is not None}
+    data.update(nick_name="咖啡老张", date_joined_0="2026-01-01", date_joined_1="00:00:00")
+    data.update({"info-TOTAL_FORMS": 1, "info-INITIAL_FORMS": 1, "info-0-user": user.id,
+                 "info-0-gender": 0, "info-0-credits": 0, "info-0-level": 0})  # fmt: skip
+    data.pop("last_login", None)
+    data.pop("groups", None)
+    data.pop("user_permissions", None)
+
+    response = client.post(f"/admin/accounts/user/{user.id}/change/", data)
+
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert _ids(api.get("/api/search", {"q": "咖啡", "kind": "users"}).json()) == [user.id]
