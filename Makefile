@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
 
-.PHONY: run run-guard test test-cluster screenshots lint format messages setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity bench-memory bench-uploads bench-api probe clean
+.PHONY: run run-guard test test-cluster screenshots lint format messages setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity bench-memory bench-uploads bench-api bench-search probe clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -87,6 +87,9 @@ bench-memory: bench-setup  ## Redis bytes per session, inbox item, follow, sign-
 
 bench-api: bench-setup  ## the reads users make most, each against the bare view, into MariaDB
 	@scripts/bench.sh --mariadb api.py $(BENCH_ARGS)
+
+bench-search: bench-setup  ## GET /api/search vs the bare view on 13k generated documents; index freshness
+	@scripts/bench.sh search.py $(BENCH_ARGS)
 
 bench-uploads: bench-setup  ## the shop page's p99 while bombs and big photos are uploaded
 	@scripts/bench.sh uploads.py $(BENCH_ARGS)

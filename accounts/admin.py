@@ -3,6 +3,8 @@ from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from search import index as search_index
+
 from . import services
 from .models import User, UserInfo
 
@@ -25,6 +27,11 @@ class UserAdmin(DjangoUserAdmin):
         *DjangoUserAdmin.fieldsets,
         (_("Dianping profile"), {"fields": ("phone", "nick_name", "icon")}),
     )
+
+    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+        super().save_model(request, obj, form, change)
+        # A nick name, an introduction (the inline) or is_active may have changed.
+        search_index.refresh_on_commit("users", obj.pk)
 
     @admin.action(description=_("Log out everywhere (revoke all login tokens)"))
     def log_out_everywhere(self, request, queryset):  # type: ignore[no-untyped-def]

@@ -9,8 +9,13 @@ class AccountsConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_delete, post_save
 
+        from search.documents import register
+
         from . import signals
         from .models import User
+        from .search import UserSource
+
+        register(UserSource())
 
         post_delete.connect(
             signals.user_deleted, sender=User, dispatch_uid="accounts.revoke-tokens-on-delete"

@@ -28,6 +28,7 @@ from dianping.redis.client import get_redis
 from dianping.redis.ratelimit import SlidingWindowLimiter
 from dianping.redis.scripts import lua
 from dianping.transactions import retry_on_lock_conflict
+from search import index as search_index
 
 from . import tokens
 from .errors import Code
@@ -130,6 +131,7 @@ def user_get_or_create_by_phone(*, phone: str) -> User:
             user = _new_user(phone)
             user.save()
             UserInfo.objects.create(user=user)
+            search_index.refresh_on_commit("users", user.pk)
             return user
     except IntegrityError:
         # Another request created the same phone between our read and insert,
@@ -179,6 +181,8 @@ def user_update_profile(
         if icon is not None:
             user.icon = icon
         user.save(update_fields=["nick_name", "icon", "updated_at"])
+        if nick_name is not None:
+            search_index.refresh_on_commit("users", user_id)
     return user
 
 

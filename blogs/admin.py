@@ -13,6 +13,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from dianping.errors import NotFound
+from search import index as search_index
 
 from . import likes, reviews, services
 from .caches import blog_evict, hot_evict
@@ -68,6 +69,7 @@ class BlogAdmin(admin.ModelAdmin):
             transaction.on_commit(hot_evict, robust=True)
         for user_id in {obj.user_id, previous_author} - {None}:
             transaction.on_commit(lambda u=user_id: services.pages_changed(u), robust=True)
+        search_index.refresh_on_commit("notes", obj.pk)
 
     def delete_model(self, request, obj):  # type: ignore[no-untyped-def]
         self.delete_queryset(request, Blog.objects.filter(pk=obj.pk))
@@ -78,6 +80,7 @@ class BlogAdmin(admin.ModelAdmin):
         super().delete_queryset(request, queryset)
         for blog_id, _author in gone:
             transaction.on_commit(lambda b=blog_id: likes.likes_forget(b), robust=True)
+            search_index.refresh_on_commit("notes", blog_id)
         for user_id in {user_id for _blog, user_id in gone}:
             transaction.on_commit(lambda u=user_id: services.pages_changed(u), robust=True)
 

@@ -7,6 +7,12 @@ class BlogsConfig(AppConfig):
     verbose_name = _("Blogs")
 
     def ready(self) -> None:
+        from search.documents import register
+
+        from .search import NoteSource
+
+        register(NoteSource())
+
         from . import receivers
 
         receivers.connect()

@@ -13,6 +13,7 @@ from dianping import clock
 from dianping.errors import Conflict, Forbidden, InvalidInput
 from dianping.transactions import retry_on_lock_conflict
 from notifications import api as notify
+from search import index as search_index
 
 from . import feed, likes, pages, reviews
 from .caches import blog_evict, hot_evict
@@ -49,6 +50,7 @@ def blog_create(*, user_id: int, data: dict[str, Any]) -> Blog:
         transaction.on_commit(lambda: blog_evict(blog_id), robust=True)
         transaction.on_commit(hot_evict, robust=True)  # one more blog to rank
         transaction.on_commit(lambda: pages_changed(user_id), robust=True)
+        search_index.refresh_on_commit("notes", blog_id)
         if not pulled:
             transaction.on_commit(lambda: tasks.push_to_followers.delay(blog_id), robust=True)
     return blog
@@ -69,6 +71,7 @@ def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
             reviews.reviews_changed(user_id=user_id, shop_ids=[old_shop_id, blog.shop_id])
             transaction.on_commit(lambda: blog_evict(blog_id), robust=True)
             transaction.on_commit(lambda: pages_changed(user_id), robust=True)
+            search_index.refresh_on_commit("notes", blog_id)
     return blog
 
 
@@ -80,6 +83,7 @@ def blog_delete(*, blog_id: int, user_id: int) -> None:
         reviews.reviews_changed(user_id=user_id, shop_ids=[blog.shop_id])
         transaction.on_commit(lambda: likes.likes_forget(blog_id), robust=True)
         transaction.on_commit(lambda: pages_changed(user_id), robust=True)
+        search_index.refresh_on_commit("notes", blog_id)
 
 
 @retry_on_lock_conflict
@@ -134,7 +138,7 @@ def comment_delete(*, blog_id: int, comment_id: int, user_id: int | None) -> int
 # Moderation. The admin's actions (blogs.admin) call these, one note or comment at a time;
 # each is idempotent and returns the row as it now is. Whatever follows a note's
 # visibility is kept here: its shop's review statistics (recounted under the shop's row
-# lock, taken before the note's), the notifications about it, the caches.
+# lock, taken before the note's), the search index, the notifications about it, the caches.
 
 
 @retry_on_lock_conflict
@@ -172,6 +176,7 @@ def _set_blog_status(blog_id: int, status: int) -> Blog:
             blog.save(update_fields=["status", "updated_at"])
             user_id = blog.user_id
             reviews.reviews_changed(user_id=user_id, shop_ids=[blog.shop_id])
+            search_index.refresh_on_commit("notes", blog_id)
             if status == Visibility.HIDDEN:
                 notify.hidden(blog_id=blog_id)
             transaction.on_commit(lambda: blog_evict(blog_id), robust=True)

@@ -98,8 +98,9 @@ echo "==> migrating the database"
 $PY manage.py migrate --noinput
 echo "==> loading demo data"
 $PY manage.py seed_demo --force
-echo "==> preloading the GEO index, Bloom filter and flash-sale stock"
+echo "==> preloading the GEO index, Bloom filter, search index and flash-sale stock"
 $PY manage.py load_shop_geo
+$PY manage.py rebuild_search_index  # demo data is bulk-loaded, past the services' refreshes
 $PY manage.py preload_stock
 $PY manage.py reconcile_seckill --fix >/dev/null  # flash-sale shards verified (vouchers/heal.py)
 

@@ -78,7 +78,16 @@ class Shop(models.Model):
         verbose_name = _("shop")
         verbose_name_plural = _("shops")
         ordering = ["id"]
-        indexes = [models.Index(fields=["type", "id"])]
+        indexes = [
+            models.Index(fields=["type", "id"]),
+            # The list's filters and sorts (GET /api/shops): a district, a price range,
+            # best first (also score_min), most popular first; by type and best first.
+            models.Index(fields=["area", "id"], name="shop_area"),
+            models.Index(fields=["avg_price", "id"], name="shop_price"),
+            models.Index(fields=["-score", "id"], name="shop_best"),
+            models.Index(fields=["-comments", "-sold", "id"], name="shop_popular"),
+            models.Index(fields=["type", "-score", "id"], name="shop_type_best"),
+        ]
 
     def __str__(self) -> str:
         return self.name

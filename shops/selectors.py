@@ -66,12 +66,44 @@ def shop_types_json() -> bytes:
     return raw
 
 
-def shop_list(*, type_id: int | None = None, name: str | None = None) -> QuerySet[Shop]:
-    shops = Shop.objects.order_by("id")
+SHOP_FILTERS = ("area", "price_min", "price_max", "score_min")
+# Best first, ties by id: every order is total, so pages never repeat or skip a shop.
+ORDERS = {
+    None: ("id",),
+    "score": ("-score", "id"),
+    "popular": ("-comments", "-sold", "id"),
+}
+
+
+def shop_list(
+    *, type_id: int | None = None, name: str | None = None, sort: str | None = None, **filters: Any
+) -> QuerySet[Shop]:
+    """Shops of a type, named like `name`, within the filters (SHOP_FILTERS), in the
+    order `sort` names."""
+    shops = _filtered(Shop.objects.all(), **filters).order_by(*ORDERS[sort])
     if type_id is not None:
         shops = shops.filter(type_id=type_id)
     if name:
         shops = shops.filter(name__icontains=name)
+    return shops
+
+
+def _filtered(
+    shops: QuerySet[Shop],
+    *,
+    area: str | None = None,
+    price_min: int | None = None,
+    price_max: int | None = None,
+    score_min: int | None = None,
+) -> QuerySet[Shop]:
+    if area:
+        shops = shops.filter(area=area)
+    if price_min is not None:
+        shops = shops.filter(avg_price__gte=price_min)
+    if price_max is not None:
+        shops = shops.filter(avg_price__lte=price_max)
+    if score_min is not None:
+        shops = shops.filter(score__gte=score_min)
     return shops
 
 
@@ -118,11 +150,21 @@ def nearby_type_ids(type_id: int | None) -> list[int]:
     return [shop_type["id"] for shop_type in orjson.loads(shop_types_json())]
 
 
-def shops_named(hits: list[Hit], *, name: str) -> list[Hit]:
-    """The hits whose shop's name contains `name` (one query over the hits' ids)."""
-    ids = [shop_id for _, shop_id in hits]
-    named = set(Shop.objects.filter(pk__in=ids, name__icontains=name).values_list("id", flat=True))
-    return [hit for hit in hits if hit[1] in named]
+def hits_matching(
+    hits: list[Hit], *, name: str | None = None, sort: str | None = None, **filters: Any
+) -> list[Hit]:
+    """The hits whose shop is named like `name` and within the filters, nearest first or
+    in the order `sort` names (ties nearest first): one query over the hits' ids."""
+    shops = _filtered(Shop.objects.filter(pk__in=[shop_id for _, shop_id in hits]), **filters)
+    if name:
+        shops = shops.filter(name__icontains=name)
+    rows = {row[0]: row[1:] for row in shops.values_list("id", "score", "comments", "sold")}
+    kept = [hit for hit in hits if hit[1] in rows]
+    if sort == "score":
+        kept.sort(key=lambda hit: (-rows[hit[1]][0], hit))
+    elif sort == "popular":
+        kept.sort(key=lambda hit: (-rows[hit[1]][1], -rows[hit[1]][2], hit))
+    return kept
 
 
 def shops_near_shop(*, shop: dict[str, Any], radius_m: int, first: int) -> tuple[int, list[Hit]]:

@@ -88,6 +88,10 @@ class ShopWriteSerializer(fields.StrictModelSerializer):
         ]
 
 
+PRICE_MAX = 1_000_000  # yuan: what staff may set as an average price
+SORTS = ("distance", "score", "popular")
+
+
 class ShopListQuerySerializer(serializers.Serializer):
     together = {"point": ("x", "y")}  # the schema shows them as one parameter
 
@@ -95,11 +99,35 @@ class ShopListQuerySerializer(serializers.Serializer):
     name = fields.CharField(max_length=64, required=False)
     x = fields.FloatField(min_value=-180, max_value=180, required=False)
     y = fields.FloatField(min_value=-LAT_LIMIT, max_value=LAT_LIMIT, required=False)
+    area = fields.CharField(
+        max_length=64, required=False, help_text="Only this business district (exactly)."
+    )
+    price_min = fields.IntegerField(
+        min_value=0, max_value=PRICE_MAX, required=False, help_text="Average price from (yuan)."
+    )
+    price_max = fields.IntegerField(
+        min_value=0, max_value=PRICE_MAX, required=False, help_text="Average price up to (yuan)."
+    )
+    score_min = fields.IntegerField(
+        min_value=0, max_value=50, required=False, help_text="Score at least (rating x10: 0..50)."
+    )
+    sort = fields.ChoiceField(
+        choices=SORTS,
+        required=False,
+        help_text="distance (needs x and y; their default), score (best first) or popular "
+        "(most reviews, then most sold); by id without x and y.",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if ("x" in attrs) != ("y" in attrs):
             message = gettext("Give both x (longitude) and y (latitude).")
             raise serializers.ValidationError({"x": [message]})
+        if attrs.get("sort") == "distance" and "x" not in attrs:
+            message = gettext("Sorting by distance needs x (longitude) and y (latitude).")
+            raise serializers.ValidationError({"sort": [message]})
+        if attrs.get("price_min", 0) > attrs.get("price_max", PRICE_MAX):
+            message = gettext("The lowest price cannot be above the highest.")
+            raise serializers.ValidationError({"price_min": [message]})
         return attrs
 
 

@@ -17,6 +17,7 @@ from dianping.errors import Conflict
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.lock import RedisLock
+from search import index as search_index
 
 from .caches import SHOP_TYPES_IDENT, shop_bloom, shop_cache, shop_type_cache
 from .errors import Code, ShopNotFound
@@ -54,6 +55,7 @@ def shop_save(*, shop: Shop, fields: list[str] | None = None) -> Shop:
             shop.save(force_insert=True)
         shop_id = shop.pk
         transaction.on_commit(lambda: _sync_indexes(shop_id, old_type_id), robust=True)
+        search_index.refresh_on_commit("shops", shop_id)
     return shop
 
 
@@ -71,6 +73,7 @@ def shop_delete(*, shop_id: int) -> None:
                 code=Code.SHOP_IN_USE,
             ) from None
         transaction.on_commit(lambda: _sync_indexes(shop_id, type_id), robust=True)
+        search_index.refresh_on_commit("shops", shop_id)
 
 
 def review_stats_save(*, shop_id: int, reviews: int, histogram: dict[int, int]) -> bool:

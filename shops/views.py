@@ -68,9 +68,10 @@ class ShopViewSet(viewsets.ViewSet):
         responses=paged(ShopListItemSerializer),
     )
     def list(self, request: Request) -> HttpResponse:
-        """Shops (of a type with `type_id`), 5 a page, `page_size` up to 10; with x and y
-        together, those within 5 km nearest first with `distance` in metres; `name` keeps
-        those whose name contains it."""
+        """Shops (of a type with `type_id`, of every type without), 5 a page, `page_size` up
+        to 10; with x and y together, those within 5 km nearest first with `distance` in
+        metres. `name` keeps those whose name contains it; `area`, `price_min`/`price_max`
+        and `score_min` filter; `sort` orders by distance, score or popularity."""
         return _shop_list(request._request)  # GETs take `shop_list_view`; HEADs come here
 
     @extend_schema(responses=ShopSerializer)
@@ -158,6 +159,8 @@ def _shop_list(request: HttpRequest) -> HttpResponse:
     paginator = ShopPagination()
     paginator.begin(request)
     type_id = params.get("type_id")
+    filters = {name: params[name] for name in selectors.SHOP_FILTERS if name in params}
+    sort = params.get("sort")
     if "x" in params:
         type_ids = selectors.nearby_type_ids(type_id)
 
@@ -166,16 +169,16 @@ def _shop_list(request: HttpRequest) -> HttpResponse:
 
         _, replies = tokens.touch_with(request, search)
         end = paginator.offset + paginator.size
-        if params.get("name"):
+        if params.get("name") or filters or sort not in (None, "distance"):
             _, hits = selectors.nearby_hits(replies)
-            hits = selectors.shops_named(hits, name=params["name"])
+            hits = selectors.hits_matching(hits, name=params.get("name"), sort=sort, **filters)
             paginator.count = len(hits)
         else:
             paginator.count, hits = selectors.nearby_hits(replies, first=end)
         page = hits[paginator.offset : end]
         return json_response(paginator.page_body(selectors.with_distances(page, type_id=type_id)))
     tokens.touch_with(request)
-    shops = selectors.shop_list(type_id=type_id, name=params.get("name"))
+    shops = selectors.shop_list(type_id=type_id, name=params.get("name"), sort=sort, **filters)
     ids = list(paginator.paginate_queryset(shops.values_list("id", flat=True), request))
     documents = selectors.shop_documents(ids)
     return json_response(paginator.page_body([documents[i] for i in ids if i in documents]))

@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "follows",
     "signin",
     "notifications",
+    "search",
 ]
 
 MIDDLEWARE = [
@@ -329,6 +330,8 @@ SHOP_NEAR_CACHE_TTL = env.float("SHOP_NEAR_CACHE_TTL", default=30.0)  # in-proce
 SHOP_TYPE_CACHE_TTL = 24 * 60 * 60
 SHOP_BLOOM_CAPACITY = env.int("SHOP_BLOOM_CAPACITY", default=1_000_000)
 SHOP_NEARBY_RADIUS_M = 5000
+# Where search queries go (search/backends.py): the database's own inverted index by default.
+SEARCH_BACKEND = env.str("SEARCH_BACKEND", default="search.backends.DatabaseBackend")
 VISITS_FLUSH_INTERVAL = env.float("VISITS_FLUSH_INTERVAL", default=0.5)  # seconds
 # Anonymous visitor ids that count as visitors of their own, per client address per day;
 # beyond, the address counts once (a script sending new ids cannot inflate UV). A NAT

@@ -339,11 +339,11 @@ async function homePage() {
   const [types, hot, seizing] = await Promise.all([
     get("shop-types"), get("blogs/hot"), get("vouchers/activities?tab=seizing").catch(() => []),
   ]);
-  const search = h("input", { id: "search", name: "name", type: "search", maxlength: "64" });
+  const search = h("input", { id: "search", name: "q", type: "search", maxlength: "64" });
   const searchForm = h("form", { role: "search", onsubmit: (event) => {
     event.preventDefault();
-    if (search.value.trim()) location.hash = `#/shops?name=${encodeURIComponent(search.value.trim())}`;
-  } }, h("label", { for: "search" }, gettext("Search shops by name")),
+    if (search.value.trim()) location.hash = `#/search?q=${encodeURIComponent(search.value.trim())}`;
+  } }, h("label", { for: "search" }, gettext("Search shops, notes and people")),
   h("div", { class: "row" }, search, h("button", { type: "submit" }, gettext("Search"))));
   show(
     h("h1", {}, gettext("Discover")),
@@ -396,6 +396,39 @@ function watchToggle(voucherId, initially) {
   return h("div", { class: "row" }, button, status);
 }
 
+// The shop list's filters, as the API names them; the sorts each filter form offers.
+const SHOP_FILTERS = ["area", "price_min", "price_max", "score_min", "sort"];
+
+function shopFilters(initial, onApply) {
+  const field = (name, label, input) => h("div", { class: "filter" }, h("label", { for: `filter-${name}` }, label), input);
+  const number = (name, max) => h("input", { id: `filter-${name}`, name, type: "number", inputmode: "numeric", min: "0", max: String(max), value: initial[name] || "" });
+  const choice = (name, options) => h("select", { id: `filter-${name}`, name },
+    options.map(([value, label]) => h("option", { value, selected: (initial[name] || "") === value }, label)));
+  const status = h("p", { class: "message", role: "status" });
+  const form = h("form", { class: "filters", "aria-label": gettext("Filters"), onsubmit: (event) => {
+    event.preventDefault();
+    const values = {};
+    for (const name of SHOP_FILTERS) {
+      const value = form.elements[name].value.trim();
+      if (value) values[name] = name === "score_min" ? String(Math.round(Number(value) * 10)) : value;
+    }
+    if (values.price_min && values.price_max && Number(values.price_min) > Number(values.price_max)) {
+      message(status, gettext("The lowest price cannot be above the highest."));
+      return;
+    }
+    message(status, "");
+    onApply(values);
+  } },
+  h("div", { class: "row" },
+    field("area", gettext("District"), h("input", { id: "filter-area", name: "area", maxlength: "64", value: initial.area || "", placeholder: gettext("e.g. 人民广场") })),
+    field("price_min", gettext("Price from (¥)"), number("price_min", 1000000)),
+    field("price_max", gettext("Price up to (¥)"), number("price_max", 1000000)),
+    field("score_min", gettext("Score at least"), choice("score_min", [["", gettext("Any")], ["3", "★ 3.0"], ["3.5", "★ 3.5"], ["4", "★ 4.0"], ["4.5", "★ 4.5"]])),
+    field("sort", gettext("Sort by"), choice("sort", [["", gettext("Default")], ["score", gettext("Best rated")], ["popular", gettext("Most popular")]]))),
+  h("p", {}, h("button", { type: "submit", class: "secondary" }, gettext("Apply filters"))), status);
+  return form;
+}
+
 async function shopsPage(params) {
   const show = screen();
   const typeId = params.get("type");
@@ -406,26 +439,21 @@ async function shopsPage(params) {
     name ? fmt(gettext("Shops matching “%(name)s”."), { name }) : gettext("Showing shops near the city centre."));
   let page = 1;
   let point = CITY_CENTRE;
+  let filters = {};
   let generation = 0; // a reload (new location) makes answers of older loads stale
   const more = h("button", { type: "button", class: "secondary" }, gettext("More"));
   async function load(reset) {
     if (reset) { generation += 1; page = 1; list.replaceChildren(); }
     const mine = generation;
-    const query = name
-      ? `shops?name=${encodeURIComponent(name)}&page=${page}`
-      : `shops?type_id=${encodeURIComponent(typeId)}&x=${point.x}&y=${point.y}&page=${page}`;
-    const data = await get(query);
+    const query = new URLSearchParams(name ? { name } : { type_id: typeId, x: point.x, y: point.y });
+    for (const [key, value] of Object.entries(filters)) query.set(key, value);
+    query.set("page", page);
+    const data = await get(`shops?${query}`);
     if (mine !== generation) return;
-    for (const shop of data.results) {
-      list.append(h("article", { class: "card shop" },
-        shop.images.length ? h("img", { class: "thumb", src: shop.images[0], alt: "", loading: "lazy" }) : null,
-        h("h3", {}, h("a", { href: `#/shops/${shop.id}` }, shop.name)),
-        h("p", { class: "muted" }, `${shop.area} · ${shop.address}`),
-        h("p", {}, fmt(gettext("¥%(price)s/person · %(score)s"), { price: shop.avg_price, score: scoreText(shop.score) }),
-          shop.distance === undefined ? "" : fmt(gettext(" · %(metres)s m"), { metres: Math.round(shop.distance) }))));
-    }
+    for (const shop of data.results) list.append(shopCard(shop));
     if (!data.results.length && page === 1) {
-      list.append(h("p", {}, name ? gettext("No shop has that name.") : gettext("No shops of this type within 5 km.")));
+      list.append(h("p", {}, Object.keys(filters).length ? gettext("No shop matches these filters.")
+        : name ? gettext("No shop has that name.") : gettext("No shops of this type within 5 km.")));
     }
     page += 1;
     more.hidden = !data.next;
@@ -442,8 +470,78 @@ async function shopsPage(params) {
       () => { status.textContent = gettext("Location was refused; using the city centre."); },
       { timeout: 5000 });
   } }, gettext("Use my location"));
-  show(h("h1", {}, name ? gettext("Search") : gettext("Shops nearby")), h("div", { class: "row" }, locate), status, list, more);
+  const form = shopFilters({}, (values) => {
+    filters = values;
+    load(true).catch((error) => message(status, explain(error)));
+  });
+  show(h("h1", {}, name ? gettext("Search") : gettext("Shops nearby")), h("div", { class: "row" }, locate),
+    h("details", { class: "card" }, h("summary", {}, gettext("Filter and sort")), form), status, list, more);
   await load(true);
+}
+
+function shopCard(shop, highlight) {
+  return h("article", { class: "card shop" },
+    shop.images.length ? h("img", { class: "thumb", src: shop.images[0], alt: "", loading: "lazy" }) : null,
+    h("h3", {}, h("a", { href: `#/shops/${shop.id}` }, highlight ? marked(highlight.name) : shop.name)),
+    h("p", { class: "muted" }, highlight ? [marked(highlight.area), " · ", marked(highlight.address)] : `${shop.area} · ${shop.address}`),
+    h("p", {}, fmt(gettext("¥%(price)s/person · %(score)s"), { price: shop.avg_price, score: scoreText(shop.score) }),
+      shop.distance === undefined ? "" : fmt(gettext(" · %(metres)s m"), { metres: Math.round(shop.distance) })));
+}
+
+// A search hit's field: its fragments as text nodes, the matched ones inside <mark>. The
+// text never becomes markup (h() makes text nodes).
+function marked(fragments) {
+  return (fragments || []).map((part) => (part.hit ? h("mark", {}, part.text) : part.text));
+}
+
+const SEARCH_KINDS = [["shops", () => gettext("Shops")], ["notes", () => gettext("Notes")], ["users", () => gettext("People")]];
+
+async function searchPage(params) {
+  const show = screen();
+  const q = (params.get("q") || "").trim();
+  const kind = SEARCH_KINDS.some(([key]) => key === params.get("kind")) ? params.get("kind") : "shops";
+  const box = h("input", { id: "search", name: "q", type: "search", maxlength: "64", value: q });
+  const form = h("form", { role: "search", onsubmit: (event) => {
+    event.preventDefault();
+    if (box.value.trim()) location.hash = `#/search?q=${encodeURIComponent(box.value.trim())}&kind=${kind}`;
+  } }, h("label", { for: "search" }, gettext("Search shops, notes and people")),
+  h("div", { class: "row" }, box, h("button", { type: "submit" }, gettext("Search"))));
+  const tabs = h("div", { class: "tabs", role: "tablist" }, SEARCH_KINDS.map(([key, label]) =>
+    h("button", { type: "button", role: "tab", "aria-selected": String(key === kind),
+      onclick: () => { location.hash = `#/search?q=${encodeURIComponent(q)}&kind=${key}`; } }, label())));
+  const list = h("div", { role: "tabpanel" });
+  const status = h("p", { class: "muted", role: "status" });
+  const more = h("button", { type: "button", class: "secondary", hidden: true }, gettext("More"));
+  if (!q) { show(h("h1", {}, gettext("Search")), form); return; }
+  let page = 1;
+  async function load() {
+    const data = await get(`search?${new URLSearchParams({ q, kind, page })}`);
+    if (page === 1) status.textContent = fmt(ngettext("%(count)s result for “%(q)s”.", "%(count)s results for “%(q)s”.", data.count), { count: data.count, q });
+    for (const hit of data.results) list.append(searchHit(kind, hit));
+    page += 1;
+    more.hidden = !data.next;
+  }
+  more.addEventListener("click", act(more, status, load));
+  try {
+    await load();
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 400) throw error;
+    message(status, explain(error));
+  }
+  show(h("h1", {}, gettext("Search")), form, tabs, status, list, more);
+}
+
+function searchHit(kind, hit) {
+  if (kind === "shops") return shopCard(hit, hit.highlight);
+  if (kind === "users") {
+    return h("article", { class: "card" },
+      hit.icon ? h("img", { class: "avatar", src: hit.icon, alt: "" }) : null,
+      h("a", { href: `#/users/${hit.id}` }, marked(hit.highlight.nick_name)));
+  }
+  return h("article", { class: "card" },
+    h("h3", {}, h("a", { href: `#/blogs/${hit.id}` }, marked(hit.highlight.title))),
+    h("p", { class: "muted" }, h("a", { href: `#/users/${hit.user.id}` }, hit.user.nick_name), ` · ♥ ${hit.liked}`),
+    h("p", {}, marked(hit.highlight.content)));
 }
 
 function countdown(el, beginIso, done) {
@@ -1261,6 +1359,7 @@ const ROUTES = [
   [/^\/$/, homePage],
   [/^\/login$/, loginPage],
   [/^\/shops$/, shopsPage],
+  [/^\/search$/, searchPage],
   [/^\/shops\/(\d+)$/, shopPage],
   [/^\/vouchers$/, vouchersPage],
   [/^\/orders\/(\d+)$/, orderPage],

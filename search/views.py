@@ -1,0 +1,62 @@
+"""`GET /api/search`: public, page-number paginated, served without DRF for GETs (the
+viewset stands behind it for the schema and the other methods)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework import viewsets
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+
+from dianping.api.fastpath import fast_path, json_response
+from dianping.api.pagination import PageNumberPagination
+from dianping.api.queries import query_params
+from dianping.api.schema import PAGE_PARAMETERS
+
+from . import selectors
+from .serializers import SearchQuerySerializer, search_page_serializer
+from .tokenizer import query_terms
+
+
+class SearchPagination(PageNumberPagination):
+    page_size = 10
+    max_page_size = 50
+
+
+class SearchViewSet(viewsets.ViewSet):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        parameters=[SearchQuerySerializer, *PAGE_PARAMETERS],
+        responses=search_page_serializer(),
+    )
+    def list(self, request: Request) -> HttpResponse:
+        """Shops, notes or users matching the words of `q` (Chinese is segmented into
+        words), 10 a page, `page_size` up to 50: those matching the most words first, then
+        those matching in names and titles, then the most popular (shops by score and
+        reviews, notes by likes, users by followers). Each result is the kind's usual list
+        item plus `highlight`: the fields shown, cut into fragments, the hits marked."""
+        return _search(request._request)  # GETs take `search_view`; HEADs come here
+
+
+@fast_path("GET", viewset=SearchViewSet, actions={"get": "list"})
+def search_view(request: HttpRequest) -> HttpResponse:
+    return _search(request)
+
+
+def _search(request: HttpRequest) -> HttpResponse:
+    from accounts import tokens  # not at import time: accounts registers a source with us
+
+    params = query_params(request, SearchQuerySerializer)
+    paginator = SearchPagination()
+    paginator.begin(request)
+    viewer, _ = tokens.touch_with(request)
+    paginator.count, items = selectors.search(
+        kind=params["kind"],
+        query_terms=query_terms(params["q"]),
+        offset=paginator.offset,
+        limit=paginator.size,
+        viewer_id=viewer["id"] if viewer else None,
+    )
+    return json_response(paginator.page_body(items))
