@@ -286,13 +286,10 @@ def test_a_moderator_hiding_a_note_in_the_admin_takes_it_out_of_search(api, clie
     index.rebuild()
     client.force_login(UserFactory(is_staff=True, is_superuser=True))
 
-    response = client.post(
-        f"/admin/blogs/blog/{note.id}/change/",
-        {"user": note.user_id, "shop": "", "title": "火锅避雷", "images": "[]", "content": "难吃",
-         "status": Visibility.HIDDEN},
-    )  # fmt: skip
+    response = client.post("/admin/blogs/blog/", {"action": "hide", "_selected_action": [note.id]})
 
     assert response.status_code == 302
+    assert Blog.objects.get(pk=note.id).status == Visibility.HIDDEN
     assert not Posting.objects.filter(kind=2, object_id=note.id).exists()
     assert api.get("/api/search", {"q": "火锅", "kind": "notes"}).json()["results"] == []
 
