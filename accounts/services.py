@@ -203,4 +203,6 @@ def user_info_update(*, user_id: int, **changes: object) -> UserInfo:
     UserInfo.objects.bulk_create([UserInfo(user_id=user_id)], ignore_conflicts=True)
     if fields:
         UserInfo.objects.filter(user_id=user_id).update(**fields, updated_at=clock.now())
+    if "introduce" in fields:  # people are found by it (accounts/search.py)
+        search_index.refresh_on_commit("users", user_id)
     return UserInfo.objects.get(user_id=user_id)

@@ -15,9 +15,17 @@ from django.utils.translation import gettext_lazy as _
 from dianping.errors import NotFound
 from search import index as search_index
 
-from . import likes, reviews, services
+from . import reviews, services
 from .caches import blog_evict, hot_evict
 from .models import Blog, BlogComment, Report
+
+
+def _moderate(modeladmin: admin.ModelAdmin, request, kind: str, queryset, *, hide: bool) -> None:  # type: ignore[no-untyped-def]
+    """Hide or restore the selected notes or comments, closing their open reports."""
+    ids = list(queryset.values_list("id", flat=True))
+    for target_id in ids:
+        services.moderate(kind=kind, target_id=target_id, hide=hide, by_user_id=request.user.id)
+    _done(modeladmin, request, len(ids))
 
 
 def _done(modeladmin: admin.ModelAdmin, request, count: int) -> None:  # type: ignore[no-untyped-def]
@@ -41,19 +49,11 @@ class BlogAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Hide the selected notes"), permissions=["change"])
     def hide(self, request, queryset):  # type: ignore[no-untyped-def]
-        for blog_id in queryset.values_list("id", flat=True):
-            services.blog_hide(blog_id=blog_id)
-            services.reports_close(
-                kind=Report.Kind.BLOG, target_id=blog_id, status=Report.Status.HIDDEN,
-                by_user_id=request.user.id,
-            )  # fmt: skip
-        _done(self, request, queryset.count())
+        _moderate(self, request, Report.Kind.BLOG, queryset, hide=True)
 
     @admin.action(description=_("Restore the selected notes"), permissions=["change"])
     def restore(self, request, queryset):  # type: ignore[no-untyped-def]
-        for blog_id in queryset.values_list("id", flat=True):
-            services.blog_restore(blog_id=blog_id)
-        _done(self, request, queryset.count())
+        _moderate(self, request, Report.Kind.BLOG, queryset, hide=False)
 
     def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
         """An edit may move the note to another shop or author: both shops' statistics
@@ -75,14 +75,10 @@ class BlogAdmin(admin.ModelAdmin):
         self.delete_queryset(request, Blog.objects.filter(pk=obj.pk))
 
     def delete_queryset(self, request, queryset):  # type: ignore[no-untyped-def]
-        """Bulk deletes too: like keys go, the authors' cached pages are rebuilt."""
-        gone = list(queryset.values_list("id", "user_id"))
-        super().delete_queryset(request, queryset)
-        for blog_id, _author in gone:
-            transaction.on_commit(lambda b=blog_id: likes.likes_forget(b), robust=True)
-            search_index.refresh_on_commit("notes", blog_id)
-        for user_id in {user_id for _blog, user_id in gone}:
-            transaction.on_commit(lambda u=user_id: services.pages_changed(u), robust=True)
+        """Bulk deletes too, one note at a time through the service: its shop's
+        statistics, like keys, search entry and its author's cached pages follow."""
+        for blog_id in queryset.values_list("id", flat=True):
+            services.blog_delete(blog_id=blog_id, user_id=None)
 
 
 @admin.register(BlogComment)
@@ -90,24 +86,17 @@ class BlogCommentAdmin(admin.ModelAdmin):
     list_display = ["id", "blog", "user", "content", "status", "created_at"]
     list_filter = ["status"]
     raw_id_fields = ["blog", "user", "parent"]
+    list_select_related = ["blog", "user"]
     readonly_fields = ["status", "liked", "created_at"]
     actions = ["hide", "restore"]
 
     @admin.action(description=_("Hide the selected comments"), permissions=["change"])
     def hide(self, request, queryset):  # type: ignore[no-untyped-def]
-        for comment_id in queryset.values_list("id", flat=True):
-            services.comment_hide(comment_id=comment_id)
-            services.reports_close(
-                kind=Report.Kind.COMMENT, target_id=comment_id, status=Report.Status.HIDDEN,
-                by_user_id=request.user.id,
-            )  # fmt: skip
-        _done(self, request, queryset.count())
+        _moderate(self, request, Report.Kind.COMMENT, queryset, hide=True)
 
     @admin.action(description=_("Restore the selected comments"), permissions=["change"])
     def restore(self, request, queryset):  # type: ignore[no-untyped-def]
-        for comment_id in queryset.values_list("id", flat=True):
-            services.comment_restore(comment_id=comment_id)
-        _done(self, request, queryset.count())
+        _moderate(self, request, Report.Kind.COMMENT, queryset, hide=False)
 
     def has_add_permission(self, request):  # type: ignore[no-untyped-def]
         return False  # comments come from users; their count is kept by the services
@@ -162,20 +151,8 @@ class ReportAdmin(admin.ModelAdmin):
 
     def _handle(self, request, queryset, *, hide: bool) -> None:  # type: ignore[no-untyped-def]
         targets = set(queryset.values_list("kind", "target_id"))
-        status = Report.Status.HIDDEN if hide else Report.Status.DISMISSED
         for kind, target_id in sorted(targets):
-            try:
-                if kind == Report.Kind.BLOG:
-                    change = services.blog_hide if hide else services.blog_restore
-                    change(blog_id=target_id)
-                else:
-                    change = services.comment_hide if hide else services.comment_restore
-                    change(comment_id=target_id)
-            except NotFound:
-                pass  # deleted since it was reported: the reports are closed all the same
-            services.reports_close(
-                kind=kind, target_id=target_id, status=status, by_user_id=request.user.id
-            )
+            services.moderate(kind=kind, target_id=target_id, hide=hide, by_user_id=request.user.id)
         self.message_user(
             request,
             gettext("%(count)d reported items handled.") % {"count": len(targets)},

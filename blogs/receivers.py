@@ -9,9 +9,10 @@ from django.db.models.signals import post_delete
 
 from accounts.signals import profile_changed
 from follows.signals import follow_synced
+from shops.models import Shop
 
 from . import feed
-from .caches import blog_evict, hot_evict
+from .caches import blog_evict, hot_evict, reviews_cache
 from .models import Blog
 
 
@@ -41,13 +42,22 @@ def _blog_deleted(sender: Any, instance: Blog, using: str, **_: Any) -> None:
     blog_id, user_id, shop_id = instance.pk, instance.user_id, instance.shop_id
     transaction.on_commit(lambda: blog_evict(blog_id), using=using, robust=True)
     transaction.on_commit(hot_evict, using=using, robust=True)
-    if shop_id is not None:  # a review gone: its shop's statistics are counted again
+    counted = getattr(instance, "reviews_counted", False)  # by blogs.services.blog_delete
+    if shop_id is not None and not counted:  # a review gone past the services: count again
         transaction.on_commit(
             lambda: tasks.recount_reviews.delay(user_id, shop_id), using=using, robust=True
         )
+
+
+def _shop_deleted(sender: Any, instance: Any, using: str, **_: Any) -> None:
+    """A deleted shop's reviews list answers 404 at once, not when its cache expires
+    (its notes stay, about no shop)."""
+    shop_id = instance.pk
+    transaction.on_commit(lambda: reviews_cache().evict(shop_id), using=using, robust=True)
 
 
 def connect() -> None:
     follow_synced.connect(_follow_synced, dispatch_uid="blogs.feed.follow_synced")
     profile_changed.connect(_profile_changed, dispatch_uid="blogs.caches.profile_changed")
     post_delete.connect(_blog_deleted, sender=Blog, dispatch_uid="blogs.caches.blog_deleted")
+    post_delete.connect(_shop_deleted, sender=Shop, dispatch_uid="blogs.caches.shop_deleted")

@@ -61,6 +61,11 @@ def _rate_again(*, user_id: int, shop_id: int) -> None:
     if newest is None:
         ShopRating.objects.filter(user_id=user_id, shop_id=shop_id).delete()
         return
+    # The note may have rated another shop, or been another author's, until this change:
+    # that row goes first (a note carries one rating; both shops are locked already).
+    ShopRating.objects.filter(blog_id=newest["id"]).exclude(
+        user_id=user_id, shop_id=shop_id
+    ).delete()
     ShopRating.objects.update_or_create(
         user_id=user_id,
         shop_id=shop_id,

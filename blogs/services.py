@@ -10,7 +10,7 @@ from django.db.models import F
 from django.utils.translation import gettext
 
 from dianping import clock
-from dianping.errors import Conflict, Forbidden, InvalidInput
+from dianping.errors import Conflict, Forbidden, InvalidInput, NotFound
 from dianping.transactions import retry_on_lock_conflict
 from notifications import api as notify
 from search import index as search_index
@@ -65,7 +65,8 @@ def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
         old_shop_id = blog.shop_id
         for name, value in fields.items():
             setattr(blog, name, value)
-        _check_rating({"shop_id": blog.shop_id, "rating": blog.rating})
+        if fields.keys() & {"rating", "shop_id"}:  # a note whose shop was deleted keeps its words
+            _check_rating({"shop_id": blog.shop_id, "rating": blog.rating})
         if fields:
             blog.save(update_fields=[*fields, "updated_at"])
             reviews.reviews_changed(user_id=user_id, shop_ids=[old_shop_id, blog.shop_id])
@@ -76,13 +77,17 @@ def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
 
 
 @retry_on_lock_conflict
-def blog_delete(*, blog_id: int, user_id: int) -> None:
+def blog_delete(*, blog_id: int, user_id: int | None) -> None:
+    """Its author deletes a note (`user_id` None: a moderator, in the admin)."""
     with transaction.atomic():
-        blog = _own_with_shops(blog_id, user_id)
+        moderator = user_id is None
+        blog = _locked_with_shops(blog_id) if moderator else _own_with_shops(blog_id, user_id)
+        author_id = blog.user_id
+        blog.reviews_counted = True  # here, below: the receivers need not count again
         blog.delete()  # its cached detail goes with it (receivers)
-        reviews.reviews_changed(user_id=user_id, shop_ids=[blog.shop_id])
+        reviews.reviews_changed(user_id=author_id, shop_ids=[blog.shop_id])
         transaction.on_commit(lambda: likes.likes_forget(blog_id), robust=True)
-        transaction.on_commit(lambda: pages_changed(user_id), robust=True)
+        transaction.on_commit(lambda: pages_changed(author_id), robust=True)
         search_index.refresh_on_commit("notes", blog_id)
 
 
@@ -100,7 +105,9 @@ def comment_create(
             raise BlogNotFound()
         if (
             parent_id is not None
-            and not BlogComment.objects.filter(pk=parent_id, blog_id=blog_id).exists()
+            and not BlogComment.objects.filter(
+                pk=parent_id, blog_id=blog_id, status=Visibility.VISIBLE
+            ).exists()
         ):
             # Well formed, naming no comment of this note: as for any reference in a body
             # (dianping.api.fields.missing_reference), a 409.
@@ -168,6 +175,24 @@ def comment_restore(*, comment_id: int) -> BlogComment:
     return _set_comment_status(comment_id, Visibility.VISIBLE)
 
 
+@retry_on_lock_conflict
+def moderate(*, kind: str, target_id: int, hide: bool, by_user_id: int | None) -> None:
+    """A moderator's call on a note or comment (`kind` a Report.Kind): hide it, or keep
+    it (restore it if hidden); either way its open reports close with the verdict, in
+    the same transaction. A target deleted since it was reported closes its reports all
+    the same."""
+    with transaction.atomic():
+        try:
+            if kind == Report.Kind.BLOG:
+                _set_blog_status(target_id, Visibility.HIDDEN if hide else Visibility.VISIBLE)
+            else:
+                _set_comment_status(target_id, Visibility.HIDDEN if hide else Visibility.VISIBLE)
+        except NotFound:
+            pass
+        status = Report.Status.HIDDEN if hide else Report.Status.DISMISSED
+        reports_close(kind=kind, target_id=target_id, status=status, by_user_id=by_user_id)
+
+
 def _set_blog_status(blog_id: int, status: int) -> Blog:
     with transaction.atomic():
         blog = _locked_with_shops(blog_id)
@@ -233,8 +258,12 @@ def report_create(
     """Report a visible note or comment; (the report, whether this call made it). A user's
     repeated report of the same target while it waits returns the open one unchanged: one
     vote per user in the queue, and a retried request is harmless."""
-    target = Blog if kind == Report.Kind.BLOG else BlogComment
-    if not target.objects.filter(pk=target_id, status=Visibility.VISIBLE).exists():
+    visible = Blog.objects.filter(status=Visibility.VISIBLE)
+    if kind == Report.Kind.COMMENT:
+        visible = BlogComment.objects.filter(
+            status=Visibility.VISIBLE, blog__status=Visibility.VISIBLE
+        )
+    if not visible.filter(pk=target_id).exists():
         raise Conflict(
             gettext("Nothing to report: no such note or comment."),
             code=Code.REPORT_TARGET_NOT_FOUND,
@@ -272,14 +301,18 @@ def _locked_with_shops(blog_id: int, *, also: int | None = None) -> Blog:
     """The note, locked, with the row of the shop it is about (and of `also`) locked
     first, as blogs.reviews orders its locks; 404 when missing. Should the note move to
     another shop between the read and the locks, the locks are taken again."""
+    note = Blog.objects.filter(pk=blog_id)
     while True:
-        shop_id = Blog.objects.filter(pk=blog_id).values_list("shop_id", flat=True).first()
+        shop_id = note.values_list("shop_id", flat=True).first()
         reviews.lock_shops([shop_id, also])
-        blog = Blog.objects.select_for_update().filter(pk=blog_id).first()
-        if blog is None:
-            raise BlogNotFound()
-        if blog.shop_id == shop_id:
-            return blog
+        # Whoever moves a note holds its shop's lock, which is ours now: read again, the
+        # shop can no longer change, and the note's lock comes after its shop's.
+        if note.values_list("shop_id", flat=True).first() == shop_id:
+            break
+    blog = note.select_for_update().first()
+    if blog is None:
+        raise BlogNotFound()
+    return blog
 
 
 def _check_rating(fields: dict[str, Any]) -> None:

@@ -12,6 +12,7 @@ class NotificationAdmin(admin.ModelAdmin):
     list_display = ["id", "recipient", "kind", "actor", "read_at", "created_at"]
     list_filter = ["kind"]
     raw_id_fields = ["recipient", "actor", "blog", "comment", "voucher"]
+    list_select_related = ["recipient", "actor"]
     search_fields = ["recipient__phone", "recipient__nick_name"]
 
     def has_add_permission(self, request):  # type: ignore[no-untyped-def]

@@ -4,6 +4,8 @@ import notifications.api, never the other way round at import time."""
 
 from __future__ import annotations
 
+from django.db import transaction
+
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 
@@ -24,46 +26,55 @@ def followed(*, follower_id: int, followed_id: int) -> bool:
 
 def liked(*, blog_id: int, liker_id: int) -> bool:
     """Tell the author about a like, once per liker and note (like, unlike, like again
-    tells once), and not if it was taken back before the task ran."""
+    tells once), and not if it was taken back, or the note hidden, before the task ran."""
     from blogs.models import Blog
 
-    author_id = Blog.objects.filter(pk=blog_id).values_list("user_id", flat=True).first()
-    if author_id is None or get_redis().zscore(keys.blog_likes(blog_id), liker_id) is None:
-        return False
-    return _added(
-        recipient_id=author_id, kind=Kind.LIKED, key=dedup_key(Kind.LIKED, liker_id, blog_id),
-        actor_id=liker_id, blog_id=blog_id,
-    )  # fmt: skip
+    with transaction.atomic():  # the note's row held: a moderator's hide waits, or came first
+        visible = Blog.objects.select_for_update().filter(pk=blog_id, status=Blog.Status.VISIBLE)
+        author_id = visible.values_list("user_id", flat=True).first()
+        if author_id is None or get_redis().zscore(keys.blog_likes(blog_id), liker_id) is None:
+            return False
+        return _added(
+            recipient_id=author_id, kind=Kind.LIKED, key=dedup_key(Kind.LIKED, liker_id, blog_id),
+            actor_id=liker_id, blog_id=blog_id,
+        )  # fmt: skip
 
 
 def commented(*, comment_id: int) -> int:
     """Tell the note's author about a comment and, for a reply, the comment's author
-    (one notification if they are the same person). Returns how many were told."""
-    from blogs.models import BlogComment
+    (one notification if they are the same person), unless the comment or its note was
+    hidden before the task ran. Returns how many were told."""
+    from blogs.models import Blog, BlogComment
 
-    comment = (
-        BlogComment.objects.select_related("blog", "parent")
-        .only("id", "user_id", "blog__id", "blog__user_id", "parent__id", "parent__user_id")
-        .filter(pk=comment_id)
-        .first()
-    )
-    if comment is None:
+    blog_id = BlogComment.objects.filter(pk=comment_id).values_list("blog_id", flat=True).first()
+    if blog_id is None:
         return 0
-    recipients = [comment.blog.user_id]
-    if comment.parent is not None:
-        recipients.append(comment.parent.user_id)
-    key = dedup_key(Kind.COMMENTED, comment_id)
-    return sum(
-        _added(
-            recipient_id=recipient_id,
-            kind=Kind.COMMENTED,
-            key=key,
-            actor_id=comment.user_id,
-            blog_id=comment.blog_id,
-            comment_id=comment_id,
+    with transaction.atomic():  # the note's row held, as every comment write and hide holds it
+        if not Blog.objects.select_for_update().filter(pk=blog_id, status=Blog.Status.VISIBLE):
+            return 0
+        comment = (
+            BlogComment.objects.select_related("blog", "parent")
+            .only("id", "user_id", "blog__id", "blog__user_id", "parent__id", "parent__user_id")
+            .filter(pk=comment_id, status=BlogComment.Status.VISIBLE)
+            .first()
         )
-        for recipient_id in dict.fromkeys(recipients)
-    )
+        if comment is None:
+            return 0
+        recipients = [comment.blog.user_id]
+        if comment.parent is not None:
+            recipients.append(comment.parent.user_id)
+        key = dedup_key(Kind.COMMENTED, comment_id)
+        return sum(
+            _added(
+                recipient_id=recipient_id,
+                kind=Kind.COMMENTED,
+                key=key,
+                actor_id=comment.user_id,
+                blog_id=comment.blog_id,
+                comment_id=comment_id,
+            )
+            for recipient_id in dict.fromkeys(recipients)
+        )
 
 
 def order_cancelled(*, order_id: int) -> bool:

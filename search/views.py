@@ -13,6 +13,7 @@ from dianping.api.fastpath import fast_path, json_response
 from dianping.api.pagination import PageNumberPagination
 from dianping.api.queries import query_params
 from dianping.api.schema import PAGE_PARAMETERS
+from dianping.api.viewer import touch_viewer
 
 from . import selectors
 from .serializers import SearchQuerySerializer, search_page_serializer
@@ -46,12 +47,10 @@ def search_view(request: HttpRequest) -> HttpResponse:
 
 
 def _search(request: HttpRequest) -> HttpResponse:
-    from accounts import tokens  # not at import time: accounts registers a source with us
-
     params = query_params(request, SearchQuerySerializer)
     paginator = SearchPagination()
     paginator.begin(request)
-    viewer, _ = tokens.touch_with(request)
+    viewer = touch_viewer(request)
     paginator.count, items = selectors.search(
         kind=params["kind"],
         query_terms=query_terms(params["q"]),

@@ -94,7 +94,7 @@ def sold_save(*, sold: dict[int, int]) -> None:
     """Store shops' counts of paid coupons ({shop id: count}, counted by vouchers.sold);
     their cached documents are evicted after commit."""
     with transaction.atomic():
-        for shop_id, count in sold.items():
+        for shop_id, count in sorted(sold.items()):  # rows in id order, as review writers
             Shop.objects.filter(pk=shop_id).exclude(sold=count).update(sold=count)
         transaction.on_commit(lambda: shop_cache().evict_many(list(sold)), robust=True)
 

@@ -68,7 +68,9 @@ def once(request: Request, *, scope: str, user_id: int, run: Callable[[], Respon
     if (earlier := _replay(store, fingerprint_hex)) is not None:
         return earlier
     lock = RedisLock(
-        keys.idempotency_lock(scope, user_id, digest), ttl=settings.IDEMPOTENCY_LOCK_TTL
+        keys.idempotency_lock(scope, user_id, digest),
+        ttl=settings.IDEMPOTENCY_LOCK_TTL,
+        watchdog=True,  # held for as long as the write runs, its retries included
     )
     if not lock.acquire(wait=settings.IDEMPOTENCY_WAIT):
         raise Conflict(

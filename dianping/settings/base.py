@@ -302,6 +302,8 @@ CELERY_BEAT_SCHEDULE = {
 }
 # What /api/health checks besides the database and Redis: functions returning (fields to
 # report, healthy?), each app's own.
+# Who is calling, for fast-path reads in apps that accounts depends on (dianping.api.viewer).
+API_VIEWER = "accounts.tokens.touch_with"
 HEALTH_CHECKS = [
     "dianping.tasks.heartbeat_health",
     "vouchers.drain.drain_health",

@@ -99,3 +99,16 @@ def test_many_threads_create_and_delete_comments_on_one_note() -> None:
     rows = BlogComment.objects.filter(blog=blog).count()
     assert rows == 8 * 3
     assert Blog.objects.get(pk=blog.pk).comments == rows
+
+
+@pytest.mark.django_db(transaction=True)
+def test_no_reply_to_a_hidden_comment(user_api, other_user) -> None:
+    note = BlogFactory()
+    hidden = services.comment_create(blog_id=note.id, user_id=other_user.id, content="c")
+    services.comment_hide(comment_id=hidden.id)
+
+    response = user_api.post(
+        f"/api/blogs/{note.id}/comments", {"content": "r", "parent_id": hidden.id}, format="json"
+    )
+
+    assert (response.status_code, response.json()["code"]) == (409, "parent_not_found")

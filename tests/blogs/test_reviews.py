@@ -330,3 +330,61 @@ def test_hiding_a_review_takes_it_out_of_the_score_and_list_and_restoring_brings
 
     seen = _shop(api, shop.id)
     assert (seen["score"], seen["comments"], seen["ratings"]) == (30, 2, [1, 0, 0, 0, 1])
+
+
+def test_moving_a_rated_note_to_a_shop_with_a_lower_id(api, user_api) -> None:
+    # Shops are recounted in id order: the lower one first, while the note's rating row
+    # still names the other. It answered 500 (the rating row is one per note).
+    lower, higher = ShopFactory(), ShopFactory()
+    note = _note(user_api, higher.id, rating=4)
+
+    moved = user_api.patch(f"/api/blogs/{note['id']}", {"shop_id": lower.id}, format="json")
+
+    assert moved.status_code == 200
+    assert (_shop(api, lower.id)["ratings"], _shop(api, higher.id)["ratings"]) == (
+        [0, 0, 0, 1, 0],
+        [0, 0, 0, 0, 0],
+    )
+
+
+def test_an_admin_giving_a_note_to_another_author_moves_the_rating(api, user, client) -> None:
+    shop = ShopFactory()
+    note = _note(client_for(user), shop.id, rating=2)
+    other = UserFactory()
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+
+    response = client.post(
+        f"/admin/blogs/blog/{note['id']}/change/",
+        {"user": other.id, "shop": shop.id, "title": "t", "images": "[]", "content": "c"},
+    )
+
+    assert response.status_code == 302
+    assert list(ShopRating.objects.values_list("user_id", "stars")) == [(other.id, 2)]
+    assert _shop(api, shop.id)["ratings"] == [0, 1, 0, 0, 0]
+
+
+def test_an_admin_bulk_delete_recounts_through_the_service(api, user_api, client) -> None:
+    shop = ShopFactory()
+    notes = [_note(user_api, shop.id, rating=3), _note(client_for(UserFactory()), shop.id)]
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+
+    client.post(
+        "/admin/blogs/blog/",
+        {"action": "delete_selected", "_selected_action": [n["id"] for n in notes], "post": "yes"},
+    )
+
+    assert not Blog.objects.exists()
+    seen = _shop(api, shop.id)
+    assert (seen["score"], seen["comments"], seen["ratings"]) == (0, 0, [0, 0, 0, 0, 0])
+
+
+def test_a_deleted_shops_reviews_are_gone_and_its_notes_still_editable(api, user_api) -> None:
+    shop = ShopFactory()
+    note = _note(user_api, shop.id, rating=5)
+    assert api.get(f"/api/shops/{shop.id}/reviews").status_code == 200  # cached
+
+    Shop.objects.filter(pk=shop.id).delete()
+
+    assert api.get(f"/api/shops/{shop.id}/reviews").status_code == 404
+    edited = user_api.patch(f"/api/blogs/{note['id']}", {"title": "still mine"}, format="json")
+    assert (edited.status_code, edited.json()["title"]) == (200, "still mine")

@@ -218,3 +218,37 @@ def test_a_deleted_note_takes_its_notifications(user, other_user) -> None:
     assert client_for(user).delete(f"/api/blogs/{note.id}").status_code == 204
 
     assert _inbox(client_for(user)) == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_hiding_a_note_or_comment_drops_what_was_said_about_it(user, other_user) -> None:
+    from blogs import services as blogs
+
+    note = BlogFactory(user=user)
+    client_for(other_user).post(f"/api/blogs/{note.id}/like")
+    path = f"/api/blogs/{note.id}/comments"
+    mine = client_for(user).post(path, {"content": "我的"}, format="json").json()
+    reply = {"content": "回复", "parent_id": mine["id"]}
+    client_for(other_user).post(path, reply, format="json")
+    assert sorted(n["kind"] for n in _inbox(client_for(user))) == ["commented", "liked"]
+
+    blogs.blog_hide(blog_id=note.id)
+
+    assert _inbox(client_for(user)) == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_like_or_comment_told_after_its_note_was_hidden_tells_nobody(user, other_user) -> None:
+    # The task runs after the request: a moderator may have hidden the note in between.
+    from blogs import services as blogs
+    from notifications import producers
+
+    note = BlogFactory(user=user)
+    client_for(other_user).post(f"/api/blogs/{note.id}/like")
+    comment = blogs.comment_create(blog_id=note.id, user_id=other_user.id, content="c")
+    Notification.objects.all().delete()
+    blogs.blog_hide(blog_id=note.id)
+
+    assert producers.liked(blog_id=note.id, liker_id=other_user.id) is False
+    assert producers.commented(comment_id=comment.id) == 0
+    assert not Notification.objects.exists()

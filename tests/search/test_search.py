@@ -312,3 +312,19 @@ def test_an_operator_renaming_a_user_in_the_admin_reaches_search(api, client) ->
 
     assert response.status_code == 302, response.context["adminform"].form.errors
     assert _ids(api.get("/api/search", {"q": "咖啡", "kind": "users"}).json()) == [user.id]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_new_introduction_reaches_people_search(api) -> None:
+    from tests.conftest import client_for
+
+    user = UserFactory(nick_name="阿明")
+    index.rebuild()
+
+    edited = client_for(user).patch(
+        "/api/users/me/info", {"introduce": "爱吃小笼包"}, format="json"
+    )
+
+    assert edited.status_code == 200
+    found = api.get("/api/search", {"q": "小笼包", "kind": "users"}).json()["results"]
+    assert [u["id"] for u in found] == [user.id]
