@@ -606,9 +606,10 @@ function claimable(card, voucher, status) {
 
 // How many ratings gave each number of stars, 5 down to 1, as bars.
 function histogram(shop) {
-  const total = shop.ratings.reduce((a, b) => a + b, 0);
+  const ratings = shop.ratings || [0, 0, 0, 0, 0]; // a document cached before ratings existed
+  const total = ratings.reduce((a, b) => a + b, 0);
   return h("dl", { class: "histogram", "aria-label": gettext("Ratings") }, [5, 4, 3, 2, 1].map((n) => {
-    const count = shop.ratings[n - 1];
+    const count = ratings[n - 1];
     return h("div", { class: "bar" },
       h("dt", {}, fmt(ngettext("%(n)s star", "%(n)s stars", n), { n })),
       h("dd", {}, h("meter", { min: "0", max: String(total || 1), value: String(count) }), ` ${count}`));
