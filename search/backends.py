@@ -37,6 +37,11 @@ class SearchBackend(ABC):
         """Drop documents whose rows may no longer be found; returns how many."""
 
 
+# No index holds this many documents. Page numbers are unbounded, and an OFFSET past
+# what the database parses (MariaDB: 2^64 - 1) would be a syntax error, not an empty page.
+OFFSET_MAX = 2**32
+
+
 class DatabaseBackend(SearchBackend):
     def index(self, source: Source, documents: dict[int, Texts | None]) -> None:
         rows = [
@@ -65,12 +70,13 @@ class DatabaseBackend(SearchBackend):
             return 0, []
         sql, params = self._ranked(source, query_terms)
         with connection.cursor() as cursor:
-            cursor.execute(f"{sql} LIMIT %s OFFSET %s", [*params, limit, offset])
-            rows = cursor.fetchall()
-            if rows:
-                return rows[0][1], [row[0] for row in rows]
-            if offset == 0:
-                return 0, []
+            if offset < OFFSET_MAX:
+                cursor.execute(f"{sql} LIMIT %s OFFSET %s", [*params, limit, offset])
+                rows = cursor.fetchall()
+                if rows:
+                    return rows[0][1], [row[0] for row in rows]
+                if offset == 0:
+                    return 0, []
             # Past the end: the window count came with no row, so count them apart (rare).
             cursor.execute(f"SELECT COUNT(*) FROM ({sql}) ranked", params)
             return cursor.fetchone()[0], []
