@@ -6,15 +6,12 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from django.utils.translation import gettext
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
 from dianping.api import fields
 
 from .documents import kinds, source
-from .errors import Code
-from .tokenizer import query_terms
 
 KINDS = ("shops", "notes", "users")  # the client's tabs, shops first (the default)
 QUERY_MAX = 64
@@ -27,13 +24,6 @@ class SearchQuerySerializer(serializers.Serializer):
     kind = fields.ChoiceField(
         choices=KINDS, default="shops", help_text="What to find: shops (default), notes or users."
     )
-
-    def validate_q(self, value: str) -> str:
-        if not query_terms(value):
-            raise serializers.ValidationError(
-                gettext("Give a word to search for, not only punctuation."), code=Code.NO_WORDS
-            )
-        return value
 
 
 class FragmentSerializer(serializers.Serializer):

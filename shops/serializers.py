@@ -89,7 +89,7 @@ class ShopWriteSerializer(fields.StrictModelSerializer):
 
 
 PRICE_MAX = 1_000_000  # yuan: what staff may set as an average price
-SORTS = ("distance", "score", "popular")
+SORTS = ("score", "popular")  # near a point, nearest first unless one is given
 
 
 class ShopListQuerySerializer(serializers.Serializer):
@@ -114,17 +114,14 @@ class ShopListQuerySerializer(serializers.Serializer):
     sort = fields.ChoiceField(
         choices=SORTS,
         required=False,
-        help_text="distance (needs x and y; their default), score (best first) or popular "
-        "(most reviews, then most sold); by id without x and y.",
+        help_text="score (best first) or popular (most reviews, then most sold); without it, "
+        "nearest first with x and y, by id without.",
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if ("x" in attrs) != ("y" in attrs):
             message = gettext("Give both x (longitude) and y (latitude).")
             raise serializers.ValidationError({"x": [message]})
-        if attrs.get("sort") == "distance" and "x" not in attrs:
-            message = gettext("Sorting by distance needs x (longitude) and y (latitude).")
-            raise serializers.ValidationError({"sort": [message]})
         if attrs.get("price_min", 0) > attrs.get("price_max", PRICE_MAX):
             message = gettext("The lowest price cannot be above the highest.")
             raise serializers.ValidationError({"price_min": [message]})

@@ -71,7 +71,7 @@ class ShopViewSet(viewsets.ViewSet):
         """Shops (of a type with `type_id`, of every type without), 5 a page, `page_size` up
         to 10; with x and y together, those within 5 km nearest first with `distance` in
         metres. `name` keeps those whose name contains it; `area`, `price_min`/`price_max`
-        and `score_min` filter; `sort` orders by distance, score or popularity."""
+        and `score_min` filter; `sort` orders by score or popularity instead."""
         return _shop_list(request._request)  # GETs take `shop_list_view`; HEADs come here
 
     @extend_schema(responses=ShopSerializer)
@@ -169,7 +169,7 @@ def _shop_list(request: HttpRequest) -> HttpResponse:
 
         _, replies = tokens.touch_with(request, search)
         end = paginator.offset + paginator.size
-        if params.get("name") or filters or sort not in (None, "distance"):
+        if params.get("name") or filters or sort is not None:
             _, hits = selectors.nearby_hits(replies)
             hits = selectors.hits_matching(hits, name=params.get("name"), sort=sort, **filters)
             paginator.count = len(hits)
