@@ -122,9 +122,6 @@ class ShopListQuerySerializer(serializers.Serializer):
         if ("x" in attrs) != ("y" in attrs):
             message = gettext("Give both x (longitude) and y (latitude).")
             raise serializers.ValidationError({"x": [message]})
-        if attrs.get("price_min", 0) > attrs.get("price_max", PRICE_MAX):
-            message = gettext("The lowest price cannot be above the highest.")
-            raise serializers.ValidationError({"price_min": [message]})
         return attrs
 
 
