@@ -11,12 +11,12 @@ from django.conf import settings
 from django.utils import translation
 from rest_framework.test import APIClient
 
-from accounts import tokens
 from accounts.models import User
 from accounts.sms import locmem
 from dianping import clock, runtime
 from dianping.redis.client import get_redis
 from tests.factories import UserFactory
+from tests.helpers import FakeClock, client_for
 from vouchers import heal
 
 
@@ -61,19 +61,6 @@ def sms_outbox() -> Iterator[list[tuple[str, str]]]:
     locmem.outbox.clear()
     yield locmem.outbox
     locmem.outbox.clear()
-
-
-class FakeClock:
-    """A clock that moves only when told to."""
-
-    def __init__(self, start: float) -> None:
-        self.value = start
-
-    def __call__(self) -> float:
-        return self.value
-
-    def advance(self, seconds: float) -> None:
-        self.value += seconds
 
 
 @pytest.fixture
@@ -123,13 +110,6 @@ def admin_client(client, staff_user):  # type: ignore[no-untyped-def]
     """Django's test client logged into admin as a superuser."""
     User.objects.filter(pk=staff_user.pk).update(is_superuser=True)
     client.force_login(staff_user)
-    return client
-
-
-def client_for(user) -> APIClient:  # type: ignore[no-untyped-def]
-    """An API client carrying a fresh login token for `user`."""
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens.token_issue(user)}")
     return client
 
 

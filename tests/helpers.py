@@ -1,4 +1,6 @@
-"""Helpers for tests that need real concurrency and polling instead of sleeps."""
+"""Helpers shared by the tests (fixtures live in conftest.py; tests import helpers from
+here, never from conftest): real concurrency and polling instead of sleeps, API clients
+with a login, a clock that moves only when told."""
 
 from __future__ import annotations
 
@@ -15,13 +17,35 @@ from typing import Any, TypeVar
 
 import redis
 from django.db import connection
+from rest_framework.test import APIClient
 
+from accounts import tokens
 from dianping.redis import nearcache
 from dianping.redis.cache import CacheClient
 from dianping.redis.client import get_redis
 from dianping.redis.cluster import is_cluster
 
 T = TypeVar("T")
+
+
+class FakeClock:
+    """A clock that moves only when told to."""
+
+    def __init__(self, start: float) -> None:
+        self.value = start
+
+    def __call__(self) -> float:
+        return self.value
+
+    def advance(self, seconds: float) -> None:
+        self.value += seconds
+
+
+def client_for(user) -> APIClient:  # type: ignore[no-untyped-def]
+    """An API client carrying a fresh login token for `user`."""
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens.token_issue(user)}")
+    return client
 
 
 def free_port() -> int:

@@ -11,8 +11,8 @@ from django.test.utils import CaptureQueriesContext
 from accounts import tokens
 from blogs.models import Blog
 from shops import services as shop_services
-from tests.conftest import client_for
 from tests.factories import BlogFactory, NormalVoucherFactory, ShopFactory, UserFactory
+from tests.helpers import client_for
 from tests.vouchers.sales import drain_all, start_sale
 from vouchers import order_services, shard
 from vouchers.caches import shop_vouchers_cache

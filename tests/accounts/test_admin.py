@@ -7,8 +7,8 @@ import pytest
 from accounts import tokens
 from accounts.models import User
 from dianping.redis import keys
-from tests.conftest import client_for
 from tests.factories import UserFactory
+from tests.helpers import client_for
 
 
 def _token(client) -> str:  # type: ignore[no-untyped-def]

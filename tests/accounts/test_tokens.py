@@ -9,9 +9,8 @@ import pytest
 from accounts import services, tokens
 from accounts.models import User
 from dianping.redis import keys
-from tests.conftest import client_for
 from tests.factories import UserFactory
-from tests.helpers import command_calls, reset_command_stats
+from tests.helpers import client_for, command_calls, reset_command_stats
 
 
 def _token(client) -> str:  # type: ignore[no-untyped-def]

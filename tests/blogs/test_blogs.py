@@ -7,8 +7,8 @@ import pytest
 from blogs import likes
 from blogs.models import Blog, BlogComment
 from dianping.redis import keys
-from tests.conftest import client_for
 from tests.factories import BlogFactory, ShopFactory
+from tests.helpers import client_for
 
 
 @pytest.mark.django_db

@@ -7,9 +7,8 @@ import pytest
 
 from blogs import services
 from blogs.models import Blog, BlogComment
-from tests.conftest import client_for
 from tests.factories import BlogFactory, UserFactory
-from tests.helpers import run_concurrently
+from tests.helpers import client_for, run_concurrently
 
 pytestmark = pytest.mark.django_db(transaction=True)  # evictions run after commit
 

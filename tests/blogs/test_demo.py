@@ -10,7 +10,7 @@ from dianping.redis import keys
 from follows.models import Follow
 from shops.models import Shop
 from shops.services import score_of
-from tests.conftest import client_for
+from tests.helpers import client_for
 
 
 @pytest.mark.django_db(transaction=True)

@@ -11,9 +11,8 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.services import user_update_profile
 from blogs.caches import blog_cache, like_count_cache
-from tests.conftest import client_for
 from tests.factories import BlogFactory, UserFactory
-from tests.helpers import count_round_trips, warm_near_cache
+from tests.helpers import client_for, count_round_trips, warm_near_cache
 
 pytestmark = pytest.mark.django_db(transaction=True)  # evictions run after commit
 

@@ -14,9 +14,8 @@ from dianping import clock
 from dianping.celery import app
 from dianping.redis import keys
 from follows import services as follows
-from tests.conftest import client_for
 from tests.factories import BlogFactory, UserFactory
-from tests.helpers import wait_until
+from tests.helpers import client_for, wait_until
 from tests.workers import current_database_url, kill, start_worker
 
 

@@ -7,8 +7,7 @@ import pytest
 
 from blogs.models import Blog
 from dianping.api.idempotency import REPLAYED
-from tests.conftest import client_for
-from tests.helpers import run_concurrently
+from tests.helpers import client_for, run_concurrently
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,9 +9,8 @@ import pytest
 from blogs import likes
 from blogs.models import Blog
 from dianping.redis import keys
-from tests.conftest import client_for
 from tests.factories import BlogFactory, UserFactory
-from tests.helpers import run_concurrently
+from tests.helpers import client_for, run_concurrently
 
 
 @pytest.mark.django_db

@@ -9,9 +9,8 @@ import pytest
 from blogs import services
 from blogs.models import Blog, BlogComment, Report
 from follows import services as follows
-from tests.conftest import client_for
 from tests.factories import BlogFactory, UserFactory
-from tests.helpers import run_concurrently
+from tests.helpers import client_for, run_concurrently
 
 pytestmark = pytest.mark.django_db(transaction=True)  # evictions run after commit
 

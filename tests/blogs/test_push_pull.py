@@ -16,8 +16,8 @@ from dianping import clock
 from dianping.redis import keys
 from follows import services as follows
 from tests.blogs.test_feed import _inbox, _publish, _scroll
-from tests.conftest import client_for
 from tests.factories import BlogFactory, UserFactory
+from tests.helpers import client_for
 
 pytestmark = pytest.mark.django_db(transaction=True)  # follows sync Redis after commit
 

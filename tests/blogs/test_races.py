@@ -8,9 +8,8 @@ from __future__ import annotations
 import pytest
 
 from blogs.models import Blog, BlogComment
-from tests.conftest import client_for
 from tests.factories import BlogFactory, UserFactory
-from tests.helpers import run_concurrently
+from tests.helpers import client_for, run_concurrently
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

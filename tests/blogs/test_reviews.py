@@ -10,8 +10,8 @@ import pytest
 from blogs.models import Blog, ShopRating
 from shops.models import Shop
 from shops.services import score_of
-from tests.conftest import client_for
 from tests.factories import BlogFactory, ShopFactory, UserFactory
+from tests.helpers import client_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -11,9 +11,8 @@ from accounts.models import UserInfo
 from dianping.redis import keys
 from follows import services
 from follows.models import Follow
-from tests.conftest import client_for
 from tests.factories import UserFactory
-from tests.helpers import run_concurrently
+from tests.helpers import client_for, run_concurrently
 
 
 def _counts(user) -> tuple[int, int]:  # type: ignore[no-untyped-def]

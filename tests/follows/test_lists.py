@@ -8,8 +8,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from follows import services
-from tests.conftest import client_for
 from tests.factories import UserFactory
+from tests.helpers import client_for
 
 
 def _scroll(api, url: str) -> list[int]:  # type: ignore[no-untyped-def]

@@ -5,7 +5,7 @@ from django.core.management import call_command
 
 from accounts.models import User
 from notifications.models import Notification
-from tests.conftest import client_for
+from tests.helpers import client_for
 
 
 @pytest.mark.django_db(transaction=True)

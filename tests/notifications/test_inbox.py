@@ -7,8 +7,8 @@ import pytest
 
 from notifications import services
 from notifications.models import Kind, Notification
-from tests.conftest import client_for
 from tests.factories import BlogFactory, UserFactory
+from tests.helpers import client_for
 
 
 def _inbox(api) -> list[dict]:  # type: ignore[no-untyped-def]

@@ -6,9 +6,8 @@ from __future__ import annotations
 import pytest
 
 from notifications.models import Notification
-from tests.conftest import client_for
 from tests.factories import BlogFactory, UserFactory
-from tests.helpers import run_concurrently
+from tests.helpers import client_for, run_concurrently
 
 
 @pytest.mark.django_db(transaction=True)

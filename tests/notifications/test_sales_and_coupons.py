@@ -11,8 +11,8 @@ import pytest
 from dianping import clock
 from notifications import reminders, tasks
 from notifications.models import Notification, SaleWatch
-from tests.conftest import client_for
 from tests.factories import NormalVoucherFactory, UserFactory, VoucherFactory
+from tests.helpers import client_for
 from tests.vouchers.sales import start_sale
 from vouchers import order_services, releases
 from vouchers.models import VoucherOrder

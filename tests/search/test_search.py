@@ -316,7 +316,7 @@ def test_an_operator_renaming_a_user_in_the_admin_reaches_search(api, client) ->
 
 @pytest.mark.django_db(transaction=True)
 def test_a_new_introduction_reaches_people_search(api) -> None:
-    from tests.conftest import client_for
+    from tests.helpers import client_for
 
     user = UserFactory(nick_name="阿明")
     index.rebuild()

@@ -10,8 +10,8 @@ import pytest
 
 from dianping.redis import keys
 from signin import services
-from tests.conftest import client_for
 from tests.factories import UserFactory
+from tests.helpers import client_for
 
 LOCAL = ZoneInfo("Asia/Shanghai")
 

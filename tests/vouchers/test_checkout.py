@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import client_for
 from tests.factories import NormalVoucherFactory, ShopFactory
-from tests.helpers import run_concurrently, throttle_rates
+from tests.helpers import client_for, run_concurrently, throttle_rates
 from vouchers.models import ShopOrder, VoucherOrder, WriteOff
 
 

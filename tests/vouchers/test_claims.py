@@ -9,9 +9,8 @@ import pytest
 
 from dianping import clock
 from dianping.redis import ids
-from tests.conftest import client_for
 from tests.factories import NormalVoucherFactory, UserFactory
-from tests.helpers import run_concurrently, throttle_rates
+from tests.helpers import client_for, run_concurrently, throttle_rates
 from tests.vouchers.sales import drain_all, start_sale
 from vouchers import claims, order_services, releases, seckill, shard
 from vouchers.models import Voucher, VoucherOrder

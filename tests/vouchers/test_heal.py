@@ -9,9 +9,8 @@ import pytest
 from django.core.management import call_command
 
 from dianping.redis import keys
-from tests.conftest import client_for
 from tests.factories import UserFactory
-from tests.helpers import PrivateRedis
+from tests.helpers import PrivateRedis, client_for
 from tests.vouchers.sales import drain_all, drain_task_once, start_sale
 from vouchers import heal, shard
 from vouchers.models import Voucher, VoucherOrder

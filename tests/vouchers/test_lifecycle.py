@@ -8,9 +8,8 @@ from datetime import timedelta
 import pytest
 
 from shops.models import ShopStaff
-from tests.conftest import client_for
 from tests.factories import NormalVoucherFactory, UserFactory
-from tests.helpers import run_concurrently
+from tests.helpers import client_for, run_concurrently
 from tests.vouchers.sales import drain_all, start_sale
 from vouchers import order_services, releases, seckill, shard
 from vouchers.models import Voucher, VoucherOrder, WriteOff

@@ -9,8 +9,8 @@ import pytest
 
 from dianping import clock
 from shops.models import ShopStaff
-from tests.conftest import client_for
 from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory, VoucherFactory
+from tests.helpers import client_for
 from tests.vouchers.sales import drain_all, start_sale
 from vouchers import seckill, shard
 from vouchers.models import Voucher, VoucherOrder, WriteOff

@@ -8,9 +8,8 @@ from __future__ import annotations
 import pytest
 
 from shops.models import ShopStaff
-from tests.conftest import client_for
 from tests.factories import NormalVoucherFactory, UserFactory
-from tests.helpers import run_concurrently
+from tests.helpers import client_for, run_concurrently
 from tests.vouchers.sales import drain_all, start_sale
 from vouchers import seckill, shard
 from vouchers.models import ShopOrder, Voucher, VoucherOrder, WriteOff

@@ -9,9 +9,8 @@ import pytest
 
 from dianping import clock
 from shops.models import ShopStaff
-from tests.conftest import client_for
 from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory
-from tests.helpers import throttle_rates
+from tests.helpers import client_for, throttle_rates
 from vouchers.models import VoucherOrder, WriteOff
 
 

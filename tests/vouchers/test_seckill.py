@@ -9,9 +9,8 @@ import pytest
 from accounts import tokens
 from dianping import clock
 from dianping.redis import keys
-from tests.conftest import client_for
 from tests.factories import UserFactory, VoucherFactory
-from tests.helpers import run_concurrently
+from tests.helpers import client_for, run_concurrently
 from tests.vouchers.sales import drain_all, start_sale
 from vouchers import order_services, releases, services, shard
 from vouchers.models import Voucher, VoucherOrder

@@ -15,8 +15,8 @@ from blogs import services as blogs
 from blogs.models import Blog
 from dianping import clock
 from follows import services as follows
-from tests.conftest import FakeClock
 from tests.factories import BlogFactory, ShopFactory, UserFactory, VoucherFactory
+from tests.helpers import FakeClock
 from tests.vouchers.sales import drain_all, start_sale
 from tests.web.conftest import log_in, screenshot
 from vouchers import seckill
