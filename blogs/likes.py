@@ -16,11 +16,11 @@ from dianping import clock
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
-from notifications import api as notify
 
 from .caches import hot_evict, like_count_cache
 from .models import Blog
 from .selectors import blog_exists
+from .signals import note_liked
 
 _LIKE = lua(__file__, "like.lua")
 TOP_LIKERS = 5
@@ -40,7 +40,7 @@ def _change(action: str, blog_id: int, user_id: int) -> dict[str, object]:
     changed, count, version = _LIKE(script_keys, [action, user_id, clock.now_ms()])
     if changed:
         if action == "like":
-            notify.liked(blog_id=blog_id, liker_id=user_id)  # a first like, not a repeat
+            note_liked.send(sender=Blog, blog_id=blog_id, liker_id=user_id)  # not a repeat
         updated = Blog.objects.filter(pk=blog_id, liked_version__lt=version).update(
             liked=count, liked_version=version
         )

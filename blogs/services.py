@@ -12,13 +12,13 @@ from django.utils.translation import gettext
 from dianping import clock
 from dianping.errors import Conflict, Forbidden, InvalidInput, NotFound
 from dianping.transactions import retry_on_lock_conflict
-from notifications import api as notify
 from search import index as search_index
 
 from . import feed, likes, pages, reviews
 from .caches import blog_evict, hot_evict
 from .errors import BlogNotFound, Code, CommentNotFound
 from .models import Blog, BlogComment, Report, Visibility
+from .signals import comment_posted, content_hidden
 
 WRITABLE = ("title", "content", "images", "shop_id", "rating")
 
@@ -116,7 +116,7 @@ def comment_create(
             blog_id=blog_id, user_id=user_id, content=content, parent_id=parent_id
         )
         transaction.on_commit(lambda: blog_evict(blog_id), robust=True)  # its count moved
-        notify.commented(comment_id=comment.id)
+        comment_posted.send(sender=BlogComment, comment_id=comment.id)
     return comment
 
 
@@ -203,7 +203,7 @@ def _set_blog_status(blog_id: int, status: int) -> Blog:
             reviews.reviews_changed(user_id=user_id, shop_ids=[blog.shop_id])
             search_index.refresh_on_commit("notes", blog_id)
             if status == Visibility.HIDDEN:
-                notify.hidden(blog_id=blog_id)
+                content_hidden.send(sender=Blog, blog_id=blog_id)
             transaction.on_commit(lambda: blog_evict(blog_id), robust=True)
             transaction.on_commit(hot_evict, robust=True)  # ranked, and counted
             transaction.on_commit(lambda: pages_changed(user_id), robust=True)
@@ -224,7 +224,7 @@ def _set_comment_status(comment_id: int, status: int) -> BlogComment:
             comment.save(update_fields=["status"])
             _recount(blog_id, -1 if status == Visibility.HIDDEN else +1)
             if status == Visibility.HIDDEN:
-                notify.hidden(comment_id=comment_id)
+                content_hidden.send(sender=BlogComment, comment_id=comment_id)
     return comment
 
 

@@ -15,7 +15,6 @@ from dianping.redis.client import get_redis
 from dianping.redis.lock import RedisLock
 from dianping.redis.multikey import intersection
 from dianping.transactions import retry_on_lock_conflict
-from notifications import api as notify
 
 from .errors import Code
 from .models import Follow
@@ -35,7 +34,6 @@ def follow(*, user_id: int, target_id: int) -> bool:
                 Follow.objects.create(user_id=user_id, followed_id=target_id)
                 _count(user_id, target_id, +1)
                 transaction.on_commit(lambda: _sync(user_id, target_id), robust=True)
-                notify.followed(follower_id=user_id, followed_id=target_id)
     except IntegrityError:  # a row written around the service (admin, a script)
         if not Follow.objects.filter(user_id=user_id, followed_id=target_id).exists():
             raise  # not the duplicate we expected

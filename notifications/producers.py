@@ -1,13 +1,16 @@
 """What each event tells whom, checked when its task runs (the request that caused it
-has committed). Other apps' models are imported here, inside the functions: those apps
-import notifications.api, never the other way round at import time."""
+has committed). The apps it reads send signals (notifications.receivers) and never
+import notifications."""
 
 from __future__ import annotations
 
 from django.db import transaction
 
+from blogs.models import Blog, BlogComment
 from dianping.redis import keys
 from dianping.redis.client import get_redis
+from follows.models import Follow
+from vouchers.models import VoucherOrder
 
 from .models import Kind
 from .services import dedup_key, notification_add
@@ -16,8 +19,6 @@ from .services import dedup_key, notification_add
 def followed(*, follower_id: int, followed_id: int) -> bool:
     """Tell a user about a new follower, once per follower however often they come back,
     and not if they left again before the task ran."""
-    from follows.models import Follow
-
     if not Follow.objects.filter(user_id=follower_id, followed_id=followed_id).exists():
         return False
     key = dedup_key(Kind.FOLLOWED, follower_id)
@@ -27,8 +28,6 @@ def followed(*, follower_id: int, followed_id: int) -> bool:
 def liked(*, blog_id: int, liker_id: int) -> bool:
     """Tell the author about a like, once per liker and note (like, unlike, like again
     tells once), and not if it was taken back, or the note hidden, before the task ran."""
-    from blogs.models import Blog
-
     with transaction.atomic():  # the note's row held: a moderator's hide waits, or came first
         visible = Blog.objects.select_for_update().filter(pk=blog_id, status=Blog.Status.VISIBLE)
         author_id = visible.values_list("user_id", flat=True).first()
@@ -44,8 +43,6 @@ def commented(*, comment_id: int) -> int:
     """Tell the note's author about a comment and, for a reply, the comment's author
     (one notification if they are the same person), unless the comment or its note was
     hidden before the task ran. Returns how many were told."""
-    from blogs.models import Blog, BlogComment
-
     blog_id = BlogComment.objects.filter(pk=comment_id).values_list("blog_id", flat=True).first()
     if blog_id is None:
         return 0
@@ -79,8 +76,6 @@ def commented(*, comment_id: int) -> int:
 
 def order_cancelled(*, order_id: int) -> bool:
     """Tell a buyer their unpaid order was cancelled by the pay timeout (or its backstop)."""
-    from vouchers.models import VoucherOrder
-
     order = (
         VoucherOrder.objects.filter(pk=order_id, status=VoucherOrder.Status.CANCELLED)
         .values("user_id", "voucher_id")

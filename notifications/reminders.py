@@ -11,9 +11,10 @@ from django.db import transaction
 from django.db.models import Q
 
 from dianping import clock
+from vouchers.models import Voucher, VoucherOrder
 
 from .models import Kind, Notification, SaleWatch
-from .services import dedup_key, inbox_trim, notifications_add_many
+from .services import dedup_key, notifications_add_many
 
 COUPON_WARNING = timedelta(hours=24)
 SALE_WARNING = timedelta(minutes=10)
@@ -24,8 +25,6 @@ def coupons_expiring_notify(*, batch: int | None = None, max_batches: int = 20) 
     coupon. Walks the window by (expires_at, id) on the `voucher_order_status_expiry`
     index, `batch` coupons a query, at most `max_batches` a run (the next run goes on).
     Returns how many were told."""
-    from vouchers.models import VoucherOrder
-
     batch = batch or settings.NOTIFICATIONS_BATCH
     now = clock.now()
     window = VoucherOrder.objects.filter(
@@ -41,26 +40,18 @@ def coupons_expiring_notify(*, batch: int | None = None, max_batches: int = 20) 
         if not coupons:
             break
         after = coupons[-1][:2]
-        keys = {dedup_key(Kind.COUPON_EXPIRING, order_id): (order_id, user_id, voucher_id)
-                for _, order_id, user_id, voucher_id in coupons}  # fmt: skip
-        told_already = set(
-            Notification.objects.filter(
-                recipient_id__in={user_id for _, user_id, _ in keys.values()}, dedup_key__in=keys
-            ).values_list("dedup_key", flat=True)
+        told += notifications_add_many(
+            [
+                Notification(
+                    recipient_id=user_id,
+                    kind=Kind.COUPON_EXPIRING,
+                    dedup_key=dedup_key(Kind.COUPON_EXPIRING, order_id),
+                    voucher_id=voucher_id,
+                    order_id=order_id,
+                )
+                for _, order_id, user_id, voucher_id in coupons
+            ]
         )
-        new = [
-            Notification(
-                recipient_id=user_id,
-                kind=Kind.COUPON_EXPIRING,
-                dedup_key=key,
-                voucher_id=voucher_id,
-                order_id=order_id,
-            )
-            for key, (order_id, user_id, voucher_id) in keys.items()
-            if key not in told_already
-        ]
-        notifications_add_many(new)
-        told += len(new)
         if len(coupons) < batch:
             break
     return told
@@ -71,8 +62,6 @@ def sales_starting_notify(*, batch: int | None = None) -> int:
     watches is claimed (`notified_at`, so later runs skip it) and notified in one
     transaction, so a failure leaves it for the next run; two racing runs tell each
     watcher once (the unique key). Returns how many were told."""
-    from vouchers.models import Voucher
-
     batch = batch or settings.NOTIFICATIONS_BATCH
     now = clock.now()
     starting = Voucher.objects.filter(
@@ -92,24 +81,16 @@ def sales_starting_notify(*, batch: int | None = None) -> int:
             with transaction.atomic():
                 due.filter(id__in=[w for w, _ in watches]).update(notified_at=now)
                 # A watch made again after its reminder went out (unwatched, watched again)
-                # is claimed but not told twice.
-                told_already = set(
-                    Notification.objects.filter(
-                        recipient_id__in=[u for _, u in watches], dedup_key=key
-                    ).values_list("recipient_id", flat=True)
+                # is claimed but not told twice (notifications_add_many skips it).
+                told += notifications_add_many(
+                    [
+                        Notification(
+                            recipient_id=user_id,
+                            kind=Kind.SALE_STARTING,
+                            voucher_id=voucher_id,
+                            dedup_key=key,
+                        )
+                        for _, user_id in watches
+                    ]
                 )
-                new = [
-                    Notification(
-                        recipient_id=user_id,
-                        kind=Kind.SALE_STARTING,
-                        voucher_id=voucher_id,
-                        dedup_key=key,
-                    )
-                    for _, user_id in watches
-                    if user_id not in told_already
-                ]
-                Notification.objects.bulk_create(new, ignore_conflicts=True)
-            for notification in new:
-                inbox_trim(recipient_id=notification.recipient_id)
-            told += len(new)
     return told

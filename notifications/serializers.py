@@ -50,11 +50,6 @@ class NotificationSerializer(serializers.ModelSerializer):
         return notification.read_at is not None
 
 
-class NotificationPageSerializer(serializers.Serializer):
-    results = NotificationSerializer(many=True)
-    last_id = serializers.CharField(allow_null=True, help_text="Pass back to get the next page.")
-
-
 class UnreadSerializer(serializers.Serializer):
     unread = serializers.IntegerField()
 

@@ -1,6 +1,6 @@
 """Inbox writes: add a notification once (its dedup key is unique per recipient), keep
 each inbox to NOTIFICATIONS_MAX, mark read. Called from tasks, never on a request that
-triggered the notification (notifications.api enqueues them after commit)."""
+triggered the notification (notifications.receivers enqueue them after the event's commit)."""
 
 from __future__ import annotations
 
@@ -48,12 +48,23 @@ def notification_add(
     return notification
 
 
-def notifications_add_many(notifications: Sequence[Notification]) -> None:
-    """Insert a beat job's batch, repeats ignored by the unique key; the recipients'
-    inboxes are then trimmed."""
-    Notification.objects.bulk_create(notifications, ignore_conflicts=True)
-    for recipient_id in {n.recipient_id for n in notifications}:
+def notifications_add_many(notifications: Sequence[Notification]) -> int:
+    """Insert a beat job's batch but for the events told already (one query for their
+    keys; the unique key still ignores a racing repeat); the recipients' inboxes are
+    then trimmed. Returns how many were new."""
+    if not notifications:
+        return 0
+    told = set(
+        Notification.objects.filter(
+            recipient_id__in={n.recipient_id for n in notifications},
+            dedup_key__in={n.dedup_key for n in notifications},
+        ).values_list("recipient_id", "dedup_key")
+    )
+    new = [n for n in notifications if (n.recipient_id, n.dedup_key) not in told]
+    Notification.objects.bulk_create(new, ignore_conflicts=True)
+    for recipient_id in {n.recipient_id for n in new}:
         inbox_trim(recipient_id=recipient_id)
+    return len(new)
 
 
 def inbox_trim(*, recipient_id: int) -> int:

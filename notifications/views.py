@@ -11,13 +11,12 @@ from rest_framework.response import Response
 
 from dianping.api.queries import query_params
 from dianping.api.schema import api_errors
-from dianping.api.scroll import ScrollQuerySerializer, scroll_page
+from dianping.api.scroll import ScrollQuerySerializer, scroll_page, scrolled
 from dianping.api.throttles import WriteLimited
 
 from . import selectors, services, watches
 from .serializers import (
     MarkReadSerializer,
-    NotificationPageSerializer,
     NotificationSerializer,
     UnreadSerializer,
     WatchedSerializer,
@@ -29,7 +28,7 @@ class NotificationViewSet(WriteLimited, viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
     write_limits = {"mark_read": "notification_read_user"}
 
-    @extend_schema(parameters=[ScrollQuerySerializer], responses=NotificationPageSerializer)
+    @extend_schema(parameters=[ScrollQuerySerializer], responses=scrolled(NotificationSerializer))
     def list(self, request: Request) -> Response:
         """My notifications, 20 a page, newest first, scrolled by passing the previous
         page's `last_id`."""

@@ -8,17 +8,17 @@ from django.db import IntegrityError
 from django.utils.translation import gettext
 
 from dianping import clock
-from dianping.errors import Conflict
+from dianping.errors import Conflict, NotFound
+from vouchers.errors import Code as VoucherCode
+from vouchers.models import Voucher
 
-from .errors import Code, VoucherNotFound
+from .errors import Code
 from .models import SaleWatch
 
 
 def sale_watch(*, user_id: int, voucher_id: int) -> SaleWatch:
     """Watch a flash sale that has not started (409 otherwise); watching it again keeps
     the first watch (and whether its reminder went out)."""
-    from vouchers.models import Voucher
-
     voucher = _voucher(voucher_id)
     if not voucher.is_seckill:
         raise Conflict(gettext("Only flash sales can be watched."), code=Code.NOT_A_SALE)
@@ -47,9 +47,7 @@ def watched_sales(*, user_id: int) -> list[int]:
 
 
 def _voucher(voucher_id: int) -> Any:
-    from vouchers.models import Voucher
-
     voucher = Voucher.objects.filter(pk=voucher_id).first()
     if voucher is None:
-        raise VoucherNotFound()
+        raise NotFound(gettext("No such voucher."), code=VoucherCode.VOUCHER_NOT_FOUND)
     return voucher

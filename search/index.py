@@ -6,11 +6,12 @@ command)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from django.db import transaction
 from tqdm import tqdm
 
+from dianping.bulk import batched
 from dianping.transactions import retry_on_lock_conflict
 
 from .backends import backend
@@ -53,7 +54,7 @@ def rebuild(*, only: Iterable[str] | None = None, progress: bool = False) -> dic
         ids = docs.all_ids()
         bar = tqdm(total=ids.count(), unit="doc", disable=not progress, desc=f"search: {kind}")
         counts[kind] = 0
-        for batch in _batches(ids.iterator(chunk_size=REBUILD_BATCH), REBUILD_BATCH):
+        for batch in batched(ids.iterator(chunk_size=REBUILD_BATCH), REBUILD_BATCH):
             texts = docs.texts(batch)
             backend().index(docs, {i: texts.get(i) for i in batch})
             counts[kind] += len(texts)
@@ -61,14 +62,3 @@ def rebuild(*, only: Iterable[str] | None = None, progress: bool = False) -> dic
         bar.close()
         backend().prune(docs)
     return counts
-
-
-def _batches(ids: Iterator[int], size: int) -> Iterator[list[int]]:
-    batch: list[int] = []
-    for object_id in ids:
-        batch.append(object_id)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch

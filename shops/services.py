@@ -4,7 +4,6 @@ after the transaction commits: a rolled-back write touches no cache."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from django.db import transaction
@@ -13,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from tqdm import tqdm
 
+from dianping.bulk import batched
 from dianping.errors import Conflict
 from dianping.redis import keys
 from dianping.redis.client import get_redis
@@ -192,7 +192,7 @@ def shop_geo_rebuild(*, progress: bool = False) -> dict[int, int]:
         client.delete(tmp)
         rows = Shop.objects.filter(type_id=type_id).order_by("id").values_list("id", "x", "y")
         counts[type_id] = 0
-        for batch in _batches(rows.iterator(chunk_size=_GEO_BATCH), _GEO_BATCH):
+        for batch in batched(rows.iterator(chunk_size=_GEO_BATCH), _GEO_BATCH):
             client.geoadd(tmp, [value for row in batch for value in (row[1], row[2], row[0])])
             counts[type_id] += len(batch)
             bar.update(len(batch))
@@ -234,14 +234,3 @@ def shop_bloom_rebuild() -> int:
     recent = Shop.objects.filter(updated_at__gte=started - _CATCH_UP_MARGIN)
     shop_bloom().add(str(i) for i in recent.values_list("id", flat=True))
     return count
-
-
-def _batches(rows: Iterable[tuple], size: int) -> Iterable[list[tuple]]:
-    batch: list[tuple] = []
-    for row in rows:
-        batch.append(row)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch

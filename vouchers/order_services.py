@@ -22,7 +22,6 @@ from django.utils.translation import gettext, gettext_lazy
 from dianping import clock
 from dianping.errors import Conflict, ServiceUnavailable
 from dianping.transactions import retry_on_lock_conflict
-from notifications import api as notify
 
 from .caches import orders_changed, vouchers_changed
 from .coupons import new_redeem_code
@@ -30,6 +29,7 @@ from .errors import Code
 from .models import Voucher, VoucherOrder
 from .order_selectors import order_get
 from .releases import order_jobs, order_release, refund_returns_unit, release_after_commit
+from .signals import order_timed_out
 from .sold import sold_changed
 
 log = logging.getLogger(__name__)
@@ -185,7 +185,7 @@ def _cancel_if_unpaid(order_id: int, *, user_id: int | None = None) -> bool:
             orders_changed([owner_id])
             _return_to_stock(voucher)
             if user_id is None:  # the pay timeout or its backstop, not the buyer: tell them
-                notify.order_cancelled(order_id=order_id)
+                order_timed_out.send(sender=VoucherOrder, order_id=order_id)
     return bool(cancelled)
 
 

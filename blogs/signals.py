@@ -1,0 +1,13 @@
+"""What blogs tells the rest of the product, without knowing who listens (notifications
+depends on blogs, never the other way round). Each is sent inside the writer's
+transaction, or at once when there is none: receivers put their work after the commit."""
+
+from django.dispatch import Signal
+
+# A user's first like of a note (the like script added them, not a repeat). Arguments:
+# blog_id, liker_id.
+note_liked = Signal()
+# A comment was posted. Argument: comment_id.
+comment_posted = Signal()
+# A moderator hid a note or a comment. Arguments: blog_id or comment_id (the other None).
+content_hidden = Signal()

@@ -1,0 +1,52 @@
+"""notifications' answers to other apps' events, connected in NotificationsConfig.ready().
+Each enqueues its task after the event's commit (a rolled back event tells nobody), and
+robustly (a broker outage loses the notification, never fails the event)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from blogs.signals import comment_posted, content_hidden, note_liked
+from follows.signals import follow_synced
+from vouchers.signals import order_timed_out
+
+from . import services, tasks
+
+
+def _after_commit(task: Any, *args: int) -> None:
+    transaction.on_commit(lambda: task.delay(*args), robust=True)
+
+
+def _followed(sender: Any, *, user_id: int, target_id: int, following: bool, **_: Any) -> None:
+    """A follow synced (a repeat too: the task tells each follower once)."""
+    if following:
+        _after_commit(tasks.notify_followed, user_id, target_id)
+
+
+def _liked(sender: Any, *, blog_id: int, liker_id: int, **_: Any) -> None:
+    _after_commit(tasks.notify_liked, blog_id, liker_id)
+
+
+def _commented(sender: Any, *, comment_id: int, **_: Any) -> None:
+    _after_commit(tasks.notify_commented, comment_id)
+
+
+def _timed_out(sender: Any, *, order_id: int, **_: Any) -> None:
+    _after_commit(tasks.notify_order_cancelled, order_id)
+
+
+def _hidden(sender: Any, *, blog_id: int | None = None, comment_id: int | None = None,
+            **_: Any) -> None:  # fmt: skip
+    """What was said about a hidden note or comment goes, in the hider's transaction
+    (restoring it does not bring those back)."""
+    services.notifications_drop(blog_id=blog_id, comment_id=comment_id)
+
+
+def connect() -> None:
+    follow_synced.connect(_followed, dispatch_uid="notifications.followed")
+    note_liked.connect(_liked, dispatch_uid="notifications.liked")
+    comment_posted.connect(_commented, dispatch_uid="notifications.commented")
+    order_timed_out.connect(_timed_out, dispatch_uid="notifications.order_cancelled")
+    content_hidden.connect(_hidden, dispatch_uid="notifications.hidden")
