@@ -3,13 +3,10 @@ the flash sale's fast path, claims, orders, coupons at checkout, and redemptions
 
 from __future__ import annotations
 
-import re
-
 from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status, viewsets
-from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,6 +15,7 @@ from accounts import tokens
 from accounts.permissions import IsStaff
 from accounts.selectors import is_site_staff
 from dianping import clock
+from dianping.api import idempotency
 from dianping.api.fastpath import fast_path, json_response
 from dianping.api.pagination import PageNumberPagination
 from dianping.api.queries import query_params
@@ -60,9 +58,6 @@ from .serializers import (
     WriteOffSerializer,
 )
 from .shard import sale_has_own_redis
-
-IDEMPOTENCY_KEY_PATTERN = "^[!-~]{1,64}$"  # visible ASCII
-IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN, re.ASCII)
 
 
 def _staff_views(vouchers: list) -> list[dict]:  # type: ignore[type-arg]
@@ -238,28 +233,14 @@ class CouponViewSet(viewsets.ViewSet):
         return Response(UsableCouponsSerializer({"usable": usable, "unusable": unusable}).data)
 
 
-def _idempotency_key(request: Request) -> str | None:
-    key = request.headers.get("Idempotency-Key")
-    if key is None:
-        return None
-    if not IDEMPOTENCY_KEY.fullmatch(key):
-        message = gettext("1 to 64 visible ASCII characters.")
-        raise ValidationError({"Idempotency-Key": [message]})
-    return key
-
-
 class ShopOrderViewSet(WriteLimited, viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
     write_limits = {"create": "checkout_user"}
 
     @extend_schema(
         parameters=[
-            OpenApiParameter(
-                "Idempotency-Key",
-                {"type": "string", "pattern": IDEMPOTENCY_KEY_PATTERN},
-                OpenApiParameter.HEADER,
-                required=False,
-                description="Retries with the same key return the first checkout's order.",
+            idempotency.header_parameter(
+                "Retries with the same key return the first checkout's order."
             )
         ],
         request=ShopOrderCreateSerializer,
@@ -271,7 +252,7 @@ class ShopOrderViewSet(WriteLimited, viewsets.ViewSet):
         id): it moves to `used` with a write-off record. 409 `coupon_used`,
         `coupon_expired`, `coupon_unpaid`, `coupon_refunded`, `below_threshold`,
         `wrong_shop`; someone else's coupon is a 404."""
-        key = _idempotency_key(request)
+        key = idempotency.idempotency_key(request)
         serializer = ShopOrderCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
