@@ -239,14 +239,26 @@ def _blog_detail(request: HttpRequest, blog_id: int) -> HttpResponse:
     return json_response(blog)
 
 
-def _hot(request: HttpRequest) -> HttpResponse:
-    paginator = PageNumberPagination()
-    paginator.begin(request)
-    paginator.count, ids = selectors.hot_page(offset=paginator.offset, size=paginator.size)
+def _liked_documents(request: HttpRequest, ids: list[int]) -> list[dict[str, Any]]:
+    """A page's blogs from their cache, with live like counts and `is_liked` read in the
+    caller's token round trip."""
     states = _with_likes(request, ids)
     blogs = selectors.blog_documents(ids)
     _apply(blogs, states)
-    return json_response(paginator.page_body(blogs))
+    return blogs
+
+
+def _hot_ids(request: HttpRequest) -> tuple[PageNumberPagination, list[int]]:
+    """The page asked for, and the ids of its blogs, most liked first."""
+    paginator = PageNumberPagination()
+    paginator.begin(request)
+    paginator.count, ids = selectors.hot_page(offset=paginator.offset, size=paginator.size)
+    return paginator, ids
+
+
+def _hot(request: HttpRequest) -> HttpResponse:
+    paginator, ids = _hot_ids(request)
+    return json_response(paginator.page_body(_liked_documents(request, ids)))
 
 
 def _review_ids(request: HttpRequest, shop_id: int) -> tuple[PageNumberPagination, list[int]]:
@@ -262,10 +274,7 @@ def _review_ids(request: HttpRequest, shop_id: int) -> tuple[PageNumberPaginatio
 
 def _shop_reviews(request: HttpRequest, shop_id: int) -> HttpResponse:
     paginator, ids = _review_ids(request, shop_id)
-    states = _with_likes(request, ids)
-    blogs = selectors.blog_documents(ids)
-    _apply(blogs, states)
-    return json_response(paginator.page_body(blogs))
+    return json_response(paginator.page_body(_liked_documents(request, ids)))
 
 
 def _user_blogs(request: HttpRequest, user_id: int | None) -> HttpResponse:
@@ -324,9 +333,7 @@ def _blog_detail_without_redis(request: HttpRequest, blog_id: int) -> HttpRespon
 
 
 def _hot_without_redis(request: HttpRequest) -> HttpResponse:
-    paginator = PageNumberPagination()
-    paginator.begin(request)
-    paginator.count, ids = selectors.hot_page(offset=paginator.offset, size=paginator.size)
+    paginator, ids = _hot_ids(request)
     return json_response(paginator.page_body(_unliked(selectors.blog_documents(ids))))
 
 
