@@ -149,8 +149,11 @@ def test_reports_of_nothing_need_login_and_a_visible_target(user_api, api) -> No
     assert (missing.status_code, missing.json()["code"]) == (409, "report_target_not_found")
     comment = {"kind": "comment", "id": blog.id + 987654, "reason": "spam"}
     assert user_api.post("/api/reports", comment, format="json").status_code == 409
+    on_hidden = services.comment_create(blog_id=blog.id, user_id=blog.user_id, content="c")
     services.blog_hide(blog_id=blog.id)
     assert user_api.post("/api/reports", body, format="json").status_code == 409
+    on_it = {"kind": "comment", "id": on_hidden.id, "reason": "spam"}  # a comment on it
+    assert user_api.post("/api/reports", on_it, format="json").status_code == 409
     assert not Report.objects.exists()
 
 

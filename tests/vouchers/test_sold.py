@@ -76,3 +76,43 @@ def test_noted_vouchers_are_kept_when_the_count_fails(redis_client, monkeypatch)
     monkeypatch.undo()
     assert sold.count_sold() == 1
     assert Shop.objects.get(pk=shop.id).sold == 1
+
+
+def test_counting_sold_beside_reviews_moving_between_two_shops() -> None:
+    """Both write shop rows: reviews lock the shops of a moved note in id order, and the
+    sold count writes its shops in id order too. Run together on MariaDB, neither may
+    deadlock, and both counts end as the rows say."""
+    from blogs.models import Blog
+    from tests.helpers import client_for, run_concurrently
+
+    first, second = ShopFactory(), ShopFactory()
+    free = [NormalVoucherFactory(shop=shop, pay_value=0) for shop in (first, second)]
+    for voucher in free:
+        VoucherOrder.objects.create(
+            id=voucher.id, user=UserFactory(), voucher=voucher, status="paid",
+            created_at=clock.now(), expires_at=clock.now() + timedelta(days=1),
+        )  # fmt: skip
+    writers = [client_for(UserFactory()) for _ in range(6)]
+    notes = [
+        w.post("/api/blogs", {"title": "t", "content": "c", "shop_id": second.id, "rating": 4},
+               format="json").json()["id"]
+        for w in writers
+    ]  # fmt: skip
+
+    def work(i: int) -> int:
+        if i < len(writers):  # move a note to the other shop: both shops locked
+            path = f"/api/blogs/{notes[i]}"
+            return writers[i].patch(path, {"shop_id": first.id}, format="json").status_code
+        sold.sold_changed([v.id for v in free])
+        sold.count_sold()
+        return 200
+
+    assert run_concurrently(work, workers=12) == [200] * 12
+
+    sold.sold_changed([v.id for v in free])
+    sold.count_sold()
+    assert [Shop.objects.get(pk=s.id).sold for s in (first, second)] == [1, 1]
+    assert Blog.objects.filter(shop=first).count() == 6
+    shown = Shop.objects.get(pk=first.id)
+    assert (shown.comments, shown.rating_4, shown.score) == (6, 6, 40)
+    assert Shop.objects.get(pk=second.id).comments == 0
