@@ -184,9 +184,9 @@ def moderate(*, kind: str, target_id: int, hide: bool, by_user_id: int | None) -
     with transaction.atomic():
         try:
             if kind == Report.Kind.BLOG:
-                _set_blog_status(target_id, Visibility.HIDDEN if hide else Visibility.VISIBLE)
+                (blog_hide if hide else blog_restore)(blog_id=target_id)
             else:
-                _set_comment_status(target_id, Visibility.HIDDEN if hide else Visibility.VISIBLE)
+                (comment_hide if hide else comment_restore)(comment_id=target_id)
         except NotFound:
             pass
         status = Report.Status.HIDDEN if hide else Report.Status.DISMISSED
