@@ -13,3 +13,9 @@ application = get_wsgi_application()
 from dianping import runtime  # noqa: E402 (needs the configured settings)
 
 runtime.start()
+
+# The segmenter's dictionary (about 0.1 s) loads in a web process now, not in the first
+# search; commands and workers load it when they first need it.
+from search import tokenizer  # noqa: E402
+
+tokenizer.warm_up()

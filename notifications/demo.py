@@ -8,9 +8,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 from accounts.models import User
+from blogs import services as blogs
+from blogs.models import Blog, BlogComment
 from dianping import clock
 from dianping.redis import keys
 from dianping.redis.client import get_redis
+from follows.models import Follow
+from vouchers.models import Voucher
 
 from . import producers, reminders, watches
 from .models import Notification
@@ -19,11 +23,6 @@ COMMENT = "看起来好好吃，周末就去！"
 
 
 def seed_notifications(users: list[User]) -> int:
-    from blogs import services as blogs
-    from blogs.models import Blog, BlogComment
-    from follows.models import Follow
-    from vouchers.models import Voucher
-
     if len(users) < 2:
         return 0
     me, friend = users[0], users[1]

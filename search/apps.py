@@ -5,8 +5,3 @@ from django.utils.translation import gettext_lazy as _
 class SearchConfig(AppConfig):
     name = "search"
     verbose_name = _("Search")
-
-    def ready(self) -> None:
-        from . import tokenizer
-
-        tokenizer.warm_up()
