@@ -35,7 +35,7 @@ from accounts.services import users_ensure
 from blogs.models import Blog
 from follows import services as follows
 from shops.models import Shop
-from vouchers import claims
+from vouchers.coupons import claims
 from vouchers.models import Voucher
 users = users_ensure(phones=load_test_phones({users}, staff=False))
 authors = sorted(set(Blog.objects.values_list("user_id", flat=True)))

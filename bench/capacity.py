@@ -111,7 +111,7 @@ def main() -> None:
     env = server_env()
     manage("migrate", "--noinput", "-v0", env=env)
     manage("seed_demo", "--force", env=env)
-    manage("reconcile_seckill", "--fix", env=env)  # the shards verified (vouchers/heal.py)
+    manage("reconcile_seckill", "--fix", env=env)  # the shards verified (vouchers/sale/heal.py)
     manage("load_shop_geo", "-v0", env=env)
     first_id, count = shop_id_range(env)
     tokens = Path(tempfile.mkdtemp()) / "tokens.txt"
@@ -151,7 +151,7 @@ def main() -> None:
     manage(
         "shell", "-v0", "-c",
         "from accounts.management.commands.issue_tokens import load_test_phones; "
-        "from accounts.models import User; from vouchers.seckill import voucher_seckill; "
+        "from accounts.models import User; from vouchers.sale.seckill import voucher_seckill; "
         f"ids = User.objects.filter(phone__in=load_test_phones({args.backlog}, staff=False))"
         ".values_list('id', flat=True); "
         f"[voucher_seckill(user_id=u, voucher_id={backlog_sale}) for u in ids]",

@@ -62,7 +62,7 @@ def main() -> None:
     print(f"database: {env.get('DATABASE_URL', 'sqlite (default)')}")
     manage("migrate", "--noinput", "-v0", env=env)
     manage("seed_demo", "--force", env=env)
-    manage("reconcile_seckill", "--fix", env=env)  # the shards verified (vouchers/heal.py)
+    manage("reconcile_seckill", "--fix", env=env)  # the shards verified (vouchers/sale/heal.py)
     tokens = Path(tempfile.mkdtemp()) / "tokens.txt"
     manage("issue_tokens", "--count", str(args.tokens), "--out", str(tokens), env=env)
     unlimited, stocked = make_voucher(env, None), make_voucher(env, 10_000_000)

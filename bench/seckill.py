@@ -62,20 +62,29 @@ def project_facts(env: dict[str, str], voucher_ids: list[int]) -> dict[str, Any]
     """Key names and the seckill script as the project spells them, asked from the
     project itself so the benchmark cannot drift from it."""
     code = f"""
-import json
+import json, time
 from dianping.redis import ids, keys
-from vouchers import seckill, shard
+from vouchers.sale import seckill, shard
 s = {BENCH_SHARD}
+now = int(time.time())
+bench_keys = seckill.SaleKeys(
+    stock_key=keys.seckill_stock(s, s), buyers_key=keys.seckill_buyers(s, s),
+    orders_key=keys.seckill_orders(s), pending_key=keys.seckill_pending(s),
+    counter_key=keys.seckill_id_counter(s, "bench"),
+    funnel_key=keys.seckill_funnel(s, "bench"), live_key=keys.seckill_live(s),
+)
 print(json.dumps({{
     "stock_keys": {{str(v): shard.stock_key(v) for v in {voucher_ids!r}}},
     "lag_keys": {{str(v): keys.seckill_lag(shard.shard_of(v)) for v in {voucher_ids!r}}},
     "script": seckill._SECKILL.source,
-    "id_epoch": ids.ID_EPOCH,
-    "bench_keys": [
-        keys.seckill_stock(s, s), keys.seckill_buyers(s, s), keys.seckill_orders(s),
-        keys.seckill_pending(s), keys.seckill_id_counter(s, "bench"),
-        keys.seckill_funnel(s, "bench"), keys.seckill_live(s),
-    ],
+    "bench_keys": bench_keys._asdict(),
+    # A random buyer per call, a sale open for the next hour, a funnel that never fills.
+    "bench_args": [str(a) for a in seckill.SaleArgs(
+        user="__rand_int__", voucher=s, now=now, begin_at=now - 60, end_at=now + 3600,
+        shard=s, shard_bits=4, id_epoch=ids.ID_EPOCH, counter_ttl=60,
+        funnel_capacity=10**15, funnel_leak_per_ms="1", now_ms=now * 1000,
+        charge_funnel="1", token_ttl=0,
+    )],
 }}))
 """
     return json.loads(django(code, env))
@@ -341,16 +350,12 @@ def main() -> None:
 
     # 2. The Redis ceiling: the same script, straight from redis-benchmark.
     sha = redis_cli("script", "load", facts["script"])
-    bench_keys = facts["bench_keys"]
-    redis_cli("set", bench_keys[0], "100000000")
+    named_keys, script_args = facts["bench_keys"], facts["bench_args"]
+    bench_keys = list(named_keys.values())  # in SaleKeys' order (JSON keeps it)
+    redis_cli("set", named_keys["stock_key"], "100000000")
     run_id = re.search(r"run_id:(\w+)", redis_cli("info", "server")).group(1)
-    redis_cli("set", bench_keys[6], run_id)  # the shard's live marker (vouchers/heal.py)
-    now = int(time.time())
-    shard = voucher = str(BENCH_SHARD)  # the bench keys' voucher is numbered like its shard
-    script_args = [
-        "__rand_int__", voucher, str(now), str(now - 60), str(now + 3600), shard, "4",
-        str(facts["id_epoch"]), "60", "1e15", "1", str(now * 1000), "1",
-    ]  # fmt: skip
+    # The shard's live marker (vouchers/sale/heal.py).
+    redis_cli("set", named_keys["live_key"], run_id)
     ceiling = subprocess.run(
         ["redis-benchmark", "-p", os.environ.get("REDIS_PORT", "6390"), "-n", "200000", "-c", "50",
          "-r", "100000000", "-q", "evalsha", sha, str(len(bench_keys)), *bench_keys, *script_args],
@@ -363,7 +368,7 @@ def main() -> None:
     backlog_sale = make_sale(env, stock=args.backlog)
     django(
         "from accounts.management.commands.issue_tokens import load_test_phones; "
-        "from accounts.models import User; from vouchers.seckill import voucher_seckill; "
+        "from accounts.models import User; from vouchers.sale.seckill import voucher_seckill; "
         f"ids = User.objects.filter(phone__in=load_test_phones({args.backlog}, staff=False))"
         ".values_list('id', flat=True); "
         f"[voucher_seckill(user_id=u, voucher_id={backlog_sale}) for u in ids]",

@@ -60,7 +60,7 @@ fi
 "$py" manage.py seed_demo --force >/dev/null
 "$py" manage.py load_shop_geo >/dev/null 2>&1
 "$py" manage.py preload_stock >/dev/null
-"$py" manage.py reconcile_seckill --fix >/dev/null  # flash-sale shards verified (vouchers/heal.py)
+"$py" manage.py reconcile_seckill --fix >/dev/null  # flash-sale shards verified (vouchers/sale/heal.py)
 user_token=$("$py" manage.py issue_tokens --count 1)
 staff_token=$("$py" manage.py issue_tokens --count 1 --staff)
 

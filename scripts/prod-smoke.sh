@@ -55,7 +55,7 @@ $py manage.py collectstatic --noinput -v0
 $py manage.py seed_demo --force >/dev/null
 $py manage.py load_shop_geo >/dev/null 2>&1
 $py manage.py preload_stock >/dev/null
-$py manage.py reconcile_seckill --fix >/dev/null  # flash-sale shards verified (vouchers/heal.py)
+$py manage.py reconcile_seckill --fix >/dev/null  # flash-sale shards verified (vouchers/sale/heal.py)
 
 echo "==> granian, a worker and beat"
 start() { setsid "$@" >>"$dir/processes.log" 2>&1 & pids+=($!); }

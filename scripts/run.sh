@@ -102,7 +102,7 @@ echo "==> preloading the GEO index, Bloom filter, search index and flash-sale st
 $PY manage.py load_shop_geo
 $PY manage.py rebuild_search_index  # demo data is bulk-loaded, past the services' refreshes
 $PY manage.py preload_stock
-$PY manage.py reconcile_seckill --fix >/dev/null  # flash-sale shards verified (vouchers/heal.py)
+$PY manage.py reconcile_seckill --fix >/dev/null  # flash-sale shards verified (vouchers/sale/heal.py)
 
 # Each process leads its own process group (setsid), so stopping it also stops
 # its children (runserver's autoreloader, Celery's pool). Celery logs its routine at

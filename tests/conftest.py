@@ -17,7 +17,7 @@ from dianping import clock, runtime
 from dianping.redis.client import get_redis
 from tests.factories import UserFactory
 from tests.helpers import FakeClock, client_for
-from vouchers import heal
+from vouchers.sale import heal
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

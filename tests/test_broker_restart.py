@@ -17,7 +17,7 @@ from dianping.celery import app
 from dianping.redis import keys
 from tests.helpers import PrivateRedis, wait_until
 from tests.workers import current_database_url, kill, start_celery, worker_env
-from vouchers.shard import shard_lock
+from vouchers.sale.shard import shard_lock
 
 pytestmark = pytest.mark.slow
 

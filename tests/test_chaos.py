@@ -39,8 +39,8 @@ from tests.cluster import kill_master_of, restore_cluster
 from tests.factories import BlogFactory, ShopFactory, VoucherFactory
 from tests.helpers import PrivateRedis, wait_until
 from tests.workers import ROOT, current_database_url, kill, start_celery
-from vouchers import shard
 from vouchers.models import Voucher, VoucherOrder
+from vouchers.sale import shard
 
 pytestmark = pytest.mark.slow
 

@@ -14,9 +14,10 @@ from shops import services as shop_services
 from tests.factories import BlogFactory, NormalVoucherFactory, ShopFactory, UserFactory
 from tests.helpers import client_for
 from tests.vouchers.sales import drain_all, start_sale
-from vouchers import order_services, shard
 from vouchers.caches import shop_vouchers_cache
+from vouchers.coupons import jobs
 from vouchers.models import VoucherOrder
+from vouchers.sale import shard
 
 pytestmark = pytest.mark.django_db(transaction=True)  # evictions run after commit
 
@@ -229,7 +230,7 @@ def test_a_pay_timeout_and_a_refund_show_in_both_lists(
     )
 
     fake_clock.advance(settings.ORDER_PAY_TIMEOUT + 1)
-    assert order_services.settle_due_orders() == 1
+    assert jobs.settle_due_orders() == 1
     assert (_listed(api, few.shop_id), _tabs(user_api)["unpaid"]) == ([("Few", 3, 3)], [])
 
     paid = user_api.post(f"/api/vouchers/{few.id}/claim").json()["order_id"]

@@ -14,8 +14,9 @@ from django.utils.translation import gettext_lazy as _
 from dianping import clock
 from dianping.errors import DomainError
 
-from . import selectors, services, stock
+from . import selectors, services
 from .models import ShopOrder, Voucher, VoucherOrder, WriteOff
+from .sale import stock
 
 COUNT_COLUMNS = ("claimed", "paid", "used", "refunded")  # of selectors.order_counts
 

@@ -82,7 +82,7 @@ def expired(order: dict[str, Any], now: datetime) -> bool | None:
 
 
 # "My vouchers" tabs: which of a user's orders (`order_document`s) each shows at `now`,
-# in the client's order; order_selectors' database query filters the same way.
+# in the client's order; coupons.selectors' database query filters the same way.
 IN_TAB = {
     "unused": lambda order, now: (
         order["status"] == VoucherOrder.Status.PAID and expired(order, now) is False

@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from shops.models import Shop
 
-from . import discounts
+from .coupons import discounts
 
 
 class Voucher(models.Model):

@@ -18,7 +18,7 @@ from dianping.errors import NotFound
 from shops.errors import ShopNotFound
 from shops.selectors import shop_documents
 
-from . import documents, stock
+from . import documents
 from .caches import (
     ACTIVITIES_IDENT,
     activities_cache,
@@ -29,6 +29,7 @@ from .caches import (
 )
 from .errors import Code
 from .models import Voucher, VoucherOrder, sale_status
+from .sale import stock
 from .serializers import VoucherSerializer
 
 

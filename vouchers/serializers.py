@@ -15,7 +15,8 @@ from dianping.api.scroll import ScrollQuerySerializer
 from shops.errors import ShopNotFound
 from shops.models import Shop
 
-from . import discounts, documents
+from . import documents
+from .coupons import discounts
 from .models import ShopOrder, Voucher, VoucherOrder, WriteOff
 
 MAX_MONEY = 100_000_000  # fen: ¥1,000,000, far above any bill or voucher here
@@ -182,7 +183,7 @@ class CouponOptionSerializer(MyVoucherSerializer):
     reason = serializers.CharField(allow_null=True, help_text="Why it is unusable.")
 
     def to_representation(self, option: Any) -> dict[str, Any]:
-        """`option` is an order_selectors.CouponOption: the coupon, plus its verdict."""
+        """`option` is a coupons.selectors.CouponOption: the coupon, plus its verdict."""
         data = dict(MyVoucherSerializer(option.coupon).data)
         data["discount"], data["reason"] = option.discount, option.reason
         return data

@@ -12,9 +12,7 @@ from django.utils.translation import gettext
 
 from dianping import clock
 from dianping.errors import Conflict, NotFound
-from dianping.redis.scripts import lua
 
-from . import stock
 from .caches import (
     ACTIVITIES_IDENT,
     activities_cache,
@@ -24,11 +22,10 @@ from .caches import (
 )
 from .errors import Code
 from .models import Voucher, VoucherOrder
-from .seckill import sale_window_evict
+from .sale import stock
+from .sale.seckill import sale_window_evict
 from .selectors import activities_document, preheat_candidates
-from .shard import SALE_REDIS, buyers_key, sale_redis, stock_key
 
-_RETIRE = lua(__file__, "retire.lua", alias=SALE_REDIS)
 # What a coupon holder was promised: fixed once the first coupon exists.
 FROZEN_WITH_ORDERS = (
     "shop", "type", "actual_value", "discount_type", "amount_condition", "discount_amount",
@@ -101,7 +98,7 @@ def voucher_delete_refusal(voucher: Voucher) -> Conflict | None:
     strand accepted orders in the dead letters)."""
     if voucher.is_seckill and voucher.status_at(clock.now()) == Voucher.Status.ACTIVE:
         return Conflict(gettext("The sale is on: void it first."), code=Code.SALE_ACTIVE)
-    has_buyers = voucher.is_seckill and sale_redis().exists(buyers_key(voucher.id))
+    has_buyers = voucher.is_seckill and stock.has_buyers(voucher.id)
     if has_buyers or VoucherOrder.objects.filter(voucher_id=voucher.id).exists():
         return _has_orders()
     return None
@@ -123,7 +120,7 @@ def voucher_delete(*, voucher_id: int) -> None:
             raise refusal
         # A sale accepted since the check above holds a buyer: the script looks again and
         # removes the stock in the same step, so no sale can slip in after it.
-        if voucher.is_seckill and not _RETIRE([stock_key(voucher_id), buyers_key(voucher_id)]):
+        if voucher.is_seckill and not stock.stock_retire(voucher_id):
             raise _has_orders()
         vouchers_changed([voucher_id])
         shop_vouchers_changed([voucher.shop_id])
@@ -134,7 +131,7 @@ def voucher_delete(*, voucher_id: int) -> None:
 def _forget(voucher_id: int) -> None:
     """A deleted voucher's Redis state: stock (a preheat may have reloaded it meanwhile),
     buyers, the cached sale window and the activity list that named it."""
-    sale_redis().delete(stock_key(voucher_id), buyers_key(voucher_id))
+    stock.stock_forget(voucher_id)
     sale_window_evict(voucher_id)
     activities_evict()
 

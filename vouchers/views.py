@@ -26,17 +26,12 @@ from dianping.errors import Forbidden, NotAuthenticated
 from dianping.validation import parse_iso_date
 from shops.selectors import shop_exists, works_at
 
-from . import (
-    checkout,
-    claims,
-    order_selectors,
-    order_services,
-    redemptions,
-    seckill,
-    selectors,
-    services,
-    stock,
-)
+from . import selectors, services
+from .coupons import checkout, claims, redemptions, refunds
+from .coupons import selectors as coupon_selectors
+from .coupons import services as coupon_services
+from .sale import seckill, stock
+from .sale.shard import sale_has_own_redis
 from .serializers import (
     ActivitiesQuerySerializer,
     MyVouchersPageSerializer,
@@ -57,7 +52,6 @@ from .serializers import (
     WriteOffDayQuerySerializer,
     WriteOffSerializer,
 )
-from .shard import sale_has_own_redis
 
 
 def _staff_views(vouchers: list) -> list[dict]:  # type: ignore[type-arg]
@@ -189,7 +183,7 @@ class OrderViewSet(viewsets.ViewSet):
     def retrieve(self, request: Request, order_id: int) -> Response:
         """The caller's order, with its redeem code once paid; `pending` while it is
         accepted but not yet persisted. Other users' orders are 404."""
-        order = order_selectors.order_get(order_id=order_id, user_id=request.user.id)
+        order = coupon_selectors.order_get(order_id=order_id, user_id=request.user.id)
         return Response(OrderDetailSerializer(order).data)
 
     @extend_schema(request=None, responses=OrderDetailSerializer)
@@ -197,7 +191,7 @@ class OrderViewSet(viewsets.ViewSet):
     def pay(self, request: Request, order_id: int) -> Response:
         """Simulated payment of the caller's unpaid order (409 `order_pending` while it is
         still being placed, `coupon_expired` past its validity)."""
-        order = order_services.order_pay(order_id=order_id, user_id=request.user.id)
+        order = coupon_services.order_pay(order_id=order_id, user_id=request.user.id)
         return Response(OrderDetailSerializer(order).data)
 
     @extend_schema(request=None, responses=OrderDetailSerializer)
@@ -205,7 +199,7 @@ class OrderViewSet(viewsets.ViewSet):
     def cancel(self, request: Request, order_id: int) -> Response:
         """Cancel the caller's unpaid order: its unit goes back and the voucher can be
         taken again. Idempotent; 409 `order_paid` for a paid order (refund it)."""
-        order = order_services.order_cancel(order_id=order_id, user_id=request.user.id)
+        order = coupon_services.order_cancel(order_id=order_id, user_id=request.user.id)
         return Response(OrderDetailSerializer(order).data)
 
     @extend_schema(request=None, responses=OrderDetailSerializer)
@@ -213,7 +207,7 @@ class OrderViewSet(viewsets.ViewSet):
     def refund(self, request: Request, order_id: int) -> Response:
         """Refund the caller's paid, unused, unexpired coupon. Idempotent; 409
         `coupon_used`, `coupon_expired`, `order_unpaid` (cancel it instead)."""
-        order = order_services.order_refund(order_id=order_id, user_id=request.user.id)
+        order = refunds.order_refund(order_id=order_id, user_id=request.user.id)
         return Response(OrderDetailSerializer(order).data)
 
 
@@ -227,7 +221,7 @@ class CouponViewSet(viewsets.ViewSet):
         first; the others with a `reason` (`below_threshold`)."""
         query = query_params(request, UsableCouponsQuerySerializer)
         shop_exists(shop_id=query["shop_id"])
-        usable, unusable = order_selectors.coupons_usable(
+        usable, unusable = coupon_selectors.coupons_usable(
             user_id=request.user.id, shop_id=query["shop_id"], amount=query["amount"]
         )
         return Response(UsableCouponsSerializer({"usable": usable, "unusable": unusable}).data)
@@ -271,7 +265,7 @@ class ShopOrderViewSet(WriteLimited, viewsets.ViewSet):
     @extend_schema(parameters=[ScrollQuerySerializer], responses=ShopOrdersPageSerializer)
     def list(self, request: Request) -> Response:
         """The caller's shop orders, 10 a page, newest first, scrolled by `last_id`."""
-        page, next_last_id = order_selectors.shop_orders_mine(
+        page, next_last_id = coupon_selectors.shop_orders_mine(
             user_id=request.user.id,
             last_id=query_params(request, ScrollQuerySerializer).get("last_id"),
         )
@@ -281,7 +275,7 @@ class ShopOrderViewSet(WriteLimited, viewsets.ViewSet):
     def refund(self, request: Request, shop_order_id: int) -> Response:
         """Refund the caller's shop order (idempotent): its coupon is unused again while it
         is still valid, and its write-off is marked reversed."""
-        order = checkout.shop_order_refund(shop_order_id=shop_order_id, user_id=request.user.id)
+        order = refunds.shop_order_refund(shop_order_id=shop_order_id, user_id=request.user.id)
         return Response(ShopOrderSerializer(order).data)
 
 
@@ -324,7 +318,7 @@ class RedemptionViewSet(WriteLimited, viewsets.ViewSet):
             raise Forbidden(gettext("Only this shop's staff see its write-offs."))
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(
-            order_selectors.shop_write_offs(shop_id=shop_id, day=day), request, self
+            coupon_selectors.shop_write_offs(shop_id=shop_id, day=day), request, self
         )
         return paginator.get_paginated_response(WriteOffSerializer(page, many=True).data)
 
@@ -391,7 +385,7 @@ def _my_vouchers(request: HttpRequest) -> HttpResponse:
     viewer, _ = tokens.touch_with(request)
     if viewer is None:
         raise NotAuthenticated()
-    page, next_last_id = order_selectors.my_vouchers(
+    page, next_last_id = coupon_selectors.my_vouchers(
         user_id=viewer["id"], tab=query["status"], last_id=query.get("last_id")
     )
     return json_response(scroll_page(page, next_last_id))

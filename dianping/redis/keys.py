@@ -198,7 +198,7 @@ def seckill_lag(shard: int) -> str:
 
 def seckill_live(shard: int) -> str:
     """The run id of the Redis process that verified the shard against the database: a
-    restart, a failover or a restored backup makes it stale (vouchers/heal.py)."""
+    restart, a failover or a restored backup makes it stale (vouchers/sale/heal.py)."""
     return f"seckill:{{s{shard}}}:live"
 
 

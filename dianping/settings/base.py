@@ -160,7 +160,7 @@ REDIS_CLUSTER = env.bool("REDIS_CLUSTER", default=False)
 REDIS_CLUSTER_NODES = env.list("REDIS_CLUSTER_NODES", default=[])
 if REDIS_CLUSTER:
     CACHES["default"]["OPTIONS"]["CLIENT_CLASS"] = "dianping.redis.cluster.ClusterClient"
-# The flash sale's shards on a Redis of their own (vouchers.shard.SALE_REDIS, the cache
+# The flash sale's shards on a Redis of their own (vouchers.sale.shard.SALE_REDIS, the cache
 # alias "seckill"): in SECKILL_DURABILITY=fsync only that Redis needs `appendfsync always`
 # and every other write (a token's refresh on each request) keeps `everysec`.
 SECKILL_REDIS_URL = env.str("SECKILL_REDIS_URL", default="")
@@ -306,8 +306,8 @@ CELERY_BEAT_SCHEDULE = {
 API_VIEWER = "accounts.tokens.touch_with"
 HEALTH_CHECKS = [
     "dianping.tasks.heartbeat_health",
-    "vouchers.drain.drain_health",
-    "vouchers.durability.durability_health",
+    "vouchers.sale.drain.drain_health",
+    "vouchers.sale.durability.durability_health",
 ]
 
 # --- Logging ------------------------------------------------------------------------
@@ -384,7 +384,7 @@ SECKILL_CLAIM_IDLE_MS = 30_000  # other consumers' unacked entries are reclaimed
 SECKILL_DRAIN_INTERVAL = 10.0  # beat starts a drain task this often (seconds)
 # How an accepted order survives a Redis crash: fsync (Redis answers once its AOF is on
 # disk), replica (a replica confirms each order, WAIT), none (everysec: about the last
-# second can be lost). See vouchers/durability.py and docs/operations.md.
+# second can be lost). See vouchers/sale/durability.py and docs/operations.md.
 SECKILL_DURABILITY = env.str("SECKILL_DURABILITY", default="fsync")
 if SECKILL_DURABILITY not in ("fsync", "replica", "none"):
     raise ImproperlyConfigured("SECKILL_DURABILITY must be fsync, replica or none")

@@ -14,7 +14,7 @@ from notifications.models import Notification, SaleWatch
 from tests.factories import NormalVoucherFactory, UserFactory, VoucherFactory
 from tests.helpers import client_for
 from tests.vouchers.sales import start_sale
-from vouchers import order_services, releases
+from vouchers.coupons import jobs
 from vouchers.models import VoucherOrder
 
 
@@ -39,13 +39,13 @@ def test_the_pay_timeout_tells_the_buyer_and_their_own_cancel_does_not(
     assert user_api.post(f"/api/voucher-orders/{cancelled}/cancel").status_code == 200
 
     fake_clock.advance(15 * 60 + 1)
-    assert order_services.settle_due_orders() == 1
+    assert jobs.settle_due_orders() == 1
 
     assert _kinds(user_api) == [("order_cancelled", str(timed_out), voucher.id)]
     item = user_api.get("/api/notifications").json()["results"][0]
     assert item["actor"] is None
     assert item["voucher"]["title"] == voucher.title
-    assert order_services.settle_due_orders() == 0
+    assert jobs.settle_due_orders() == 0
     assert len(_kinds(user_api)) == 1
 
 
@@ -54,10 +54,10 @@ def test_the_backstop_tells_the_buyer(user, user_api, fake_clock) -> None:
     sale = start_sale(stock=5)
     voucher = NormalVoucherFactory(pay_value=990, stock=10)
     order_id = _claim(user_api, voucher)
-    releases.order_jobs().cancel(str(order_id))  # its job lost with Redis's state
+    jobs.order_jobs().cancel(str(order_id))  # its job lost with Redis's state
     fake_clock.advance(15 * 60 + 5 * 60 + 1)
 
-    assert order_services.cancel_overdue_orders() == 1
+    assert jobs.cancel_overdue_orders() == 1
 
     assert _kinds(user_api) == [("order_cancelled", str(order_id), voucher.id)]
     assert sale.id  # the sale's shards exist: the release path ran for real

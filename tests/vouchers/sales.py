@@ -9,8 +9,9 @@ from django.test import override_settings
 
 from dianping import clock
 from tests.factories import VoucherFactory
-from vouchers import drain, shard, stock, tasks
+from vouchers import tasks
 from vouchers.models import Voucher
+from vouchers.sale import drain, shard, stock
 
 
 def start_sale(**fields: object) -> Voucher:
@@ -36,6 +37,6 @@ def drain_all() -> int:
 
 def drain_task_once() -> int:
     """One short run of the drain task, as beat starts it: it heals the shards whose Redis
-    lost its state (vouchers/heal.py) before draining them."""
+    lost its state (vouchers/sale/heal.py) before draining them."""
     with override_settings(SECKILL_DRAIN_LOOP_SECONDS=0.2):
         return tasks.drain_seckill_orders()

@@ -14,8 +14,8 @@ from dianping.redis import keys
 from shops.models import ShopStaff
 from tests.factories import VoucherFactory
 from tests.vouchers.sales import drain_all, start_sale
-from vouchers import seckill, shard
 from vouchers.models import Voucher, VoucherOrder
+from vouchers.sale import seckill, shard
 
 
 @pytest.fixture
@@ -129,7 +129,7 @@ def test_a_repair_measures_again_only_when_its_own_voucher_sells_meanwhile(
     sale, redis_client, monkeypatch
 ) -> None:
     from tests.factories import UserFactory
-    from vouchers import reconcile
+    from vouchers.sale import reconcile
 
     neighbour = start_sale(stock=10)
     while shard.shard_of(neighbour.id) != shard.shard_of(sale.id):
@@ -186,7 +186,7 @@ def test_reconcile_counts_an_order_committed_but_not_acked_once(sale, redis_clie
     still in the pending hash: they are persisted, not pending (issue 23: `--fix` used to
     set the stock lower by the batch, refusing those units as sold out)."""
     from tests.factories import UserFactory
-    from vouchers import drain, reconcile
+    from vouchers.sale import drain, reconcile
 
     for buyer in UserFactory.create_batch(3):
         seckill.voucher_seckill(user_id=buyer.id, voucher_id=sale.id)

@@ -12,8 +12,9 @@ from dianping.redis import ids
 from tests.factories import NormalVoucherFactory, UserFactory
 from tests.helpers import client_for, run_concurrently, throttle_rates
 from tests.vouchers.sales import drain_all, start_sale
-from vouchers import claims, order_services, releases, seckill, shard
+from vouchers.coupons import claims, jobs
 from vouchers.models import Voucher, VoucherOrder
+from vouchers.sale import seckill, shard
 
 
 def claim(client, voucher_id: int):  # type: ignore[no-untyped-def]
@@ -34,7 +35,7 @@ def test_a_free_voucher_is_paid_at_once_with_a_redeem_code(user, user_api, fake_
     assert detail["status"] == "paid"
     assert len(detail["redeem_code"]) == 12
     assert detail["redeem_code"].isdigit()
-    assert releases.order_jobs().pending() == 0  # nothing to time out
+    assert jobs.order_jobs().pending() == 0  # nothing to time out
 
 
 @pytest.mark.django_db
@@ -50,10 +51,10 @@ def test_a_priced_voucher_waits_for_payment_and_its_timeout_is_scheduled(
     assert order.redeem_code is None
     assert user_api.get(f"/api/voucher-orders/{order_id}").json()["redeem_code"] is None
     assert Voucher.objects.get(pk=voucher.pk).stock == 9
-    assert releases.order_jobs().pending() == 1
+    assert jobs.order_jobs().pending() == 1
 
     fake_clock.advance(15 * 60 + 1)
-    assert order_services.settle_due_orders() == 1
+    assert jobs.settle_due_orders() == 1
     assert VoucherOrder.objects.get(pk=order_id).status == "cancelled"
     assert Voucher.objects.get(pk=voucher.pk).stock == 10  # the unit came back
     assert claim(user_api, voucher.id).status_code == 201  # and may be claimed again
@@ -83,12 +84,12 @@ def test_the_per_user_limit_counts_live_coupons_only(user, user_api) -> None:
 def test_a_refused_priced_claim_leaves_no_pay_timeout_behind(user_api) -> None:
     voucher = NormalVoucherFactory(pay_value=500, stock=5)
     assert claim(user_api, voucher.id).status_code == 201
-    jobs = releases.order_jobs().pending()
+    queued = jobs.order_jobs().pending()
 
     refused = claim(user_api, voucher.id)
 
     assert refused.json()["code"] == "limit_reached"
-    assert releases.order_jobs().pending() == jobs == 1
+    assert jobs.order_jobs().pending() == queued == 1
     assert Voucher.objects.get(pk=voucher.pk).stock == 4  # the refused one took nothing
 
 

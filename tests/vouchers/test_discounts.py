@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.factories import NormalVoucherFactory, ShopFactory
-from vouchers.discounts import CASH, FULL_REDUCTION, PERCENTAGE, DiscountRule, discount_for
+from vouchers.coupons.discounts import CASH, FULL_REDUCTION, PERCENTAGE, DiscountRule, discount_for
 from vouchers.models import Voucher
 
 

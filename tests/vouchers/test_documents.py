@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from dianping import clock
 from tests.factories import NormalVoucherFactory, UserFactory, VoucherFactory
-from vouchers import documents, order_selectors, selectors
+from vouchers import documents, selectors
+from vouchers.coupons import selectors as coupon_selectors
 from vouchers.models import Voucher, VoucherOrder
 from vouchers.serializers import MyVoucherSerializer, VoucherSerializer
 
@@ -64,7 +65,7 @@ def test_cached_documents_are_the_serializers_output(fake_clock) -> None:
 
     for tab, status in [("unpaid", "unpaid"), ("unused", "paid"), ("used", "used")]:
         for _ in range(2):  # a miss, then a hit
-            page, _ = order_selectors.my_vouchers(user_id=user.id, tab=tab, last_id=None)
+            page, _ = coupon_selectors.my_vouchers(user_id=user.id, tab=tab, last_id=None)
             assert page == MyVoucherSerializer(orders.filter(status=status), many=True).data
     expected = [
         {**VoucherSerializer(sale).data, "remaining": 7},  # live stock, for a sale

@@ -17,8 +17,8 @@ from tests.factories import UserFactory
 from tests.helpers import wait_until
 from tests.vouchers.sales import drain_all, drain_task_once, start_sale
 from tests.workers import current_database_url, kill, start_worker, unreachable_database_url
-from vouchers import drain, seckill, shard
 from vouchers.models import Voucher, VoucherOrder
+from vouchers.sale import drain, seckill, shard
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 

@@ -17,8 +17,8 @@ from accounts.services import users_ensure
 from dianping.errors import Conflict, ServiceUnavailable
 from tests.cluster import kill_master_of, restore_cluster
 from tests.vouchers.sales import drain_all, drain_task_once, start_sale
-from vouchers import reconcile, seckill, shard
 from vouchers.models import Voucher, VoucherOrder
+from vouchers.sale import reconcile, seckill, shard
 
 pytestmark = [
     pytest.mark.slow,
@@ -46,7 +46,7 @@ def test_a_master_dying_mid_sale_loses_and_duplicates_no_accepted_order(
     kill_master_of(shard.stock_key(sale.id), caught_up=True)
 
     # The promoted replica runs under another run id: its sale waits for the drain to
-    # verify the shard (vouchers/heal.py), never selling on state it may lack.
+    # verify the shard (vouchers/sale/heal.py), never selling on state it may lack.
     with pytest.raises(ServiceUnavailable):
         seckill.voucher_seckill(user_id=users[100].id, voucher_id=sale.id)
     drain_task_once()

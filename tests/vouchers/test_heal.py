@@ -12,8 +12,8 @@ from dianping.redis import keys
 from tests.factories import UserFactory
 from tests.helpers import PrivateRedis, client_for
 from tests.vouchers.sales import drain_all, drain_task_once, start_sale
-from vouchers import heal, shard
 from vouchers.models import Voucher, VoucherOrder
+from vouchers.sale import heal, shard
 
 
 def _buy(user, sale):  # type: ignore[no-untyped-def]

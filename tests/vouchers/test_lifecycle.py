@@ -11,8 +11,10 @@ from shops.models import ShopStaff
 from tests.factories import NormalVoucherFactory, UserFactory
 from tests.helpers import client_for, run_concurrently
 from tests.vouchers.sales import drain_all, start_sale
-from vouchers import order_services, releases, seckill, shard
+from vouchers.coupons import jobs
+from vouchers.coupons import services as coupon_services
 from vouchers.models import Voucher, VoucherOrder, WriteOff
+from vouchers.sale import seckill, shard
 
 
 def _grab(user, sale) -> int:  # type: ignore[no-untyped-def]
@@ -37,22 +39,22 @@ def test_an_unpaid_order_whose_job_redis_lost_is_cancelled_by_the_backstop(
     fake_clock.advance(10 * 60)
     young = _grab(other_user, sale)
     for order_id in (lost, young):
-        releases.order_jobs().cancel(str(order_id))  # what a Redis rollback does to them
+        jobs.order_jobs().cancel(str(order_id))  # what a Redis rollback does to them
     fake_clock.advance(15 * 60 + 5 * 60 - 10 * 60 + 1)  # `lost` is past timeout and grace
     mine = client_for(user)
     unpaid_tab = "/api/voucher-orders?status=unpaid"
     assert [o["id"] for o in mine.get(unpaid_tab).json()["results"]] == [str(lost)]  # cached
 
-    assert order_services.cancel_overdue_orders() == 1
+    assert jobs.cancel_overdue_orders() == 1
     assert mine.get(unpaid_tab).json()["results"] == []  # the cached tab was evicted
     assert VoucherOrder.objects.get(pk=lost).status == "cancelled"
     assert VoucherOrder.objects.get(pk=young).status == "unpaid"
     assert Voucher.objects.get(pk=sale.pk).stock == 9  # the unit back, once
     assert redis_client.get(shard.stock_key(sale.id)) == b"9"
     assert _buyers(redis_client, sale).keys() == {str(other_user.id).encode()}
-    assert order_services.cancel_overdue_orders() == 0
+    assert jobs.cancel_overdue_orders() == 0
     assert seckill.voucher_seckill(user_id=user.id, voucher_id=sale.id)  # may buy again
-    assert releases.order_jobs().pending() == 0  # the release's retry job went with it
+    assert jobs.order_jobs().pending() == 0  # the release's retry job went with it
 
 
 @pytest.mark.django_db(transaction=True)
@@ -63,13 +65,13 @@ def test_the_backstop_racing_buyers_cancels_returns_each_unit_once(redis_client,
     buyers = [UserFactory() for _ in range(6)]
     orders = [_grab(b, sale) for b in buyers]
     for order_id in orders:
-        releases.order_jobs().cancel(str(order_id))
+        jobs.order_jobs().cancel(str(order_id))
     fake_clock.advance(15 * 60 + 5 * 60 + 1)
 
     def race(i: int) -> object:
         if i >= len(buyers):
-            return order_services.cancel_overdue_orders()
-        return order_services.order_cancel(order_id=orders[i], user_id=buyers[i].id)
+            return jobs.cancel_overdue_orders()
+        return coupon_services.order_cancel(order_id=orders[i], user_id=buyers[i].id)
 
     run_concurrently(race, workers=len(buyers) + 2)
 
@@ -77,7 +79,7 @@ def test_the_backstop_racing_buyers_cancels_returns_each_unit_once(redis_client,
     assert Voucher.objects.get(pk=sale.pk).stock == 20  # each unit back exactly once
     assert redis_client.get(shard.stock_key(sale.id)) == b"20"
     assert _buyers(redis_client, sale) == {}
-    assert releases.order_jobs().pending() == 0  # no release left to retry, none leaked
+    assert jobs.order_jobs().pending() == 0  # no release left to retry, none leaked
 
 
 @pytest.mark.django_db(transaction=True)
@@ -92,9 +94,9 @@ def test_the_backstop_leaves_an_order_stored_late_its_whole_pay_window(
     drain_all()
     order = VoucherOrder.objects.get(voucher=sale)
 
-    assert order_services.cancel_overdue_orders() == 0
+    assert jobs.cancel_overdue_orders() == 0
     assert VoucherOrder.objects.get(pk=order.pk).status == "unpaid"
-    assert releases.order_jobs().queued([str(order.pk)]) == {str(order.pk)}
+    assert jobs.order_jobs().queued([str(order.pk)]) == {str(order.pk)}
 
 
 @pytest.mark.django_db
@@ -105,7 +107,7 @@ def test_validity_is_counted_from_the_grab(user, fake_clock) -> None:
 
     assert order.expires_at == order.created_at + timedelta(days=3)
     fake_clock.advance(600)
-    order_services.order_pay(order_id=order_id, user_id=user.id)
+    coupon_services.order_pay(order_id=order_id, user_id=user.id)
     assert VoucherOrder.objects.get(pk=order_id).expires_at == order.expires_at  # not moved
 
 
@@ -132,7 +134,7 @@ def test_a_paid_coupon_past_its_validity_shows_as_expired_and_cannot_be_paid(
     unpaid_one = NormalVoucherFactory(pay_value=100, valid_days=1)
     paid_id = user_api.post(f"/api/vouchers/{paid_one.id}/claim").json()["order_id"]
     unpaid_id = user_api.post(f"/api/vouchers/{unpaid_one.id}/claim").json()["order_id"]
-    releases.order_jobs().cancel(unpaid_id)  # let it outlive its pay timeout
+    jobs.order_jobs().cancel(unpaid_id)  # let it outlive its pay timeout
 
     fake_clock.advance(86400 + 1)
 
@@ -157,9 +159,9 @@ def test_the_buyer_cancels_and_the_unit_goes_back_once(user, user_api, redis_cli
     assert redis_client.get(shard.stock_key(sale.id)) == b"10"
     assert _buyers(redis_client, sale) == {}
     fake_clock.advance(15 * 60 + 1)
-    assert order_services.settle_due_orders() == 0  # the timeout finds nothing more to do
+    assert jobs.settle_due_orders() == 0  # the timeout finds nothing more to do
     assert redis_client.get(shard.stock_key(sale.id)) == b"10"
-    assert releases.order_jobs().pending() == 0
+    assert jobs.order_jobs().pending() == 0
     assert seckill.voucher_seckill(user_id=user.id, voucher_id=sale.id)  # may buy again
 
 
@@ -217,7 +219,7 @@ def test_a_refund_after_the_sale_ended_keeps_the_unit_sold(
     assert Voucher.objects.get(pk=sale.pk).stock == 9
     assert redis_client.get(shard.stock_key(sale.id)) == b"9"
     assert _buyers(redis_client, sale) == {}  # freed, so reconcile counts no stray buyer
-    assert releases.order_jobs().pending() == 0
+    assert jobs.order_jobs().pending() == 0
 
 
 @pytest.mark.django_db
@@ -231,7 +233,7 @@ def test_used_and_expired_coupons_cannot_be_refunded(user, user_api, fake_clock)
     redeemed = client_for(clerk).post("/api/redemptions", {"code": code}, format="json")
     assert redeemed.status_code == 201
     fake_clock.advance(86400 + 1)
-    jobs = releases.order_jobs().pending()
+    queued = jobs.order_jobs().pending()
 
     used = user_api.post(f"/api/voucher-orders/{used_id}/refund")
     expired = user_api.post(f"/api/voucher-orders/{expired_id}/refund")
@@ -243,7 +245,7 @@ def test_used_and_expired_coupons_cannot_be_refunded(user, user_api, fake_clock)
         ("paid", 2),
     ]
     assert Voucher.objects.get(pk=voucher.pk).stock == 8  # no unit came back
-    assert releases.order_jobs().pending() == jobs
+    assert jobs.order_jobs().pending() == queued
     assert WriteOff.objects.get().reversed_at is None
 
 
@@ -257,12 +259,12 @@ def test_a_cancel_racing_the_pay_timeout_returns_one_unit(redis_client, fake_clo
     def race(i: int) -> object:
         # Even workers cancel as the buyers, odd ones run the pay timeout, all at once.
         if i % 2:
-            return order_services.settle_due_orders()
+            return jobs.settle_due_orders()
         buyer = i // 2
-        return order_services.order_cancel(order_id=orders[buyer], user_id=buyers[buyer].id)
+        return coupon_services.order_cancel(order_id=orders[buyer], user_id=buyers[buyer].id)
 
     run_concurrently(race, workers=16)
-    order_services.settle_due_orders()  # whatever the racing timeouts left leased
+    jobs.settle_due_orders()  # whatever the racing timeouts left leased
 
     assert VoucherOrder.objects.filter(status="cancelled").count() == 8
     assert Voucher.objects.get(pk=sale.pk).stock == 20  # each unit back exactly once
@@ -279,7 +281,7 @@ def test_retries_racing_each_other_return_the_unit_once(move, redis_client, fake
     buyer = UserFactory()
     order_id = _grab(buyer, sale)
     if move == "refund":
-        order_services.order_pay(order_id=order_id, user_id=buyer.id)
+        coupon_services.order_pay(order_id=order_id, user_id=buyer.id)
     apis = [client_for(buyer) for _ in range(8)]
 
     statuses = run_concurrently(
@@ -303,7 +305,7 @@ def test_a_refund_racing_a_redemption_has_one_winner(redis_client, fake_clock) -
     buyers = [UserFactory() for _ in range(10)]
     orders = [_grab(b, sale) for b in buyers]
     for buyer, order_id in zip(buyers, orders, strict=True):
-        order_services.order_pay(order_id=order_id, user_id=buyer.id)
+        coupon_services.order_pay(order_id=order_id, user_id=buyer.id)
     codes = dict(VoucherOrder.objects.values_list("id", "redeem_code"))
     buyer_apis = [client_for(b) for b in buyers]
 
@@ -337,4 +339,4 @@ def test_a_free_flash_sale_coupon_is_paid_as_it_lands(user, user_api, fake_clock
     detail = user_api.get(f"/api/voucher-orders/{order_id}").json()
     assert detail["status"] == "paid"
     assert len(detail["redeem_code"]) == 12
-    assert releases.order_jobs().pending() == 0  # nothing to pay, so no pay timeout
+    assert jobs.order_jobs().pending() == 0  # nothing to pay, so no pay timeout

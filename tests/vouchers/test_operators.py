@@ -12,8 +12,8 @@ from shops.models import ShopStaff
 from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory, VoucherFactory
 from tests.helpers import client_for
 from tests.vouchers.sales import drain_all, start_sale
-from vouchers import seckill, shard
 from vouchers.models import Voucher, VoucherOrder, WriteOff
+from vouchers.sale import seckill, shard
 
 
 def _claim(user, voucher) -> str:  # type: ignore[no-untyped-def]
@@ -131,7 +131,7 @@ def test_delete_clears_redis_and_is_refused_while_in_use(
     staff_api, redis_client, fake_clock
 ) -> None:
     pending = VoucherFactory()  # starts in an hour, stock preloaded
-    from vouchers import stock
+    from vouchers.sale import stock
 
     stock.stock_load([pending])
     assert redis_client.exists(shard.stock_key(pending.id))

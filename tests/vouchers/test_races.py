@@ -11,8 +11,8 @@ from shops.models import ShopStaff
 from tests.factories import NormalVoucherFactory, UserFactory
 from tests.helpers import client_for, run_concurrently
 from tests.vouchers.sales import drain_all, start_sale
-from vouchers import seckill, shard
 from vouchers.models import ShopOrder, Voucher, VoucherOrder, WriteOff
+from vouchers.sale import seckill, shard
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

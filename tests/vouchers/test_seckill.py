@@ -12,8 +12,10 @@ from dianping.redis import keys
 from tests.factories import UserFactory, VoucherFactory
 from tests.helpers import client_for, run_concurrently
 from tests.vouchers.sales import drain_all, start_sale
-from vouchers import order_services, releases, services, shard
+from vouchers import services
+from vouchers.coupons import jobs
 from vouchers.models import Voucher, VoucherOrder
+from vouchers.sale import shard
 
 
 @pytest.fixture
@@ -246,17 +248,17 @@ def test_pay_then_the_timeout_does_not_cancel(
     assert early.status_code == 409
     assert early.json()["code"] == "order_pending"
     drain_all()
-    assert releases.order_jobs().pending() == 1
+    assert jobs.order_jobs().pending() == 1
 
     with django_capture_on_commit_callbacks(execute=True):
         paid = user_api.post(f"/api/voucher-orders/{order_id}/pay")
     assert paid.status_code == 200
-    assert releases.order_jobs().pending() == 0  # paying withdrew the timeout
+    assert jobs.order_jobs().pending() == 0  # paying withdrew the timeout
     assert paid.json()["status"] == "paid"
     assert user_api.post(f"/api/voucher-orders/{order_id}/pay").status_code == 200  # idempotent
 
     fake_clock.advance(16 * 60)
-    assert order_services.settle_due_orders() == 0
+    assert jobs.settle_due_orders() == 0
     assert VoucherOrder.objects.get(pk=order_id).status == "paid"
 
 
@@ -272,7 +274,7 @@ def test_unpaid_orders_are_cancelled_once_and_the_unit_comes_back(
     assert redis_client.get(shard.stock_key(on_sale.id)) == b"97"
 
     fake_clock.advance(15 * 60 + 1)
-    cancelled = run_concurrently(lambda _: order_services.settle_due_orders(), workers=4)
+    cancelled = run_concurrently(lambda _: jobs.settle_due_orders(), workers=4)
 
     assert sum(cancelled) == 3  # each order cancelled exactly once across workers
     assert VoucherOrder.objects.filter(status="cancelled").count() == 3
@@ -292,12 +294,12 @@ def test_a_repeated_release_never_frees_the_buyers_next_order(
     assert _buy(client, on_sale.id).status_code == 200
     drain_all()
     fake_clock.advance(15 * 60 + 1)
-    assert order_services.settle_due_orders() == 1
+    assert jobs.settle_due_orders() == 1
     first = VoucherOrder.objects.get(user=buyer)
     assert _buy(client, on_sale.id).status_code == 200  # buys again
     drain_all()
 
-    assert not releases.order_release(first)  # a late retry of the first release
+    assert not jobs.order_release(first)  # a late retry of the first release
 
     assert redis_client.get(shard.stock_key(on_sale.id)) == b"99"
     assert _buy(client, on_sale.id).json()["code"] == "duplicate_order"
@@ -311,19 +313,19 @@ def test_a_failed_release_is_retried_until_redis_agrees(
     assert _buy(client, on_sale.id).status_code == 200
     drain_all()
     fake_clock.advance(15 * 60 + 1)
-    real_release = releases.order_release
+    real_release = jobs.order_release
 
     def redis_blip(order):  # type: ignore[no-untyped-def]
         raise ConnectionError("redis went away")
 
-    monkeypatch.setattr(order_services, "order_release", redis_blip)
-    order_services.settle_due_orders()
+    monkeypatch.setattr(jobs, "order_release", redis_blip)
+    jobs.settle_due_orders()
     assert redis_client.get(shard.stock_key(on_sale.id)) == b"99"  # not yet given back
 
-    monkeypatch.setattr(order_services, "order_release", real_release)
+    monkeypatch.setattr(jobs, "order_release", real_release)
     fake_clock.advance(61)  # the unacked job's lease runs out
-    order_services.settle_due_orders()
+    jobs.settle_due_orders()
 
     assert redis_client.get(shard.stock_key(on_sale.id)) == b"100"
     assert Voucher.objects.get(pk=on_sale.pk).stock == 100
-    assert releases.order_jobs().pending() == 0
+    assert jobs.order_jobs().pending() == 0

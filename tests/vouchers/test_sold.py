@@ -13,8 +13,10 @@ from dianping.redis import keys
 from shops.models import Shop
 from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory
 from tests.vouchers.sales import drain_all, start_sale
-from vouchers import seckill, sold, tasks
+from vouchers import tasks
+from vouchers.coupons import sold
 from vouchers.models import VoucherOrder
+from vouchers.sale import seckill
 
 pytestmark = pytest.mark.django_db(transaction=True)  # notes are made after commit
 

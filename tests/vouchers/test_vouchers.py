@@ -9,8 +9,9 @@ from django.core.management import call_command
 
 from dianping import clock
 from tests.factories import ShopFactory, VoucherFactory
-from vouchers import services, shard, stock
+from vouchers import services
 from vouchers.models import Voucher
+from vouchers.sale import shard, stock
 
 
 def _iso(moment: datetime) -> str:

@@ -19,8 +19,8 @@ from tests.factories import BlogFactory, ShopFactory, UserFactory, VoucherFactor
 from tests.helpers import FakeClock
 from tests.vouchers.sales import drain_all, start_sale
 from tests.web.conftest import log_in, screenshot
-from vouchers import seckill
 from vouchers.models import VoucherOrder
+from vouchers.sale import seckill
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -15,7 +15,7 @@ from accounts.models import User
 from shops.models import ShopStaff
 from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory
 from tests.web.conftest import log_in, screenshot
-from vouchers import claims
+from vouchers.coupons import claims
 from vouchers.models import ShopOrder, VoucherOrder, WriteOff
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]

@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from blogs import reviews
-from vouchers import sold
+from vouchers.coupons import sold
 
 
 class Command(BaseCommand):

@@ -5,8 +5,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from vouchers import stock
 from vouchers.models import Voucher
+from vouchers.sale import stock
 
 
 class Command(BaseCommand):

@@ -5,8 +5,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
-from vouchers import heal, reconcile
-from vouchers.shard import shard_lock
+from vouchers.sale import heal, reconcile
+from vouchers.sale.shard import shard_lock
 
 
 class Command(BaseCommand):

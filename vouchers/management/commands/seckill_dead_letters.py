@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from vouchers import dead_letters
+from vouchers.sale import dead_letters
 
 
 class Command(BaseCommand):

@@ -17,8 +17,8 @@ from django.conf import settings
 
 from dianping.redis import keys
 
+from ..coupons.jobs import order_jobs
 from .drain import persist
-from .releases import order_jobs
 from .shard import (
     MALFORMED,
     Accepted,

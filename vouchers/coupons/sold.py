@@ -15,7 +15,7 @@ from dianping.redis import keys
 from dianping.redis.client import get_redis
 from shops.services import sold_save
 
-from .models import Voucher, VoucherOrder
+from ..models import Voucher, VoucherOrder
 
 COUNTED = (VoucherOrder.Status.PAID, VoucherOrder.Status.USED)
 

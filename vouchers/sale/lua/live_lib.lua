@@ -1,5 +1,5 @@
 -- shard_live(key): whether the shard whose live marker is `key` was verified against the
--- database by this very Redis process (vouchers/heal.py). The marker holds the run id
+-- database by this very Redis process (vouchers/sale/heal.py). The marker holds the run id
 -- of the process that verified it; a restart, a failover to a replica or a restored
 -- backup runs under another run id, so an old marker (from the AOF, an RDB, the
 -- replication stream) does not count.

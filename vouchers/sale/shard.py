@@ -95,6 +95,15 @@ def pending_owner(value: bytes) -> tuple[int, int]:
     return user_id, voucher_id
 
 
+def pending_order(order_id: int) -> tuple[int, int] | None:
+    """(user id, voucher id) of an order the sale accepted and the drain has not stored
+    yet; None for any other id."""
+    value = sale_redis().hget(
+        keys.seckill_pending(shard_of_order(order_id)), pending_field(order_id)
+    )
+    return None if value is None else pending_owner(value)
+
+
 @dataclass(frozen=True, slots=True)
 class Accepted:
     """An order the sale accepted, as its stream entry carries it."""

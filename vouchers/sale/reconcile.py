@@ -26,7 +26,7 @@ import redis
 
 from dianping.redis import keys
 
-from .models import Voucher, VoucherOrder
+from ..models import Voucher, VoucherOrder
 from .shard import (
     buyers_key,
     pending_field,

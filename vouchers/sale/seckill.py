@@ -6,10 +6,11 @@ import functools
 import json
 import time
 from dataclasses import dataclass
-from typing import Any
+from enum import IntEnum
+from typing import Any, NamedTuple
 
 from django.conf import settings
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from accounts import tokens
 from dianping import clock
@@ -25,14 +26,70 @@ from dianping.redis import ids, keys
 from dianping.redis.cache import CacheClient
 from dianping.redis.scripts import FUNNEL_LIB, lua
 
+from ..errors import Code
+from ..models import Voucher
 from . import durability, shard, stock
-from .errors import Code
-from .models import Voucher
 from .shard import LIVE_LIB, SALE_REDIS
 
 _SECKILL = lua(__file__, "seckill.lua", prelude=(FUNNEL_LIB, LIVE_LIB), alias=SALE_REDIS)
-_OK, _NOT_STARTED, _ENDED, _NOT_LOADED, _DUPLICATE, _SOLD_OUT = 0, -1, -2, -3, -4, -5
-_THROTTLED, _UNKNOWN_TOKEN, _UNVERIFIED = -7, -8, -9
+
+
+# The script's contract, named once here and once at the top of seckill.lua (a test
+# checks that they agree): its KEYS and ARGV in order, and the verdicts it returns.
+class SaleKeys(NamedTuple):
+    stock_key: str
+    buyers_key: str
+    orders_key: str
+    pending_key: str
+    counter_key: str
+    funnel_key: str  # token mode: the funnel keys' prefix, completed with the token's user
+    live_key: str
+
+
+class SaleArgs(NamedTuple):
+    user: int | str  # "" in token mode: the script reads the user from the token
+    voucher: int
+    now: int
+    begin_at: int
+    end_at: int
+    shard: int
+    shard_bits: int
+    id_epoch: int
+    counter_ttl: int
+    funnel_capacity: int
+    funnel_leak_per_ms: str
+    now_ms: int
+    charge_funnel: str
+    token_ttl: int
+
+
+class Verdict(IntEnum):
+    OK = 0
+    NOT_STARTED = -1
+    ENDED = -2
+    NOT_LOADED = -3
+    DUPLICATE = -4
+    SOLD_OUT = -5
+    OUT_OF_IDS = -6
+    THROTTLED = -7
+    UNKNOWN_TOKEN = -8
+    UNVERIFIED = -9
+
+
+# The verdicts that refuse a sale whatever else holds, and what they answer.
+_REFUSALS = {
+    Verdict.DUPLICATE: (
+        Conflict,
+        gettext_lazy("You already have an order for this voucher."),
+        Code.DUPLICATE_ORDER,
+    ),
+    Verdict.NOT_STARTED: (
+        Conflict,
+        gettext_lazy("The sale has not started yet."),
+        Code.NOT_STARTED,
+    ),
+    Verdict.ENDED: (Conflict, gettext_lazy("The sale has ended."), Code.ENDED),
+}
 
 # voucher id -> monotonic time until which it is known to be sold out (this process only;
 # the short TTL is what lets a unit given back by a cancellation be sold again)
@@ -125,32 +182,29 @@ def _open_window(voucher_id: int) -> SaleWindow:
 
 
 def _decide(verdict: list[int], voucher_id: int, window: SaleWindow) -> int:
-    if verdict[0] == _UNKNOWN_TOKEN:
+    """The order id of an accepted sale, or the verdict's refusal raised."""
+    if verdict[0] == Verdict.UNKNOWN_TOKEN:
         raise NotAuthenticated()
-    if verdict[0] == _NOT_LOADED:
+    if verdict[0] == Verdict.NOT_LOADED:
         # An active sale whose stock was never preheated: load it (set-if-absent), retry.
         stock.stock_load(Voucher.objects.filter(pk=voucher_id))
         verdict = _run(voucher_id, window, user_id=verdict[1], charge_funnel=False)
     code = verdict[0]
-    if code == _THROTTLED:
-        raise RateLimited(verdict[1] / 1000, gettext("Too many attempts; slow down."))
-    if code == _OK:
+    if code == Verdict.OK:
         return ids.compose(ids.ID_EPOCH + int(verdict[1]), int(verdict[2]))
-    if code == _SOLD_OUT:
+    if code == Verdict.SOLD_OUT:
         _sold_out_until[voucher_id] = time.monotonic() + settings.SECKILL_SOLD_OUT_FLAG_TTL
         raise Conflict(gettext("Sold out."), code=Code.SOLD_OUT)
-    if code == _DUPLICATE:
-        raise Conflict(
-            gettext("You already have an order for this voucher."), code=Code.DUPLICATE_ORDER
-        )
-    if code == _NOT_STARTED:
-        raise Conflict(gettext("The sale has not started yet."), code=Code.NOT_STARTED)
-    if code == _ENDED:
-        raise Conflict(gettext("The sale has ended."), code=Code.ENDED)
-    if code == _UNVERIFIED:
+    if code == Verdict.THROTTLED:
+        raise RateLimited(verdict[1] / 1000, gettext("Too many attempts; slow down."))
+    if code in _REFUSALS:
+        error, message, error_code = _REFUSALS[Verdict(code)]
+        raise error(message, code=error_code)
+    if code == Verdict.UNVERIFIED:
         raise ServiceUnavailable(
             gettext("The sale is being checked after a restart; try again in a moment.")
         )
+    # NOT_LOADED again (the stock could not be loaded) or OUT_OF_IDS: both pass soon.
     raise ServiceUnavailable(gettext("The sale is not ready; try again shortly."))
 
 
@@ -165,28 +219,47 @@ def _run(
     """One EVALSHA of seckill.lua, for a known user or (token mode) a token's user."""
     now_ms = clock.now_ms()
     now = now_ms // 1000
-    shard_no, sale_keys = _sale_keys(voucher_id)
-    script_keys = [
-        *sale_keys,
-        keys.seckill_id_counter(shard_no, ids.day_of(now)),
-        keys.seckill_funnel_prefix(shard_no) if token else keys.seckill_funnel(shard_no, user_id),
-        keys.seckill_live(shard_no),
-    ]
+    shard_no, (stock_key, buyers_key, orders_key, pending_key) = _sale_keys(voucher_id)
+    script_keys: list[str] = list(
+        SaleKeys(
+            stock_key=stock_key,
+            buyers_key=buyers_key,
+            orders_key=orders_key,
+            pending_key=pending_key,
+            counter_key=keys.seckill_id_counter(shard_no, ids.day_of(now)),
+            funnel_key=(
+                keys.seckill_funnel_prefix(shard_no)
+                if token
+                else keys.seckill_funnel(shard_no, user_id or 0)
+            ),
+            live_key=keys.seckill_live(shard_no),
+        )
+    )
     if token:
-        script_keys.append(keys.login_token(token))
-    args = [
-        "" if token else user_id, voucher_id, now, window.begin, window.end,
-        shard_no, shard.shard_bits(), ids.ID_EPOCH, ids.COUNTER_TTL,
-        settings.SECKILL_FUNNEL_CAPACITY, repr(settings.SECKILL_FUNNEL_PER_SECOND / 1000), now_ms,
-        "1" if charge_funnel else "0", settings.AUTH_TOKEN_TTL,
-    ]  # fmt: skip
+        script_keys.append(keys.login_token(token))  # the optional last key: token_key
+    args = SaleArgs(
+        user="" if token else (user_id or 0),
+        voucher=voucher_id,
+        now=now,
+        begin_at=window.begin,
+        end_at=window.end,
+        shard=shard_no,
+        shard_bits=shard.shard_bits(),
+        id_epoch=ids.ID_EPOCH,
+        counter_ttl=ids.COUNTER_TTL,
+        funnel_capacity=settings.SECKILL_FUNNEL_CAPACITY,
+        funnel_leak_per_ms=repr(settings.SECKILL_FUNNEL_PER_SECOND / 1000),
+        now_ms=now_ms,
+        charge_funnel="1" if charge_funnel else "0",
+        token_ttl=settings.AUTH_TOKEN_TTL,
+    )
     if durability.mode() != durability.REPLICA:
         return [int(part) for part in _SECKILL.run_direct(script_keys, args)]
     reply, replicas = _SECKILL.run_then_wait(
         script_keys, args, replicas=1, timeout_ms=settings.SECKILL_REPLICA_WAIT_MS
     )
     verdict = [int(part) for part in reply]
-    if verdict[0] == _OK and replicas < 1:
+    if verdict[0] == Verdict.OK and replicas < 1:
         # Accepted, but only on a master that may yet die: never a 200 we cannot keep.
         raise ServiceUnavailable(
             gettext("Your order could not be confirmed yet: check my vouchers before trying again.")

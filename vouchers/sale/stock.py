@@ -9,10 +9,11 @@ from dianping import clock
 from dianping.redis.outage import OUTAGE_ERRORS
 from dianping.redis.scripts import lua
 
-from .models import Voucher
+from ..models import Voucher
 from .shard import SALE_REDIS, buyers_key, sale_redis, stock_key
 
 _LOAD = lua(__file__, "stock_load.lua", alias=SALE_REDIS)
+_RETIRE = lua(__file__, "retire.lua", alias=SALE_REDIS)
 
 
 def stock_load(vouchers: Iterable[Voucher]) -> dict[int, str]:
@@ -35,6 +36,24 @@ def stock_load(vouchers: Iterable[Voucher]) -> dict[int, str]:
             raise reply
         outcome[voucher_id] = reply.decode()
     return outcome
+
+
+def stock_retire(voucher_id: int) -> bool:
+    """Take a sale out of Redis before its voucher's row is deleted, unless it has buyers
+    (accepted orders, drained or not); False when it has. From then on the script
+    answers "not loaded"."""
+    return bool(_RETIRE([stock_key(voucher_id), buyers_key(voucher_id)]))
+
+
+def has_buyers(voucher_id: int) -> bool:
+    """Whether the sale accepted any order for the voucher (drained or not)."""
+    return bool(sale_redis().exists(buyers_key(voucher_id)))
+
+
+def stock_forget(voucher_id: int) -> None:
+    """A deleted voucher's sale state: its stock (a preheat may have reloaded it since it
+    was retired) and its buyers."""
+    sale_redis().delete(stock_key(voucher_id), buyers_key(voucher_id))
 
 
 def queue_live_stock(pipe: Any, voucher_ids: list[int]) -> None:

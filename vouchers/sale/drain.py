@@ -14,13 +14,14 @@ reported, never lost, never blocking others.
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 import redis
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import InterfaceError, OperationalError, close_old_connections, transaction
 from django.db.models import F
 
 from dianping import clock
@@ -28,10 +29,12 @@ from dianping.bulk import insert_rows
 from dianping.redis import keys
 from dianping.redis.scripts import lua
 
-from .caches import orders_changed, vouchers_changed
-from .coupons import expiry_of, new_redeem_code
-from .models import Voucher, VoucherOrder
-from .releases import order_jobs
+from ..caches import orders_changed, vouchers_changed
+from ..coupons.jobs import order_jobs
+from ..coupons.lifecycle import new_order
+from ..coupons.sold import sold_changed
+from ..models import Voucher, VoucherOrder
+from . import heal
 from .shard import (
     GROUP,
     MALFORMED,
@@ -42,8 +45,8 @@ from .shard import (
     ensure_groups,
     pending_field,
     sale_redis,
+    shard_lock,
 )
-from .sold import sold_changed
 
 log = logging.getLogger(__name__)
 _FINISH = lua(__file__, "finish.lua", alias=SALE_REDIS)
@@ -116,6 +119,59 @@ def drain_shard(shard: int, *, batch: int | None = None, recover: bool = False) 
             _count_failure(shard, order, exc)
     _finish(shard, done, paid_at_once)
     return len(done) + len(malformed)
+
+
+def drain_run() -> int:
+    """Drain every shard this run can lock, round-robin, for SECKILL_DRAIN_LOOP_SECONDS,
+    healing first any whose Redis lost its state (heal.py); returns how many orders were
+    settled.
+
+    Beat starts a run every 10 s; a shard another run still drains is skipped. The first
+    pass recovers what an earlier drainer left unacked, and so does the pass after a
+    failure; the others read only new entries (one round trip per shard and poll). An
+    order whose own failure was counted is thus retried once per run, a natural backoff.
+    """
+    locks = [
+        (shard, lock)
+        for shard in range(settings.SECKILL_SHARDS)
+        # A short lease (renewed by the watchdog while we run): a killed drainer blocks
+        # its shards for at most 10 s, until a later run takes them over.
+        if (lock := shard_lock(shard, ttl=10, watchdog=True)).acquire()
+    ]
+    settled = 0
+    recover = True
+    try:
+        deadline = time.monotonic() + settings.SECKILL_DRAIN_LOOP_SECONDS
+        while locks and time.monotonic() < deadline:
+            if any(lock.lost for _, lock in locks):
+                log.warning("seckill drain: a shard lock was lost; stopping this run")
+                break
+            try:
+                per_shard = _drain_pass([shard for shard, _ in locks], recover=recover)
+            except NOT_THEIR_FAULT:
+                log.exception("seckill drain: database unavailable; nothing acked, retrying")
+                close_old_connections()
+                time.sleep(1)
+                recover = True  # what was read but not acked must be read again
+                continue
+            recover = False
+            settled += sum(per_shard)
+            if max(per_shard) < settings.SECKILL_DRAIN_BATCH:
+                # No shard filled a batch (idle, or orders trickling in): let them gather
+                # before the next pass, so they are stored in fewer, larger transactions.
+                time.sleep(settings.SECKILL_DRAIN_LINGER)
+    finally:
+        for _, lock in locks:
+            lock.release()
+    return settled
+
+
+def _drain_pass(shards: list[int], *, recover: bool) -> list[int]:
+    """One batch from each shard; a shard whose Redis lost its state is healed first (its
+    sale waits meanwhile)."""
+    for shard in heal.unverified(shards):
+        heal.shard_heal(shard)
+    return [drain_shard(shard, recover=recover) for shard in shards]
 
 
 def _their_own(failed: list[tuple[Accepted, Exception]]) -> bool:
@@ -231,19 +287,14 @@ def persist(orders: list[Accepted]) -> set[int]:
 
 
 def _order_row(order: Accepted, valid_days: int, pay_value: int) -> dict[str, Any]:
-    """The row of an accepted order: a free voucher's coupon is paid at once (SPEC §3.4)."""
-    created_at = order.created_at
-    free = pay_value == 0
-    return {
-        "id": order.order_id,
-        "user_id": order.user_id,
-        "voucher_id": order.voucher_id,
-        "created_at": created_at,
-        "expires_at": expiry_of(created_at, valid_days),
-        "status": VoucherOrder.Status.PAID if free else VoucherOrder.Status.UNPAID,
-        "paid_at": created_at if free else None,
-        "redeem_code": new_redeem_code() if free else None,
-    }
+    return new_order(
+        order_id=order.order_id,
+        user_id=order.user_id,
+        voucher_id=order.voucher_id,
+        created_at=order.created_at,
+        valid_days=valid_days,
+        pay_value=pay_value,
+    )
 
 
 def _finish(shard: int, done: list[Accepted], paid_at_once: set[int]) -> None:

@@ -14,15 +14,16 @@ from django.utils.translation import gettext
 
 from dianping import clock
 from dianping.api.scroll import SCROLL_PAGE  # "my vouchers" and shop orders alike
-from dianping.errors import NotFound
-from dianping.redis import ids, keys
+from dianping.errors import Conflict, NotFound
+from dianping.redis import ids
 
-from . import discounts, documents
-from .caches import my_orders_cache
-from .errors import Code
-from .models import ShopOrder, VoucherOrder, WriteOff
-from .selectors import voucher_documents, voucher_now
-from .shard import pending_field, pending_owner, sale_redis, shard_of_order
+from .. import documents
+from ..caches import my_orders_cache
+from ..errors import Code
+from ..models import ShopOrder, VoucherOrder, WriteOff
+from ..sale.shard import pending_order
+from ..selectors import voucher_documents, voucher_now
+from . import discounts
 
 PENDING = "pending"  # the status shown while an accepted order waits in the stream
 
@@ -33,11 +34,9 @@ def order_get(*, order_id: int, user_id: int) -> VoucherOrder:
     order = VoucherOrder.objects.filter(pk=order_id, user_id=user_id).first()
     if order is not None:
         return order
-    owner = sale_redis().hget(
-        keys.seckill_pending(shard_of_order(order_id)), pending_field(order_id)
-    )
-    if owner is not None:
-        owner_id, voucher_id = pending_owner(owner)
+    pending = pending_order(order_id)
+    if pending is not None:
+        owner_id, voucher_id = pending
         if owner_id == user_id:
             created_at = datetime.fromtimestamp(ids.timestamp_of(order_id), tz=UTC)
             return VoucherOrder(
@@ -45,6 +44,27 @@ def order_get(*, order_id: int, user_id: int) -> VoucherOrder:
                 created_at=created_at,
             )  # fmt: skip
     raise NotFound(gettext("No such order."), code=Code.ORDER_NOT_FOUND)
+
+
+def order_owned(*, order_id: int, user_id: int) -> VoucherOrder:
+    """The caller's order for a move; 404, or 409 while it is still being placed (in the
+    stream)."""
+    order = VoucherOrder.objects.filter(pk=order_id, user_id=user_id).first()
+    if order is None:
+        order_get(order_id=order_id, user_id=user_id)  # 404 unless it is pending:
+        raise Conflict(
+            gettext("The order is still being placed; try again in a moment."),
+            code=Code.ORDER_PENDING,
+        )
+    return order
+
+
+def order_owner(*, order_id: int, user_id: int | None = None) -> tuple[int, int] | None:
+    """(voucher id, user id) of the order (the caller's, when `user_id` is given)."""
+    orders = VoucherOrder.objects.filter(pk=order_id)
+    if user_id is not None:
+        orders = orders.filter(user_id=user_id)
+    return orders.values_list("voucher_id", "user_id").first()
 
 
 def my_vouchers(

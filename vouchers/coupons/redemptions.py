@@ -15,9 +15,10 @@ from dianping.redis.ratelimit import SlidingWindowLimiter
 from dianping.transactions import retry_on_lock_conflict
 from shops.selectors import works_at
 
-from .coupons import coupon_discount, coupon_refusal, coupon_take, write_off
-from .errors import Code
-from .models import VoucherOrder, WriteOff
+from ..errors import Code
+from ..models import VoucherOrder, WriteOff
+from .lifecycle import Actor, Move, refusal
+from .usage import coupon_discount, coupon_take, write_off
 
 MISS_SCOPE = "redeem_miss_user"
 
@@ -46,11 +47,11 @@ def coupon_redeem(
     ):
         raise NotFound(gettext("No coupon with this code."), code=Code.CODE_NOT_FOUND)
     misses.refund(subject, attempt)
-    if (refusal := coupon_refusal(coupon, clock.now())) is not None:
-        raise refusal
+    if (refused := refusal(Move.USE, coupon, clock.now())) is not None:
+        raise refused
     discount = coupon_discount(coupon, shop_id=coupon.voucher.shop_id, amount=amount)
     with transaction.atomic():
-        at = coupon_take(coupon)
+        at = coupon_take(coupon, by=Actor.SHOP_STAFF)
         return write_off(
             coupon=coupon,
             at=at,

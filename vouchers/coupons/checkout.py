@@ -1,5 +1,6 @@
-"""Checkout at a shop (买单): pay a bill, optionally with one of the payer's coupons, and
-refund it. An Idempotency-Key makes a retried checkout return the first one's order."""
+"""Checkout at a shop (买单): pay a bill, optionally with one of the payer's coupons (its
+refund is in refunds.py). An Idempotency-Key makes a retried checkout return the first
+one's order."""
 
 from __future__ import annotations
 
@@ -11,15 +12,10 @@ from dianping.errors import Conflict, NotFound
 from dianping.redis import ids
 from dianping.transactions import retry_on_lock_conflict
 
-from .coupons import (
-    coupon_discount,
-    coupon_give_back,
-    coupon_refusal,
-    coupon_take,
-    write_off,
-)
-from .errors import Code
-from .models import ShopOrder, VoucherOrder, WriteOff
+from ..errors import Code
+from ..models import ShopOrder, VoucherOrder, WriteOff
+from .lifecycle import Actor, Move, refusal
+from .usage import coupon_discount, coupon_take, write_off
 
 
 @retry_on_lock_conflict
@@ -64,7 +60,7 @@ def _create(
     if coupon is not None:
         order.discount = coupon_discount(coupon, shop_id=shop_id, amount=amount)
         order.payable = amount - order.discount
-        order.created_at = coupon_take(coupon)  # before the order row points at it
+        order.created_at = coupon_take(coupon, by=Actor.PAYER)  # before the order row points at it
     order.coupon = coupon
     order.save(force_insert=True)
     if coupon is not None:
@@ -86,8 +82,8 @@ def _coupon(user_id: int, coupon_id: int, order: ShopOrder) -> VoucherOrder:
     )
     if coupon is None:
         raise NotFound(gettext("No such coupon."), code=Code.COUPON_NOT_FOUND)
-    if (refusal := coupon_refusal(coupon, order.created_at)) is not None:
-        raise refusal
+    if (refused := refusal(Move.USE, coupon, order.created_at)) is not None:
+        raise refused
     return coupon
 
 
@@ -101,21 +97,4 @@ def _replayed(order: ShopOrder, *, shop_id: int, amount: int, coupon_id: int | N
             gettext("This Idempotency-Key was used for a different checkout."),
             code=Code.IDEMPOTENCY_KEY_REUSED,
         )
-    return order
-
-
-@retry_on_lock_conflict
-def shop_order_refund(*, shop_order_id: int, user_id: int) -> ShopOrder:
-    """paid -> refunded, once (a conditional UPDATE); its coupon comes back as
-    `coupon_give_back` says. Refunding a refunded order answers it unchanged."""
-    now = clock.now()
-    with transaction.atomic():
-        refunded = ShopOrder.objects.filter(
-            pk=shop_order_id, user_id=user_id, status=ShopOrder.Status.PAID
-        ).update(status=ShopOrder.Status.REFUNDED, refunded_at=now)
-        order = ShopOrder.objects.filter(pk=shop_order_id, user_id=user_id).first()
-        if order is None:
-            raise NotFound(gettext("No such shop order."), code=Code.SHOP_ORDER_NOT_FOUND)
-        if refunded and order.coupon_id is not None:
-            coupon_give_back(shop_order=order, now=now)
     return order

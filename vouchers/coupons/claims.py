@@ -13,12 +13,12 @@ from dianping import clock
 from dianping.errors import Conflict, NotFound
 from dianping.transactions import retry_on_lock_conflict
 
-from .caches import orders_changed, vouchers_changed
-from .coupons import expiry_of, new_redeem_code
-from .errors import Code
-from .models import Voucher, VoucherOrder
-from .releases import order_jobs
-from .shard import next_order_id
+from ..caches import orders_changed, vouchers_changed
+from ..errors import Code
+from ..models import Voucher, VoucherOrder
+from ..sale.shard import next_order_id
+from .jobs import order_jobs
+from .lifecycle import new_order
 from .sold import sold_changed
 
 
@@ -62,18 +62,17 @@ def _free_slot(user_id: int, voucher: Voucher) -> int:
 
 
 def _claim_in_slot(user_id: int, voucher: Voucher, slot: int) -> VoucherOrder:
-    now = clock.now()
     free = voucher.pay_value == 0
     order = VoucherOrder(
-        id=next_order_id(voucher.id),
-        user_id=user_id,
-        voucher_id=voucher.id,
-        live_slot=slot,
-        status=VoucherOrder.Status.PAID if free else VoucherOrder.Status.UNPAID,
-        created_at=now,
-        paid_at=now if free else None,
-        expires_at=expiry_of(now, voucher.valid_days),
-        redeem_code=new_redeem_code() if free else None,
+        **new_order(
+            order_id=next_order_id(voucher.id),
+            user_id=user_id,
+            voucher_id=voucher.id,
+            created_at=clock.now(),
+            valid_days=voucher.valid_days,
+            pay_value=voucher.pay_value,
+            live_slot=slot,
+        )
     )
     with transaction.atomic():
         # Only a voucher with stock is counted down, and only while some is left; the row

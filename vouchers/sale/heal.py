@@ -22,7 +22,7 @@ from dianping import clock
 from dianping.redis import keys
 from dianping.redis.scripts import lua
 
-from .models import Voucher
+from ..models import Voucher
 from .reconcile import Drift, seckill_repair
 from .shard import LIVE_LIB, SALE_REDIS, shard_of
 
