@@ -3,7 +3,7 @@ segmentation speed in search mode, and the postings each would put in the index.
 
     PYTHONPATH=<a folder with jieba> .venv/bin/python bench/tokenizers.py [--notes 10000]
 
-jieba is not a dependency (docs: the decision); install it into a folder of its own to
+jieba is not a dependency (decision 234); install it into a folder of its own to
 compare: `.venv/bin/pip install --target /tmp/jieba jieba==0.42.1`. The corpus is
 bench/search_corpus.py's kind of notes (the same words and phrases), generated without a database.
 """
