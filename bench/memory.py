@@ -27,6 +27,7 @@ from django.conf import settings  # noqa: E402
 
 from dianping.redis import keys  # noqa: E402
 from dianping.redis.client import get_redis  # noqa: E402
+from signin.buckets import bucket_of  # noqa: E402
 from vouchers import shard  # noqa: E402
 
 BASE_USER = 9_000_000_000
@@ -77,7 +78,7 @@ def follows(client, i):  # type: ignore[no-untyped-def]
 
 
 def sign_month(client, i):  # type: ignore[no-untyped-def]
-    key = keys.sign_month(BASE_USER + i, "202611")
+    key = keys.sign_month(bucket_of(BASE_USER + i), BASE_USER + i, "202611")
     for day in range(0, 30, 2):
         client.setbit(key, day, 1)
     return key, 1

@@ -1,11 +1,12 @@
 """The process's background machinery, in one place.
 
 Four parts run beside requests and tasks: the near cache's invalidation listener, the
-UV/PV flusher, the cache's rebuild pool and the lock watchdogs. Each registers here and
-also starts on first use, so a forked server worker whose parent started them starts
-its own; this module is the one that starts the long-running ones up front, resets them
-(between tests), stops them (at exit) and forgets them in a forked child, whose
-parent's threads do not exist.
+UV/PV flusher (traffic/visits.py, an app's: it registers from its AppConfig.ready()), the
+cache's rebuild pool and the lock watchdogs. Each registers here and also starts on
+first use, so a forked server worker whose parent started them starts its own; this
+module is the one that starts the long-running ones up front, resets them (between
+tests), stops them (at exit) and forgets them in a forked child, whose parent's threads
+do not exist.
 
     runtime.start()   start the long-running parts now (the WSGI entry point does)
     runtime.reset()   nothing buffered, cached or running from before (tests)
@@ -43,8 +44,9 @@ def register(part: Part) -> None:
 
 def start() -> None:
     # Each part registers when its module is first imported; a fresh server process may
-    # not have imported them yet.
-    from dianping.redis import cache, lock, nearcache, visits  # noqa: F401
+    # not have imported them yet. The apps' parts (traffic's UV/PV flusher) registered
+    # when Django was set up, from their AppConfig.ready(): this toolkit imports no app.
+    from dianping.redis import cache, lock, nearcache  # noqa: F401
 
     for part in _parts.values():
         if part.start is not None:

@@ -17,8 +17,8 @@ from dianping.api.fastpath import fast_path, json_bytes, json_response
 from dianping.api.pagination import PageNumberPagination
 from dianping.api.queries import query_params
 from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
-from dianping.api.visitors import visitor_of
-from dianping.redis import visits
+from traffic import visits
+from traffic.visitors import visitor_of
 
 from . import selectors, services
 from .errors import ShopNotFound

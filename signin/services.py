@@ -19,6 +19,8 @@ from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
 
+from .buckets import BUCKETS, bucket_of
+
 _SIGN = lua(__file__, "sign.lua")
 _MONTHS_PER_ROUND_TRIP = 6
 
@@ -32,10 +34,8 @@ def sign(*, user_id: int, day: date | None = None) -> dict[str, Any]:
     """Sign `day` (default today); idempotent. Returns the day, whether this call signed
     it, and the streak."""
     day = day or today()
-    script_keys = [
-        keys.sign_month(user_id, _month(day)),
-        keys.sign_daily_counts(keys.sign_bucket(user_id)),
-    ]
+    bucket = bucket_of(user_id)
+    script_keys = [keys.sign_month(bucket, user_id, _month(day)), keys.sign_daily_counts(bucket)]
     new = _SIGN(script_keys, [day.day - 1, day.strftime("%Y%m%d")])
     return {
         "date": day.isoformat(),
@@ -55,6 +55,7 @@ def streak(*, user_id: int, today_: date | None = None) -> Streak:
     (whether today is signed comes with it: the same read shows it)."""
     day = today_ or today()
     client = get_redis()
+    bucket = bucket_of(user_id)
     months = _months_back(day)
     counted = 0
     signed_today: bool | None = None
@@ -62,7 +63,7 @@ def streak(*, user_id: int, today_: date | None = None) -> Streak:
         batch, months = months[:_MONTHS_PER_ROUND_TRIP], months[_MONTHS_PER_ROUND_TRIP:]
         pipe = client.pipeline(transaction=False)
         for month_start, days in batch:
-            key = keys.sign_month(user_id, _month(month_start))
+            key = keys.sign_month(bucket, user_id, _month(month_start))
             pipe.bitfield(key).get(f"u{days}", 0).execute()
         for (_, days), (bits,) in zip(batch, pipe.execute(), strict=True):
             if signed_today is None:  # this month, read up to today: today is the low bit
@@ -79,7 +80,7 @@ def streak(*, user_id: int, today_: date | None = None) -> Streak:
 def month_days(*, user_id: int, month: date) -> list[int]:
     """The signed days (1-based) of the month containing `month`."""
     days = calendar.monthrange(month.year, month.month)[1]
-    key = keys.sign_month(user_id, _month(month))
+    key = keys.sign_month(bucket_of(user_id), user_id, _month(month))
     (bits,) = get_redis().bitfield(key).get(f"u{days}", 0).execute()
     return [d for d in range(1, days + 1) if bits >> (days - d) & 1]
 
@@ -90,7 +91,7 @@ def daily_counts(*, end: date, days: int) -> list[dict[str, Any]]:
     dates = [end - timedelta(days=i) for i in range(days)]
     fields = [d.strftime("%Y%m%d") for d in dates]
     pipe = get_redis().pipeline(transaction=False)
-    for bucket in range(keys.SIGN_BUCKETS):
+    for bucket in range(BUCKETS):
         pipe.hmget(keys.sign_daily_counts(bucket), fields)
     totals = [sum(int(c or 0) for c in day) for day in zip(*pipe.execute(), strict=True)]
     return [{"date": d.isoformat(), "users": n} for d, n in zip(dates, totals, strict=True)]

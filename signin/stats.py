@@ -1,14 +1,15 @@
 """UV and PV over a span of local days, from the HyperLogLogs and counters the visits
-buffer writes (dianping/redis/visits.py): the whole site, or one shop."""
+buffer writes (traffic/visits.py): the whole site, or one shop."""
 
 from __future__ import annotations
 
 from datetime import date, timedelta
 from typing import Any
 
-from dianping.redis import keys, visits
+from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.multikey import hyperloglog_counts, hyperloglog_union_count
+from traffic import visits
 
 
 def uv_stats(*, end: date, days: int, shop_id: int | None = None) -> dict[str, Any]:

@@ -276,21 +276,14 @@ def feed_pull_authors() -> str:
 # --- sign-in -----------------------------------------------------------------------
 
 
-# Sign-in keys live in SIGN_BUCKETS hash tags, a user's bucket being user id mod
-# SIGN_BUCKETS: the sign script sets a user's bit and counts the day in that bucket's
-# counters in one step, whose keys then share a Cluster slot; the report sums the buckets.
-# Changing it moves every sign-in key (see signin's data migration).
-SIGN_BUCKETS = 64
+# Sign-in keys carry their user's bucket as hash tag {g<bucket>} (signin.buckets says
+# which), so the sign script's two keys share a Cluster slot.
 
 
-def sign_bucket(user_id: int) -> int:
-    return user_id % SIGN_BUCKETS
-
-
-def sign_month(user_id: int, month: str) -> str:
+def sign_month(bucket: int, user_id: int, month: str) -> str:
     """Bitmap of a user's sign-ins in one month (`month` is YYYYMM, local time): bit
-    offset d - 1 is day d."""
-    return f"sign:{{g{sign_bucket(user_id)}}}:{user_id}:{month}"
+    offset d - 1 is day d. `bucket` is the user's (signin.buckets.bucket_of)."""
+    return f"sign:{{g{bucket}}}:{user_id}:{month}"
 
 
 def sign_daily_counts(bucket: int) -> str:

@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "signin",
     "notifications",
     "search",
+    "traffic",
 ]
 
 MIDDLEWARE = [

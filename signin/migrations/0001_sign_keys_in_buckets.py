@@ -1,4 +1,4 @@
-"""Sign-in keys move into buckets (keys.SIGN_BUCKETS, 64): a user's month bitmaps from
+"""Sign-in keys move into buckets (signin.buckets.BUCKETS, 64): a user's month bitmaps from
 `sign:{u<id>}:<YYYYMM>` to `sign:{g<id % 64>}:<id>:<YYYYMM>`, and the one per-day counts
 hash into bucket 0's (the report sums the buckets), so that the sign script's two keys
 share a Cluster slot. Safe to run again: moved keys are not found a second time. Run on
@@ -6,7 +6,7 @@ the Redis of the deployment (REDIS_URL) as part of `manage.py migrate`."""
 
 from django.db import migrations
 
-BUCKETS = 64  # as keys.SIGN_BUCKETS was when this was written
+BUCKETS = 64  # as signin.buckets.BUCKETS was when this was written
 OLD_BITMAPS = "sign:{u*}:*"
 OLD_COUNTS = "sign:daily-counts"
 

@@ -6,14 +6,15 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
-from dianping.redis import keys, visits
+from dianping.redis import keys
 from shops import caches as shops_caches
 from shops import services
 from shops.caches import shop_bloom
 from shops.models import Shop, ShopType
 from shops.serializers import ShopSerializer
 from tests.factories import ShopFactory, ShopTypeFactory
-from tests.helpers import count_round_trips, run_concurrently, wait_until, warm_near_cache
+from tests.helpers import count_round_trips, run_concurrently, warm_near_cache
+from traffic import visits
 
 
 @pytest.mark.django_db
@@ -118,46 +119,6 @@ def test_shop_views_count_unique_visitors_and_page_views(
     assert int(redis_client.get(keys.visits_pv("site", day))) == 5
     assert not redis_client.exists(keys.visits_pv("shop:424242", day))
     assert redis_client.ttl(keys.visits_uv("site", day)) > 300 * 86400
-
-
-@pytest.mark.django_db
-def test_a_script_inventing_visitor_ids_adds_a_bounded_number_of_visitors(
-    api, user_api, redis_client, fake_clock, settings
-) -> None:
-    settings.ANON_VISITORS_PER_ADDRESS = 20
-    shop = ShopFactory()
-    day = visits.local_day()
-
-    for i in range(300):  # one address, a new id (or User-Agent) every time
-        api.get(f"/api/shops/{shop.id}", HTTP_X_CLIENT_ID=f"script-{i:06d}", REMOTE_ADDR="6.6.6.6")
-        api.get(f"/api/shops/{shop.id}", HTTP_USER_AGENT=f"bot/{i}", REMOTE_ADDR="6.6.6.6")
-    api.get(f"/api/shops/{shop.id}", HTTP_X_CLIENT_ID="script-000001", REMOTE_ADDR="6.6.6.6")
-    for i in range(5):  # people elsewhere still count, and so do signed-in users
-        api.get(
-            f"/api/shops/{shop.id}", HTTP_X_CLIENT_ID=f"phone-{i:04d}", REMOTE_ADDR=f"10.0.0.{i}"
-        )
-    user_api.get(f"/api/shops/{shop.id}", REMOTE_ADDR="6.6.6.6")
-    visits.flush()
-
-    # 20 ids of their own, the rest as the one address; 5 phones; 1 user.
-    assert redis_client.pfcount(keys.visits_uv(f"shop:{shop.id}", day)) == 20 + 1 + 5 + 1
-    assert int(redis_client.get(keys.visits_pv(f"shop:{shop.id}", day))) == 600 + 1 + 5 + 1
-
-
-@pytest.mark.django_db
-def test_views_are_written_in_batches_by_the_background_flusher(
-    api, redis_client, fake_clock
-) -> None:
-    shop = ShopFactory()
-    day = visits.local_day()
-
-    for i in range(20):
-        api.get(f"/api/shops/{shop.id}", HTTP_X_CLIENT_ID=f"device-{i:04d}")
-
-    wait_until(
-        lambda: redis_client.get(keys.visits_pv(f"shop:{shop.id}", day)) == b"20", timeout=10
-    )
-    assert redis_client.pfcount(keys.visits_uv(f"shop:{shop.id}", day)) == 20
 
 
 @pytest.mark.django_db

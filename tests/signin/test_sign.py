@@ -10,6 +10,7 @@ import pytest
 
 from dianping.redis import keys
 from signin import services
+from signin.buckets import BUCKETS, bucket_of
 from tests.factories import UserFactory
 from tests.helpers import client_for
 
@@ -36,8 +37,8 @@ def test_2359_and_0001_local_time_are_two_days_and_a_streak_across_a_month_end(
 
     assert (first["date"], first["streak"]) == ("2026-03-31", 1)
     assert (second["date"], second["streak"], second["new"]) == ("2026-04-01", 2, True)
-    assert redis_client.getbit(keys.sign_month(user.id, "202603"), 30) == 1
-    assert redis_client.getbit(keys.sign_month(user.id, "202604"), 0) == 1
+    assert redis_client.getbit(keys.sign_month(bucket_of(user.id), user.id, "202603"), 30) == 1
+    assert redis_client.getbit(keys.sign_month(bucket_of(user.id), user.id, "202604"), 0) == 1
 
 
 @pytest.mark.django_db
@@ -48,8 +49,8 @@ def test_signing_twice_is_one_bit_and_counts_once(user, user_api, fake_clock, re
     twice = user_api.post("/api/sign").json()
 
     assert (once["new"], twice["new"], twice["streak"]) == (True, False, 1)
-    assert redis_client.bitcount(keys.sign_month(user.id, "202611")) == 1
-    bucket = keys.sign_daily_counts(keys.sign_bucket(user.id))
+    assert redis_client.bitcount(keys.sign_month(bucket_of(user.id), user.id, "202611")) == 1
+    bucket = keys.sign_daily_counts(bucket_of(user.id))
     assert redis_client.hget(bucket, "20261121") == b"1"
 
 
@@ -146,20 +147,21 @@ def test_sign_keys_of_before_the_buckets_are_moved_into_them(redis_client) -> No
 
     migration = importlib.import_module("signin.migrations.0001_sign_keys_in_buckets")
     redis_client.setbit("sign:{u70}:202611", 20, 1)
-    redis_client.setbit(keys.sign_month(70, "202611"), 22, 1)  # signed after a deploy, before this
+    new = keys.sign_month(bucket_of(70), 70, "202611")
+    redis_client.setbit(new, 22, 1)  # signed after a deploy, before this
     redis_client.hset("sign:daily-counts", "20261121", 5)
 
     migration.forwards(None, None)
     migration.forwards(None, None)  # run again: nothing left to move
 
-    assert redis_client.getbit(keys.sign_month(70, "202611"), 20) == 1
-    assert redis_client.getbit(keys.sign_month(70, "202611"), 22) == 1  # kept, not overwritten
-    assert not redis_client.exists(keys.sign_month(70, "202611") + ":moving")
+    assert redis_client.getbit(new, 20) == 1
+    assert redis_client.getbit(new, 22) == 1  # kept, not overwritten
+    assert not redis_client.exists(new + ":moving")
     assert not redis_client.exists("sign:{u70}:202611", "sign:daily-counts")
     assert (
         sum(
             int(redis_client.hget(keys.sign_daily_counts(b), "20261121") or 0)
-            for b in range(keys.SIGN_BUCKETS)
+            for b in range(BUCKETS)
         )
         == 5
     )

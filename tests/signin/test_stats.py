@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from dianping.redis import visits
 from tests.factories import ShopFactory
+from traffic import visits
 
 LOCAL = ZoneInfo("Asia/Shanghai")
 

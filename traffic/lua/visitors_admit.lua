@@ -1,6 +1,6 @@
 -- Which of an address's anonymous visitor ids count as themselves today: those already
 -- counted, and new ones while the address has fewer than the cap; the others count as the
--- address (dianping/redis/visits.py). One key: the address's set of ids of the day.
+-- address (traffic/visits.py). One key: the address's set of ids of the day.
 -- KEYS[1] the set; ARGV[1] the cap; ARGV[2] the set's TTL, seconds; ARGV[3..] the ids.
 -- Returns 1 (counts as itself) or 0 (as the address) for each id, in order.
 local cap = tonumber(ARGV[1])

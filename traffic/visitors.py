@@ -1,6 +1,6 @@
 """Who is looking, for traffic statistics, without cookies: a signed-in user, else the
 client's own id, else its address and User-Agent. Anonymous ones carry their address, by
-which dianping.redis.visits bounds how many of them count (ANON_VISITORS_PER_ADDRESS)."""
+which traffic.visits bounds how many of them count (ANON_VISITORS_PER_ADDRESS)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import hashlib
 import re
 from typing import Any
 
-from dianping.redis.visits import Visitor
+from dianping.api.clients import client_ip
 
-from .clients import client_ip
+from .visits import Visitor
 
 _CLIENT_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
 

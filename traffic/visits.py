@@ -30,10 +30,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from dianping import clock, runtime
-
-from . import keys
-from .client import get_redis
-from .scripts import lua
+from dianping.redis import keys
+from dianping.redis.client import get_redis
+from dianping.redis.scripts import lua
 
 log = logging.getLogger(__name__)
 
