@@ -28,7 +28,7 @@ from django.conf import settings  # noqa: E402
 from dianping.redis import keys  # noqa: E402
 from dianping.redis.client import get_redis  # noqa: E402
 from signin.buckets import bucket_of  # noqa: E402
-from vouchers import shard  # noqa: E402
+from vouchers.sale import shard  # noqa: E402
 
 BASE_USER = 9_000_000_000
 SAMPLES = 200

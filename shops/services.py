@@ -91,7 +91,7 @@ def review_stats_save(*, shop_id: int, reviews: int, histogram: dict[int, int]) 
 
 
 def sold_save(*, sold: dict[int, int]) -> None:
-    """Store shops' counts of paid coupons ({shop id: count}, counted by vouchers.sold);
+    """Store shops' counts of paid coupons ({shop id: count}, counted by vouchers.coupons.sold);
     their cached documents are evicted after commit."""
     with transaction.atomic():
         for shop_id, count in sorted(sold.items()):  # rows in id order, as review writers

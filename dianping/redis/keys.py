@@ -124,7 +124,7 @@ def geo_shops_pattern() -> str:
 
 def sold_changed() -> str:
     """Set of voucher ids whose paid coupons changed since their shops' `sold` was last
-    counted (vouchers.sold)."""
+    counted (vouchers.coupons.sold)."""
     return "sold:changed-vouchers"
 
 

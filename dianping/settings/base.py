@@ -364,7 +364,7 @@ CELERY_BEAT_SCHEDULE.update(
             "schedule": 60.0,
         },
         "preheat": {"task": "vouchers.tasks.preheat", "schedule": 60.0},
-        # A shop's `sold` follows its paid coupons this many seconds later (vouchers.sold).
+        # A shop's `sold` follows its paid coupons this many seconds later (vouchers.coupons.sold).
         "count-sold": {"task": "vouchers.tasks.count_sold", "schedule": 10.0},
     }
 )

@@ -1,5 +1,5 @@
 """Every shop's `sold` counted from its vouchers' paid coupons (paid or used), as the
-order services keep it from now on (vouchers.sold)."""
+order services keep it from now on (vouchers.coupons.sold)."""
 
 from django.db import migrations
 from django.db.models import Count
