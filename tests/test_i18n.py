@@ -190,7 +190,8 @@ def test_the_openapi_schema_is_english_whatever_the_language() -> None:
 
 # --- The catalogs ------------------------------------------------------------------
 
-# The server's (Python and templates) and the client's (app.js), as `make messages` makes them.
+# The server's (Python and templates) and the web client's (its modules), as `make messages`
+# makes them.
 DOMAINS = ["django", "djangojs"]
 I18N_IGNORE = ["var/*", "tests/*", "bench/*", "*/vendor/*"]  # the Makefile's I18N_IGNORE
 

@@ -2,17 +2,19 @@
 settings, on the test database and Redis, asked over real sockets by a client that fails
 on a reset or broken pipe (Python's urllib): JSON 405 for a method a route does not
 serve, JSON 413 for a body over the limit whatever its size and type, a 429 that reaches
-the client, and the security headers."""
+the client, the security headers, and the web client's modules by their hashed names."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 
@@ -155,3 +157,33 @@ def test_security_headers(server) -> None:
     assert public["Cache-Control"] is None
     for headers in (page, me, public):
         assert not any(ch.isdigit() for ch in headers["Server"])  # no version given away
+
+
+# An import or re-export of another module of ours: `import { h } from "./lib/dom.js";`
+MODULE_IMPORT = re.compile(r'^(?:import|export)\b[^;]*?\bfrom\s*"([^"]+)"\s*;', re.MULTILINE)
+HASHED_JS = re.compile(r"\.[0-9a-f]{12}\.js$")
+
+
+def test_the_web_clients_modules_are_served_by_their_hashed_names(server) -> None:
+    """collectstatic rewrote every import to a hashed name (dianping/staticfiles.py): the
+    page loads one release's modules, each cached for good, none by its plain name."""
+    _, _, page = servers.call(f"{server}/")
+    entry = re.search(r'<script type="module" src="([^"]+)"></script>', page.decode())[1]
+    answers = {}
+    waiting = [urljoin(f"{server}/", entry)]
+    while waiting:
+        url = waiting.pop()
+        if url not in answers:
+            status, headers, body = servers.call(url)
+            answers[url] = (status, headers["Content-Type"], headers["Cache-Control"])
+            waiting += [urljoin(url, path) for path in MODULE_IMPORT.findall(body.decode())]
+
+    web = ROOT / "dianping" / "static" / "web"
+    sources = {str(p.relative_to(web)) for p in web.rglob("*.js") if "vendor" not in p.parts}
+    reached = {HASHED_JS.sub(".js", url.split("/static/web/", 1)[1]) for url in answers}
+    assert reached == sources  # every module, app.js down to the last import
+    assert all(HASHED_JS.search(url) for url in answers)
+    for status, content_type, cache_control in answers.values():
+        assert status == 200
+        assert content_type.startswith("text/javascript")  # browsers refuse other types
+        assert "immutable" in cache_control

@@ -12,7 +12,8 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
 
 STORAGES = {
     **STORAGES,  # the uploads' store, as base chose it
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    # whitenoise's compressed, hashed names, the web client's module imports rewritten to them
+    "staticfiles": {"BACKEND": "dianping.staticfiles.StaticFilesStorage"},
 }
 
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)

@@ -1,0 +1,86 @@
+// Notifications: the inbox page, and the bell in the header with its unread count.
+
+import { act } from "../lib/act.js";
+import { api, get } from "../lib/api.js";
+import { h } from "../lib/dom.js";
+import { fmt, when } from "../lib/format.js";
+import { screen } from "../lib/screen.js";
+import { needLogin, session } from "../lib/session.js";
+
+function notificationText(n) {
+  const who = n.actor ? n.actor.nick_name : "";
+  const title = (n.blog && n.blog.title) || (n.voucher && n.voucher.title) || "";
+  switch (n.kind) {
+    case "followed": return fmt(gettext("%(who)s followed you"), { who });
+    case "liked": return fmt(gettext("%(who)s liked your note “%(title)s”"), { who, title });
+    case "commented": return fmt(gettext("%(who)s commented on “%(title)s”: %(text)s"),
+      { who, title, text: n.comment ? n.comment.content : "" });
+    case "coupon_expiring": return fmt(gettext("Your coupon “%(title)s” expires within 24 hours"), { title });
+    case "order_cancelled": return fmt(gettext("Your unpaid order for “%(title)s” was cancelled"), { title });
+    case "sale_starting": return fmt(gettext("The flash sale “%(title)s” starts soon"), { title });
+    default: return n.kind;
+  }
+}
+
+function notificationLink(n) {
+  if (n.blog) return `#/blogs/${n.blog.id}`;
+  if (n.order_id && n.kind === "coupon_expiring") return `#/orders/${n.order_id}`;
+  if (n.kind === "order_cancelled") return "#/vouchers";
+  if (n.kind === "followed" && n.actor) return `#/users/${n.actor.id}`;
+  return "#/";
+}
+
+function notificationCard(n) {
+  return h("div", { class: n.read ? "card notification" : "card notification unread" },
+    h("a", { href: notificationLink(n) }, notificationText(n)),
+    h("p", { class: "muted" }, when(n.created_at), n.read ? "" : ` · ${gettext("new")}`));
+}
+
+export async function notificationsPage() {
+  const show = screen();
+  if (!session.token) { needLogin(); return; }
+  const page = await get("notifications");
+  const list = h("div", { id: "notifications" }, page.results.map(notificationCard));
+  const status = h("p", { class: "message", role: "status" });
+  const markAll = h("button", { type: "button", class: "secondary" }, gettext("Mark all read"));
+  markAll.addEventListener("click", act(markAll, status, async () => {
+    const result = await api("POST", "notifications/read", { all: true });
+    showUnread(result.unread);
+    list.querySelectorAll(".unread").forEach((card) => card.classList.remove("unread"));
+    return false;
+  }));
+  let lastId = page.last_id;
+  const more = h("button", { type: "button", class: "secondary", hidden: !lastId }, gettext("More"));
+  more.addEventListener("click", act(more, status, async () => {
+    const next = await get(`notifications?last_id=${lastId}`);
+    list.append(...next.results.map(notificationCard));
+    lastId = next.last_id;
+    more.hidden = !lastId;
+    return false;
+  }));
+  show(h("h1", {}, gettext("Notifications")), h("div", { class: "row" }, markAll), status,
+    page.results.length ? list : h("p", { class: "muted" }, gettext("Nothing yet.")), more);
+}
+
+// The bell: its badge counts unread notifications, asked on every navigation and every
+// 30 s while the page is visible (a hidden tab asks nothing).
+function showUnread(count) {
+  const badge = document.getElementById("bell-count");
+  badge.textContent = count > 99 ? "99+" : String(count);
+  badge.hidden = !count;
+  document.getElementById("bell").setAttribute("aria-label",
+    fmt(ngettext("Notifications (%(n)s unread)", "Notifications (%(n)s unread)", count), { n: count }));
+}
+
+export async function refreshBell() {
+  const bell = document.getElementById("bell");
+  bell.hidden = !session.token;
+  if (!session.token) return;
+  const result = await get("notifications/unread-count").catch(() => null);
+  if (result) showUnread(result.unread);
+}
+
+export function watchBell() {
+  setInterval(() => { if (document.visibilityState === "visible") refreshBell(); }, 30000);
+  document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") refreshBell(); });
+}

@@ -1,0 +1,48 @@
+// Writing a note, or a review of a shop with its star rating, with photos.
+
+import { act } from "../lib/act.js";
+import { ApiError, api, get, idempotencyKey } from "../lib/api.js";
+import { h } from "../lib/dom.js";
+import { fmt } from "../lib/format.js";
+import { picturePicker } from "../lib/pictures.js";
+import { screen } from "../lib/screen.js";
+import { needLogin } from "../lib/session.js";
+
+// Five radio buttons styled as stars, and "no rating": a note about a shop may rate it.
+function starPicker() {
+  const group = h("fieldset", { class: "star-picker" }, h("legend", {}, gettext("Your rating")));
+  for (const n of [0, 1, 2, 3, 4, 5]) {
+    const input = h("input", { type: "radio", name: "rating", id: `rating-${n}`, value: String(n), checked: n === 0 });
+    const label = n ? fmt(ngettext("%(n)s star", "%(n)s stars", n), { n }) : gettext("No rating");
+    group.append(h("label", { for: `rating-${n}` }, input, ` ${label}`));
+  }
+  return { node: group, value: () => Number(group.querySelector("input:checked").value) || null };
+}
+
+export async function writePage(params) {
+  const show = screen();
+  if (needLogin()) return;
+  const shopId = params.get("shop");
+  const shop = shopId ? await get(`shops/${encodeURIComponent(shopId)}`) : null;
+  const rating = shop ? starPicker() : null;
+  const title = h("input", { id: "title", name: "title", maxlength: "128", required: true });
+  const content = h("textarea", { id: "content", name: "content", maxlength: "5000", required: true });
+  const photos = picturePicker({ id: "photos", label: gettext("Photos (up to 9)"), multiple: true, max: 9 });
+  const status = h("p", { class: "message", role: "status" });
+  const publish = h("button", { type: "submit" }, gettext("Publish"));
+  // One key per note being written: a retry after a lost answer publishes it once.
+  const key = idempotencyKey();
+  show(h("h1", {}, shop ? fmt(gettext("Review %(shop)s"), { shop: shop.name }) : gettext("Write a note")), h("form", { onsubmit: act(publish, status, async () => {
+    if (photos.busy()) throw new ApiError(0, { detail: gettext("Wait until your photos are uploaded.") });
+    const body = { title: title.value, content: content.value, images: photos.pictures() };
+    if (shop) Object.assign(body, { shop_id: shop.id, rating: rating.value() });
+    const blog = await api("POST", "blogs", body, { "Idempotency-Key": key });
+    location.hash = `#/blogs/${blog.id}`;
+    return true; // published: leaving the page, never twice
+  }) },
+  h("label", { for: "title" }, gettext("Title")), title,
+  h("label", { for: "content" }, gettext("What was it like?")), content,
+  rating ? rating.node : null,
+  ...photos.nodes,
+  h("p", {}, publish)), status);
+}
