@@ -1,4 +1,4 @@
-// How every button that sends a request behaves (docs/decisions.md, "Web client").
+// How every button that sends a request behaves (docs/decisions/web-client.md).
 
 import { ApiError, explain } from "./api.js";
 import { message } from "./dom.js";
