@@ -1,9 +1,11 @@
 """An order's life, in one place: the row a new order starts as, the moves between its
 states, who may make each move, what each writes, and why a move is refused.
 
-    unpaid --pay-------> paid --use--------> used
-       |                  | ^------give back--'
-       '--cancel--> cancelled   '--refund--> refunded
+    unpaid ──pay──> paid ──use──> used
+      │              │ ^──give back──┘
+    cancel        refund
+      v              v
+    cancelled      refunded
 
 Every move is one conditional UPDATE on the order's status (`move`), so of racing moves
 (a cancel and the pay timeout, a refund and a redemption) exactly one wins, and only the

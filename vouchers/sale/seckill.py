@@ -76,19 +76,14 @@ class Verdict(IntEnum):
     UNVERIFIED = -9
 
 
-# The verdicts that refuse a sale whatever else holds, and what they answer.
-_REFUSALS = {
+# The verdicts that refuse this buyer now, and the 409 each answers.
+_CONFLICTS = {
     Verdict.DUPLICATE: (
-        Conflict,
         gettext_lazy("You already have an order for this voucher."),
         Code.DUPLICATE_ORDER,
     ),
-    Verdict.NOT_STARTED: (
-        Conflict,
-        gettext_lazy("The sale has not started yet."),
-        Code.NOT_STARTED,
-    ),
-    Verdict.ENDED: (Conflict, gettext_lazy("The sale has ended."), Code.ENDED),
+    Verdict.NOT_STARTED: (gettext_lazy("The sale has not started yet."), Code.NOT_STARTED),
+    Verdict.ENDED: (gettext_lazy("The sale has ended."), Code.ENDED),
 }
 
 # voucher id -> monotonic time until which it is known to be sold out (this process only;
@@ -197,9 +192,9 @@ def _decide(verdict: list[int], voucher_id: int, window: SaleWindow) -> int:
         raise Conflict(gettext("Sold out."), code=Code.SOLD_OUT)
     if code == Verdict.THROTTLED:
         raise RateLimited(verdict[1] / 1000, gettext("Too many attempts; slow down."))
-    if code in _REFUSALS:
-        error, message, error_code = _REFUSALS[Verdict(code)]
-        raise error(message, code=error_code)
+    if code in _CONFLICTS:
+        message, error_code = _CONFLICTS[Verdict(code)]
+        raise Conflict(message, code=error_code)
     if code == Verdict.UNVERIFIED:
         raise ServiceUnavailable(
             gettext("The sale is being checked after a restart; try again in a moment.")
