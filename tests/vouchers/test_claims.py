@@ -16,7 +16,7 @@ from vouchers import claims, order_services, releases, seckill, shard
 from vouchers.models import Voucher, VoucherOrder
 
 
-def claim(client, voucher_id: int):  # type: ignore[no-untyped-def]
+def claim(client, voucher_id: int):
     return client.post(f"/api/vouchers/{voucher_id}/claim")
 
 

@@ -17,11 +17,11 @@ from vouchers.models import Voucher, VoucherOrder
 
 
 @pytest.fixture
-def on_sale(db, fake_clock):  # type: ignore[no-untyped-def]
+def on_sale(db, fake_clock):
     return start_sale(stock=100)
 
 
-def _buy(client, voucher_id: int, authorization: str | None = None):  # type: ignore[no-untyped-def]
+def _buy(client, voucher_id: int, authorization: str | None = None):
     extra = {"HTTP_AUTHORIZATION": authorization} if authorization else {}
     return client.post(f"/api/vouchers/{voucher_id}/seckill", **extra)
 
@@ -313,7 +313,7 @@ def test_a_failed_release_is_retried_until_redis_agrees(
     fake_clock.advance(15 * 60 + 1)
     real_release = releases.order_release
 
-    def redis_blip(order):  # type: ignore[no-untyped-def]
+    def redis_blip(order):
         raise ConnectionError("redis went away")
 
     monkeypatch.setattr(order_services, "order_release", redis_blip)
