@@ -46,9 +46,10 @@ messages: setup  ## extract the client's, admin's and API's strings into locale/
 	$(PY) manage.py makemessages --locale zh_Hans --domain djangojs --add-location file --no-obsolete $(I18N_IGNORE)
 	$(PY) manage.py compilemessages --locale zh_Hans --ignore '.venv' --ignore 'var'
 
-lint: setup
+lint: setup  ## ruff, then mypy over the packages pyproject.toml lists
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 format: setup
 	$(VENV)/bin/ruff check --fix .
@@ -99,4 +100,4 @@ probe: setup  ## schemathesis, every check, against a live production server (DA
 	@scripts/probe.sh
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .ruff_cache .schemathesis .hypothesis
+	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache .schemathesis .hypothesis

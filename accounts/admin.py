@@ -24,17 +24,17 @@ class UserAdmin(DjangoUserAdmin):
     inlines = [UserInfoInline]
     actions = ["log_out_everywhere"]
     fieldsets = (
-        *DjangoUserAdmin.fieldsets,
+        *(DjangoUserAdmin.fieldsets or ()),  # Django's, never None
         (_("Dianping profile"), {"fields": ("phone", "nick_name", "icon")}),
     )
 
-    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+    def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
         # A nick name, an introduction (the inline) or is_active may have changed.
         search_index.refresh_on_commit("users", obj.pk)
 
     @admin.action(description=_("Log out everywhere (revoke all login tokens)"))
-    def log_out_everywhere(self, request, queryset):  # type: ignore[no-untyped-def]
+    def log_out_everywhere(self, request, queryset):
         revoked = services.users_revoke_sessions(user_ids=queryset.values_list("pk", flat=True))
         message = ngettext(
             "Revoked %(count)s live token.", "Revoked %(count)s live tokens.", revoked

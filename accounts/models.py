@@ -21,8 +21,9 @@ class User(AbstractUser):
     class Meta(AbstractUser.Meta):
         swappable = "AUTH_USER_MODEL"
         db_table = "accounts_user"
-        verbose_name = _("user")
-        verbose_name_plural = _("users")
+        # django-stubs declare AbstractUser.Meta's names as str; Django's own are lazy too.
+        verbose_name = _("user")  # type: ignore[assignment]
+        verbose_name_plural = _("users")  # type: ignore[assignment]
 
     def __str__(self) -> str:
         return self.nick_name or self.username

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from typing import Any
 
 from django.utils.translation import gettext, gettext_lazy
 from rest_framework import serializers
@@ -96,10 +97,11 @@ INTRODUCE_MAX = UserInfo._meta.get_field("introduce").max_length
 class BirthdayField(fields.CharField):
     """A day from 1900-01-01 up to today (the server's TIME_ZONE), YYYY-MM-DD."""
 
-    def __init__(self, **kwargs: object) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         message = gettext_lazy("Use YYYY-MM-DD, a day from 1900-01-01 up to today.")
         super().__init__(pattern=PAST_DATE_PATTERN, pattern_message=message, **kwargs)
 
+    # A text field whose value is a date: DRF allows it, CharField's stub says str.
     def to_internal_value(self, data: object) -> date:  # type: ignore[override]
         day = date.fromisoformat(super().to_internal_value(data))
         if day > clock.today():

@@ -149,7 +149,7 @@ def users_ensure(
     *, phones: Sequence[str], staff: bool = False, batch_size: int = 1000
 ) -> list[User]:
     """Users for `phones` in that order, creating the missing ones in bulk (ops and load tests)."""
-    by_phone: dict[str, User] = {}
+    by_phone: dict[str | None, User] = {}
     for start in range(0, len(phones), batch_size):
         chunk = phones[start : start + batch_size]
         with transaction.atomic():

@@ -12,7 +12,7 @@ import json
 import re
 import secrets
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 import redis
 from django.conf import settings
@@ -85,7 +85,7 @@ def queue_touch(pipe: redis.client.Pipeline, token: str) -> None:
     pipe.getex(keys.login_token(token), ex=settings.AUTH_TOKEN_TTL)
 
 
-def touched_data(reply: bytes | None) -> dict[str, Any] | None:
+def touched_data(reply: bytes | str | None) -> dict[str, Any] | None:
     return json.loads(reply) if reply is not None else None
 
 
@@ -136,7 +136,7 @@ def tokens_refresh_user(user_id: int) -> None:
     stay gone. The row is read here, not passed in: of two saves whose callbacks run out
     of order, the last one to run still writes the latest data."""
     client = get_redis()
-    members = client.smembers(keys.user_tokens(user_id))
+    members = cast("set[bytes]", client.smembers(keys.user_tokens(user_id)))  # not decoded
     if not members:
         return
     user = User.objects.filter(pk=user_id, is_active=True).first()
@@ -185,7 +185,7 @@ def tokens_revoke_users(user_ids: Iterable[int]) -> int:
 def _prune_index(user_id: int) -> None:
     client = get_redis()
     index = keys.user_tokens(user_id)
-    members = [m.decode() for m in client.smembers(index)]
+    members = [m.decode() for m in cast("set[bytes]", client.smembers(index))]
     if not members:
         return
     pipe = client.pipeline(transaction=False)

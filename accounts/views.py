@@ -16,6 +16,7 @@ from dianping.api.throttles import SlidingWindowThrottle, WriteLimited
 from dianping.errors import NotAuthenticated
 
 from . import selectors, services, tokens
+from .authentication import authenticated_id
 from .serializers import (
     CodeSentSerializer,
     LoginResponseSerializer,
@@ -59,15 +60,17 @@ class AuthViewSet(viewsets.ViewSet):
     @extend_schema(request=None, responses={204: None})
     def logout(self, request: Request) -> Response:
         """Revoke the token this request carries."""
-        services.auth_logout(token=request.auth, user_id=request.user.id)
+        token = request.auth
+        assert isinstance(token, str)  # RedisTokenAuthentication's: the bearer token
+        services.auth_logout(token=token, user_id=authenticated_id(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
-    def get_throttles(self):  # type: ignore[no-untyped-def]
+    def get_throttles(self):
         throttles = {"send_code": SmsCodeIpThrottle, "login": LoginIpThrottle}
         throttle = throttles.get(self.action)
         return [throttle()] if throttle else []
 
-    def get_permissions(self):  # type: ignore[no-untyped-def]
+    def get_permissions(self):
         return [IsAuthenticated()] if self.action == "logout" else []
 
 
@@ -89,14 +92,16 @@ class MeViewSet(viewsets.ViewSet):
     @extend_schema(responses={200: MeSerializer})
     def retrieve(self, request: Request) -> Response:
         """The caller, with their own phone number masked."""
-        return Response(MeSerializer(selectors.me_get(user_id=request.user.id)).data)
+        return Response(MeSerializer(selectors.me_get(user_id=authenticated_id(request))).data)
 
     @extend_schema(request=ProfileUpdateSerializer, responses={200: MeSerializer})
     def partial_update(self, request: Request) -> Response:
         """Change nick name and/or icon."""
         serializer = ProfileUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user = services.user_update_profile(user_id=request.user.id, **serializer.validated_data)
+        user = services.user_update_profile(
+            user_id=authenticated_id(request), **serializer.validated_data
+        )
         return Response(MeSerializer(user).data)
 
 
@@ -111,8 +116,9 @@ class MeInfoViewSet(WriteLimited, viewsets.ViewSet):
         out stay as they are; `GET /api/users/{id}/info` shows the result at once."""
         serializer = UserInfoUpdateSerializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
-        selectors.me_get(user_id=request.user.id)  # a disabled account: 401
-        info = services.user_info_update(user_id=request.user.id, **serializer.validated_data)
+        user_id = authenticated_id(request)
+        selectors.me_get(user_id=user_id)  # a disabled account: 401
+        info = services.user_info_update(user_id=user_id, **serializer.validated_data)
         return Response(UserInfoSerializer(info).data)
 
 

@@ -64,7 +64,7 @@ print(" ".join(map(str, ShopType.objects.values_list("id", flat=True))))
 """
 
 
-def endpoints(shops: list[str], blogs: list[str], authors: list[str], types: list[str]):  # type: ignore[no-untyped-def]
+def endpoints(shops: list[str], blogs: list[str], authors: list[str], types: list[str]):
     """name -> (paths, signed in?)"""
     x, y = CENTRE
     points = [

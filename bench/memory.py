@@ -34,7 +34,7 @@ BASE_USER = 9_000_000_000
 SAMPLES = 200
 
 
-def measure(name: str, per: str, build) -> tuple[str, str, float]:  # type: ignore[no-untyped-def]
+def measure(name: str, per: str, build) -> tuple[str, str, float]:
     """Average MEMORY USAGE of SAMPLES keys made by `build(client, i) -> (key, items)`,
     per item (items = how many of `per` the key holds)."""
     client = get_redis()
@@ -51,18 +51,18 @@ def measure(name: str, per: str, build) -> tuple[str, str, float]:  # type: igno
     return name, per, total_bytes / total_items
 
 
-def session(client, i):  # type: ignore[no-untyped-def]
+def session(client, i):
     key = keys.login_token(secrets.token_urlsafe(32))
     user = {"id": BASE_USER + i, "nick_name": "user_" + secrets.token_hex(5), "icon": ""}
     client.set(key, json.dumps(user), ex=settings.AUTH_TOKEN_TTL)
     return key, 1
 
 
-def inbox_of(size: int):  # type: ignore[no-untyped-def]
+def inbox_of(size: int):
     """An inbox of `size` items: small ones are listpacks, big ones skiplists (Redis's
     zset-max-listpack-entries, 128 by default, decides)."""
 
-    def build(client, i):  # type: ignore[no-untyped-def]
+    def build(client, i):
         key = keys.feed_inbox(BASE_USER + i)
         now_ms = 1_795_000_000_000
         client.zadd(key, {str(50_000_000 + i * size + n): now_ms + n * 1000 for n in range(size)})
@@ -71,20 +71,20 @@ def inbox_of(size: int):  # type: ignore[no-untyped-def]
     return build
 
 
-def follows(client, i):  # type: ignore[no-untyped-def]
+def follows(client, i):
     key = keys.following(BASE_USER + i)
     client.sadd(key, *[1_000_000 + n * 7919 for n in range(50)])  # ids of a 10M-user site
     return key, 50
 
 
-def sign_month(client, i):  # type: ignore[no-untyped-def]
+def sign_month(client, i):
     key = keys.sign_month(bucket_of(BASE_USER + i), BASE_USER + i, "202611")
     for day in range(0, 30, 2):
         client.setbit(key, day, 1)
     return key, 1
 
 
-def buyers(client, i):  # type: ignore[no-untyped-def]
+def buyers(client, i):
     key = shard.buyers_key(900_000 + i)
     orders = {str(BASE_USER + n): f"{60_000_000 + n}:{n << 4}" for n in range(1000)}
     client.hset(key, mapping=orders)

@@ -194,7 +194,7 @@ def eight_at_once(url: str, tokens: list[str], data: bytes) -> tuple[float, Coun
     return time.monotonic() - started, Counter(status for status, _ in done)
 
 
-def report(args, results, statuses, seconds, at_once, loads) -> None:  # type: ignore[no-untyped-def]
+def report(args, results, statuses, seconds, at_once, loads) -> None:
     medians = {case: median_result(rounds) for case, rounds in results.items()}
     idle = medians["idle"]
     print(

@@ -20,7 +20,7 @@ from .caches import blog_evict, hot_evict
 from .models import Blog, BlogComment, Report
 
 
-def _moderate(modeladmin: admin.ModelAdmin, request, kind: str, queryset, *, hide: bool) -> None:  # type: ignore[no-untyped-def]
+def _moderate(modeladmin: admin.ModelAdmin, request, kind: str, queryset, *, hide: bool) -> None:
     """Hide or restore the selected notes or comments, closing their open reports."""
     ids = list(queryset.values_list("id", flat=True))
     for target_id in ids:
@@ -28,7 +28,11 @@ def _moderate(modeladmin: admin.ModelAdmin, request, kind: str, queryset, *, hid
     _done(modeladmin, request, len(ids))
 
 
-def _done(modeladmin: admin.ModelAdmin, request, count: int) -> None:  # type: ignore[no-untyped-def]
+def _pages_changed_on_commit(user_id: int) -> None:
+    transaction.on_commit(lambda: services.pages_changed(user_id), robust=True)
+
+
+def _done(modeladmin: admin.ModelAdmin, request, count: int) -> None:
     modeladmin.message_user(
         request,
         ngettext("%(count)d item changed.", "%(count)d items changed.", count) % {"count": count},
@@ -48,14 +52,14 @@ class BlogAdmin(admin.ModelAdmin):
     actions = ["hide", "restore"]
 
     @admin.action(description=_("Hide the selected notes"), permissions=["change"])
-    def hide(self, request, queryset):  # type: ignore[no-untyped-def]
+    def hide(self, request, queryset):
         _moderate(self, request, Report.Kind.BLOG, queryset, hide=True)
 
     @admin.action(description=_("Restore the selected notes"), permissions=["change"])
-    def restore(self, request, queryset):  # type: ignore[no-untyped-def]
+    def restore(self, request, queryset):
         _moderate(self, request, Report.Kind.BLOG, queryset, hide=False)
 
-    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+    def save_model(self, request, obj, form, change):
         """An edit may move the note to another shop or author: both shops' statistics
         are counted again, their rows locked before the note's (blogs.reviews)."""
         previous_author = form.initial.get("user") if change else None
@@ -68,13 +72,13 @@ class BlogAdmin(admin.ModelAdmin):
         if not change:
             transaction.on_commit(hot_evict, robust=True)
         for user_id in {obj.user_id, previous_author} - {None}:
-            transaction.on_commit(lambda u=user_id: services.pages_changed(u), robust=True)
+            _pages_changed_on_commit(user_id)
         search_index.refresh_on_commit("notes", obj.pk)
 
-    def delete_model(self, request, obj):  # type: ignore[no-untyped-def]
+    def delete_model(self, request, obj):
         self.delete_queryset(request, Blog.objects.filter(pk=obj.pk))
 
-    def delete_queryset(self, request, queryset):  # type: ignore[no-untyped-def]
+    def delete_queryset(self, request, queryset):
         """Bulk deletes too, one note at a time through the service: its shop's
         statistics, like keys, search entry and its author's cached pages follow."""
         for blog_id in queryset.values_list("id", flat=True):
@@ -91,20 +95,20 @@ class BlogCommentAdmin(admin.ModelAdmin):
     actions = ["hide", "restore"]
 
     @admin.action(description=_("Hide the selected comments"), permissions=["change"])
-    def hide(self, request, queryset):  # type: ignore[no-untyped-def]
+    def hide(self, request, queryset):
         _moderate(self, request, Report.Kind.COMMENT, queryset, hide=True)
 
     @admin.action(description=_("Restore the selected comments"), permissions=["change"])
-    def restore(self, request, queryset):  # type: ignore[no-untyped-def]
+    def restore(self, request, queryset):
         _moderate(self, request, Report.Kind.COMMENT, queryset, hide=False)
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request):
         return False  # comments come from users; their count is kept by the services
 
-    def delete_model(self, request, obj):  # type: ignore[no-untyped-def]
+    def delete_model(self, request, obj):
         self.delete_queryset(request, BlogComment.objects.filter(pk=obj.pk))
 
-    def delete_queryset(self, request, queryset):  # type: ignore[no-untyped-def]
+    def delete_queryset(self, request, queryset):
         """Through the service, so each note's count follows (replies go too)."""
         for comment_id, blog_id in list(queryset.values_list("id", "blog_id")):
             # A reply may have gone with its parent, earlier in this loop.
@@ -136,20 +140,20 @@ class ReportAdmin(admin.ModelAdmin):
             '<a href="{}">{} {}</a>', url, report.get_kind_display(), report.target_id
         )
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request):
         return False  # reports come from users
 
     @admin.action(description=_("Hide the reported notes or comments"), permissions=["change"])
-    def hide(self, request, queryset):  # type: ignore[no-untyped-def]
+    def hide(self, request, queryset):
         self._handle(request, queryset, hide=True)
 
     @admin.action(
         description=_("Restore (keep) the reported notes or comments"), permissions=["change"]
     )
-    def restore(self, request, queryset):  # type: ignore[no-untyped-def]
+    def restore(self, request, queryset):
         self._handle(request, queryset, hide=False)
 
-    def _handle(self, request, queryset, *, hide: bool) -> None:  # type: ignore[no-untyped-def]
+    def _handle(self, request, queryset, *, hide: bool) -> None:
         targets = set(queryset.values_list("kind", "target_id"))
         for kind, target_id in sorted(targets):
             services.moderate(kind=kind, target_id=target_id, hide=hide, by_user_id=request.user.id)

@@ -9,7 +9,7 @@ is repaired by the next one, and `liked` never drifts from the set.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from accounts.models import User
 from dianping import clock
@@ -125,8 +125,7 @@ def like_counts(blog_ids: Sequence[int]) -> dict[int, int]:
 def top_likers(*, blog_id: int) -> list[User]:
     """The first TOP_LIKERS likers in like order, with one DB query."""
     blog_exists(blog_id=blog_id)
-    ids = [
-        int(member) for member in get_redis().zrange(keys.blog_likes(blog_id), 0, TOP_LIKERS - 1)
-    ]
+    members = get_redis().zrange(keys.blog_likes(blog_id), 0, TOP_LIKERS - 1)
+    ids = [int(member) for member in cast("list[bytes]", members)]  # no scores asked
     users = User.objects.in_bulk(ids)
     return [users[i] for i in ids if i in users]

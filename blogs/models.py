@@ -73,6 +73,9 @@ class Blog(models.Model):
     # Not pushed at all: its author had more than FEED_PUSH_MAX_FOLLOWERS followers when
     # it was published, so followers' feeds pull it at read time (seed 000 §3, 推拉结合).
     pulled = models.BooleanField(_("pulled by readers"), default=False, editable=False)
+    # Not a column: blogs.services.blog_delete sets it on the instance it deletes, so that
+    # the receivers (which read it with getattr) need not count the reviews again.
+    reviews_counted: bool
 
     class Meta:
         verbose_name = _("blog")

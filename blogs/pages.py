@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.db.models import QuerySet
 
+from dianping.api.lists import listed
 from dianping.redis import keys
 from dianping.redis.cache import encode, store_unless_evicted
 from dianping.redis.client import get_redis
@@ -56,7 +57,7 @@ def user_blogs_from_database(*, user_id: int, page: int) -> tuple[int, list[dict
     count = _visible(user_id).count()
     offset = (page - 1) * PAGE_SIZE
     rows = list(_newest_first(user_id)[offset : offset + PAGE_SIZE])
-    items = BlogSummarySerializer(rows, many=True).data
+    items = listed(BlogSummarySerializer(rows, many=True))
     for item, row in zip(items, rows, strict=True):
         item["liked"] = row.liked
     return count, items
@@ -128,9 +129,8 @@ def _build(user_id: int, page: int) -> list[dict[str, Any]]:
 
 def _load(user_id: int, page: int) -> list[dict[str, Any]]:
     offset = (page - 1) * PAGE_SIZE
-    return BlogSummarySerializer(
-        _newest_first(user_id)[offset : offset + PAGE_SIZE], many=True
-    ).data
+    rows = _newest_first(user_id)[offset : offset + PAGE_SIZE]
+    return listed(BlogSummarySerializer(rows, many=True))
 
 
 def _visible(user_id: int) -> QuerySet[Blog]:
@@ -154,7 +154,7 @@ def _count_load(user_id: int) -> int:
 
 
 def _version(user_id: int) -> bytes:
-    return get_redis().get(keys.user_blog_version(user_id)) or b"0"
+    return cast("bytes | None", get_redis().get(keys.user_blog_version(user_id))) or b"0"
 
 
 def _ttl() -> int:

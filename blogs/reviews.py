@@ -36,7 +36,11 @@ def reviews_changed(*, user_id: int, shop_ids: Iterable[int | None]) -> None:
     for shop_id in sorted({shop_id for shop_id in shop_ids if shop_id is not None}):
         _rate_again(user_id=user_id, shop_id=shop_id)
         _recount(shop_id)
-        transaction.on_commit(lambda s=shop_id: reviews_cache().evict(s), robust=True)
+        _evict_on_commit(shop_id)
+
+
+def _evict_on_commit(shop_id: int) -> None:
+    transaction.on_commit(lambda: reviews_cache().evict(shop_id), robust=True)
 
 
 def review_changed_elsewhere(*, user_id: int, shop_id: int) -> None:
@@ -66,10 +70,12 @@ def _rate_again(*, user_id: int, shop_id: int) -> None:
     ShopRating.objects.filter(blog_id=newest["id"]).exclude(
         user_id=user_id, shop_id=shop_id
     ).delete()
+    stars = newest["rating"]
+    assert stars is not None  # rating__isnull=False
     ShopRating.objects.update_or_create(
         user_id=user_id,
         shop_id=shop_id,
-        defaults={"blog_id": newest["id"], "stars": newest["rating"]},
+        defaults={"blog_id": newest["id"], "stars": stars},
     )
 
 

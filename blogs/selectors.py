@@ -48,7 +48,7 @@ def blog_documents(blog_ids: list[int]) -> list[dict[str, Any]]:
         return {blog.id: BlogSerializer(blog).data for blog in blogs}
 
     raws = blog_cache().lookup_many(blog_ids, load)
-    return [orjson.loads(raws[i]) for i in blog_ids if raws.get(i) is not None]
+    return [orjson.loads(raw) for i in blog_ids if (raw := raws.get(i)) is not None]
 
 
 def hot_page(*, offset: int, size: int) -> tuple[int, list[int]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.utils.translation import gettext
 
 from dianping import clock
@@ -80,8 +80,9 @@ def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
 def blog_delete(*, blog_id: int, user_id: int | None) -> None:
     """Its author deletes a note (`user_id` None: a moderator, in the admin)."""
     with transaction.atomic():
-        moderator = user_id is None
-        blog = _locked_with_shops(blog_id) if moderator else _own_with_shops(blog_id, user_id)
+        blog = (  # None: a moderator's
+            _locked_with_shops(blog_id) if user_id is None else _own_with_shops(blog_id, user_id)
+        )
         author_id = blog.user_id
         blog.reviews_counted = True  # here, below: the receivers need not count again
         blog.delete()  # its cached detail goes with it (receivers)
@@ -258,7 +259,7 @@ def report_create(
     """Report a visible note or comment; (the report, whether this call made it). A user's
     repeated report of the same target while it waits returns the open one unchanged: one
     vote per user in the queue, and a retried request is harmless."""
-    visible = Blog.objects.filter(status=Visibility.VISIBLE)
+    visible: QuerySet[Blog] | QuerySet[BlogComment] = Blog.objects.filter(status=Visibility.VISIBLE)
     if kind == Report.Kind.COMMENT:
         visible = BlogComment.objects.filter(
             status=Visibility.VISIBLE, blog__status=Visibility.VISIBLE

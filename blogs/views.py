@@ -12,10 +12,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts import tokens
+from accounts.authentication import authenticated_id
 from accounts.selectors import public_user_document
 from accounts.serializers import PublicUserSerializer
 from dianping.api import idempotency
 from dianping.api.fastpath import fast_path, json_response
+from dianping.api.lists import listed
 from dianping.api.pagination import PageNumberPagination
 from dianping.api.queries import query_params
 from dianping.api.schema import PAGE_PARAMETER, PAGE_PARAMETERS, api_errors, paged
@@ -44,7 +46,7 @@ def _caller_id(request: Request) -> int | None:
 
 def _blogs(request: Request, blogs: list[Any], **kwargs: Any) -> list[dict[str, Any]]:
     liked = likes.like_states([b.id for b in blogs], _caller_id(request))
-    return BlogSerializer(blogs, many=True, context={"liked": liked}, **kwargs).data
+    return listed(BlogSerializer(blogs, many=True, context={"liked": liked}, **kwargs))
 
 
 class BlogViewSet(WriteLimited, viewsets.ViewSet):
@@ -56,7 +58,7 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
         "like": "like_user",
     }
 
-    def get_permissions(self):  # type: ignore[no-untyped-def]
+    def get_permissions(self):
         return [AllowAny()] if self.action in self._public else [IsAuthenticated()]
 
     @extend_schema(
@@ -76,13 +78,14 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
         """Publish a blog; it is pushed to the author's followers' feeds."""
         serializer = BlogWriteSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
+        user_id = authenticated_id(request)
 
         def publish() -> Response:
-            blog = services.blog_create(user_id=request.user.id, data=serializer.validated_data)
+            blog = services.blog_create(user_id=user_id, data=serializer.validated_data)
             blog = selectors.blog_get(blog_id=blog.id)
             return Response(_blogs(request, [blog])[0], status=status.HTTP_201_CREATED)
 
-        return idempotency.once(request, scope="blog", user_id=request.user.id, run=publish)
+        return idempotency.once(request, scope="blog", user_id=user_id, run=publish)
 
     @extend_schema(responses=BlogSerializer)
     def retrieve(self, request: Request, blog_id: int) -> HttpResponse:
@@ -97,7 +100,7 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
         serializer = BlogWriteSerializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         services.blog_update(
-            blog_id=blog_id, user_id=request.user.id, data=serializer.validated_data
+            blog_id=blog_id, user_id=authenticated_id(request), data=serializer.validated_data
         )
         return Response(_blogs(request, [selectors.blog_get(blog_id=blog_id)])[0])
 
@@ -105,7 +108,7 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
     @api_errors(403)  # not the author
     def destroy(self, request: Request, blog_id: int) -> Response:
         """Author only (others 403)."""
-        services.blog_delete(blog_id=blog_id, user_id=request.user.id)
+        services.blog_delete(blog_id=blog_id, user_id=authenticated_id(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(parameters=PAGE_PARAMETERS, responses=paged(BlogSerializer))
@@ -117,7 +120,7 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
     def like(self, request: Request, blog_id: int) -> Response:
         """`POST` likes, `DELETE` unlikes; both idempotent. Answers the new state."""
         change = likes.blog_like if request.method == "POST" else likes.blog_unlike
-        return Response(change(blog_id=blog_id, user_id=request.user.id))
+        return Response(change(blog_id=blog_id, user_id=authenticated_id(request)))
 
     @extend_schema(responses=PublicUserSerializer(many=True))
     def likes(self, request: Request, blog_id: int) -> Response:
@@ -137,7 +140,7 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
         serializer = CommentWriteSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         comment = services.comment_create(
-            blog_id=blog_id, user_id=request.user.id, **serializer.validated_data
+            blog_id=blog_id, user_id=authenticated_id(request), **serializer.validated_data
         )
         return Response(CommentSerializer(comment).data, status=status.HTTP_201_CREATED)
 
@@ -146,7 +149,9 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
     def delete_comment(self, request: Request, blog_id: int, comment_id: int) -> Response:
         """Delete your own comment (others 403), with the replies beneath it; the note's
         `comments` count drops by as many."""
-        services.comment_delete(blog_id=blog_id, comment_id=comment_id, user_id=request.user.id)
+        services.comment_delete(
+            blog_id=blog_id, comment_id=comment_id, user_id=authenticated_id(request)
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -165,7 +170,7 @@ class ReportViewSet(WriteLimited, viewsets.ViewSet):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         report, created = services.report_create(
-            user_id=request.user.id, kind=data["kind"], target_id=data["id"],
+            user_id=authenticated_id(request), kind=data["kind"], target_id=data["id"],
             reason=data["reason"], text=data["text"],
         )  # fmt: skip
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
@@ -186,7 +191,7 @@ class ShopReviewsViewSet(viewsets.ViewSet):
 
 
 class UserBlogsViewSet(viewsets.ViewSet):
-    def get_permissions(self):  # type: ignore[no-untyped-def]
+    def get_permissions(self):
         return [IsAuthenticated()] if self.action == "mine" else [AllowAny()]
 
     @extend_schema(parameters=[PAGE_PARAMETER], responses=UserBlogsPageSerializer)
@@ -283,9 +288,10 @@ def _user_blogs(request: HttpRequest, user_id: int | None) -> HttpResponse:
     number, _ = paginator.begin(request, fixed_size=pages.PAGE_SIZE)
     viewer, _ = tokens.touch_with(request)
     viewer_id = viewer["id"] if viewer else None
-    if user_id is None and viewer_id is None:
-        raise NotAuthenticated()
-    user_id = viewer_id if user_id is None else user_id
+    if user_id is None:
+        if viewer_id is None:
+            raise NotAuthenticated()
+        user_id = viewer_id
     author = public_user_document(user_id=user_id)
     paginator.count, items = pages.user_blogs_page(
         user_id=user_id, page=number, caller_id=viewer_id

@@ -22,7 +22,7 @@ class Channel(kombu_redis.Channel):
     def _connparams(self, asynchronous: bool = False) -> Any:
         if self.connection is None or self.connection.client is None:
             raise redis.ConnectionError("the broker connection was closed meanwhile")
-        return super()._connparams(asynchronous=asynchronous)
+        return super()._connparams(asynchronous=asynchronous)  # type: ignore[misc]  # not in kombu's stubs
 
 
 class Transport(kombu_redis.Transport):

@@ -12,10 +12,11 @@ models with `auto_now` fields are refused rather than written wrong.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from django.db import connections, models, router
 from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models.fields.related import RelatedField
 
 _INTEGERS = {
     models.AutoField, models.BigAutoField, models.SmallAutoField, models.IntegerField,
@@ -58,7 +59,8 @@ def insert_rows(model: type[models.Model], rows: Sequence[Mapping[str, Any]]) ->
         for row in rows
     ]
     quote = connection.ops.quote_name
-    column_list = ", ".join(quote(field.column) for field in fields)
+    # A concrete field is one with a column (Django's definition), which its type cannot say.
+    column_list = ", ".join(quote(cast(str, field.column)) for field in fields)
     head = f"INSERT INTO {quote(model._meta.db_table)} ({column_list}) VALUES "
     placeholders = f"({', '.join(['%s'] * len(fields))})"
     chunk = connection.ops.bulk_batch_size(fields, rows) or len(rows)
@@ -73,7 +75,7 @@ def insert_rows(model: type[models.Model], rows: Sequence[Mapping[str, Any]]) ->
 def _adapter(field: models.Field, connection: BaseDatabaseWrapper) -> Callable[[Any], Any]:
     """The cheapest conversion that gives the driver what the ORM would: exact field
     types only (a subclass may convert its values its own way)."""
-    target = field.target_field if field.is_relation else field
+    target = field.target_field if isinstance(field, RelatedField) else field
     if type(target) in _INTEGERS:
         return _as_is
     if type(target) is models.CharField:

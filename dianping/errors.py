@@ -7,9 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 
 class Code(StrEnum):
@@ -48,7 +52,7 @@ class DomainError(Exception):
     default_code: str = Code.INVALID
     default_detail = _("The request cannot be processed.")
 
-    def __init__(self, detail: str | None = None, code: str | None = None) -> None:
+    def __init__(self, detail: StrOrPromise | None = None, code: str | None = None) -> None:
         # Translated now, while the request's language is active, and a plain str from
         # here on: safe for json.dumps, logging and pickling alike.
         self.detail = str(detail or self.default_detail)
@@ -74,19 +78,19 @@ class InvalidInput(DomainError):
 
 class NotAuthenticated(DomainError):
     status_code = 401
-    default_code = Code.NOT_AUTHENTICATED
+    default_code: str = Code.NOT_AUTHENTICATED
     default_detail = _("Authentication credentials were not provided or have expired.")
 
 
 class NotFound(DomainError):
     status_code = 404
-    default_code = Code.NOT_FOUND
+    default_code: str = Code.NOT_FOUND
     default_detail = _("Not found.")
 
 
 class Forbidden(DomainError):
     status_code = 403
-    default_code = Code.PERMISSION_DENIED
+    default_code: str = Code.PERMISSION_DENIED
     default_detail = _("You do not have permission to perform this action.")
 
 
@@ -94,9 +98,9 @@ class MethodNotAllowed(DomainError):
     """A method the route does not serve; the answer's `Allow` names those it does."""
 
     status_code = 405
-    default_code = Code.METHOD_NOT_ALLOWED
+    default_code: str = Code.METHOD_NOT_ALLOWED
 
-    def __init__(self, method: str, allowed: Iterable[str]) -> None:
+    def __init__(self, method: str | None, allowed: Iterable[str]) -> None:
         super().__init__(gettext('Method "%(method)s" not allowed.') % {"method": method})
         self.allowed = ", ".join(sorted(allowed))
 
@@ -106,19 +110,19 @@ class PayloadTooLarge(DomainError):
     the size an upload may have."""
 
     status_code = 413
-    default_code = Code.PAYLOAD_TOO_LARGE
+    default_code: str = Code.PAYLOAD_TOO_LARGE
     default_detail = _("The request body is too large.")
 
 
 class Conflict(DomainError):
     status_code = 409
-    default_code = Code.CONFLICT
+    default_code: str = Code.CONFLICT
     default_detail = _("The request conflicts with the current state.")
 
 
 class RateLimited(DomainError):
     status_code = 429
-    default_code = Code.THROTTLED
+    default_code: str = Code.THROTTLED
     default_detail = _("Too many requests.")
 
     def __init__(self, retry_after: float, detail: str | None = None) -> None:
@@ -128,7 +132,7 @@ class RateLimited(DomainError):
 
 class ServiceUnavailable(DomainError):
     status_code = 503
-    default_code = Code.SERVICE_UNAVAILABLE
+    default_code: str = Code.SERVICE_UNAVAILABLE
     default_detail = _("A dependency is unavailable; try again shortly.")
 
     def __init__(

@@ -68,6 +68,7 @@ def clean_image(raw: bytes) -> CleanImage:
     with _refusals():
         image = _open(raw)
         image.load()
+    assert image.format is not None  # what Image.open opened it as, one of FORMATS
     kind, extension = FORMATS[image.format]
     ImageOps.exif_transpose(image, in_place=True)  # upright, as EXIF asked
     image = _in_srgb(image)
@@ -122,7 +123,9 @@ def _in_srgb(image: Image.Image) -> Image.Image:
         mode = "RGBA" if "A" in image.getbands() else "RGB"
         try:
             source = ImageCms.ImageCmsProfile(io.BytesIO(profile))
-            return ImageCms.profileToProfile(image, source, _SRGB, outputMode=mode)
+            converted = ImageCms.profileToProfile(image, source, _SRGB, outputMode=mode)
+            assert converted is not None  # None only when converted in place
+            return converted
         except (ImageCms.PyCMSError, OSError, ValueError):
             pass  # a broken profile: the pixels as they are
     if image.mode == "CMYK":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from typing import overload
 
 from django.utils.translation import gettext
 
@@ -51,6 +52,10 @@ def parse_positive_int(raw: str | None, *, default: int) -> int:
     return number
 
 
+@overload
+def parse_whole_number(raw: str | None, *, default: int) -> int: ...
+@overload
+def parse_whole_number(raw: str | None, *, default: None) -> int | None: ...
 def parse_whole_number(raw: str | None, *, default: int | None) -> int | None:
     """0 to 2^63 - 1, in ASCII digits, from a query string; `default` when absent. Present
     but empty (`?page=`) is not absent: it is refused like any other non-number."""

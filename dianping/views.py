@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.response import HttpResponseBase
 from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
@@ -159,7 +160,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
     return defaults.server_error(request)
 
 
-def media(request: HttpRequest, path: str) -> HttpResponse:
+def media(request: HttpRequest, path: str) -> HttpResponseBase:
     """An uploaded picture from local storage (MEDIA_SERVE): their names are random and
     their content re-encoded by us, so serving them as files is safe."""
     return static.serve(request, path, document_root=settings.MEDIA_ROOT)
@@ -184,6 +185,7 @@ class SchemaView(SpectacularAPIView):
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         with translation.override("en"):
             response = super().dispatch(request, *args, **kwargs)
+            assert isinstance(response, Response)  # the schema, or DRF's error answer
             response.render()  # now: lazy texts in the document resolve in English
         response["Content-Language"] = "en"
         return response

@@ -8,7 +8,9 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts.authentication import authenticated_id
 from accounts.serializers import PublicUserSerializer
+from dianping.api.lists import listed
 from dianping.api.queries import query_params
 from dianping.api.schema import api_errors
 from dianping.api.scroll import ScrollQuerySerializer, scroll_page, scrolled
@@ -30,26 +32,25 @@ class FollowViewSet(WriteLimited, viewsets.ViewSet):
     @api_errors(409)  # yourself
     def update(self, request: Request, user_id: int) -> Response:
         """Follow a user (idempotent); 409 `cannot_follow_self`, 404 for unknown users."""
-        services.follow(user_id=request.user.id, target_id=user_id)
+        services.follow(user_id=authenticated_id(request), target_id=user_id)
         return Response({"following": True})
 
     @extend_schema(responses={200: FollowingSerializer})
     def destroy(self, request: Request, user_id: int) -> Response:
         """Unfollow (idempotent); their blogs leave your feed. Yourself: nothing to undo."""
-        services.unfollow(user_id=request.user.id, target_id=user_id)
+        services.unfollow(user_id=authenticated_id(request), target_id=user_id)
         return Response({"following": False})
 
     @extend_schema(responses=FollowingSerializer)
     def retrieve(self, request: Request, user_id: int) -> Response:
         """Whether you follow this user."""
-        return Response(
-            {"following": services.is_following(user_id=request.user.id, target_id=user_id)}
-        )
+        following = services.is_following(user_id=authenticated_id(request), target_id=user_id)
+        return Response({"following": following})
 
     @extend_schema(responses=PublicUserSerializer(many=True))
     def common(self, request: Request, user_id: int) -> Response:
         """Users that both you and this user follow."""
-        users = services.common_follows(user_id=request.user.id, other_id=user_id)
+        users = services.common_follows(user_id=authenticated_id(request), other_id=user_id)
         return Response(PublicUserSerializer(users, many=True).data)
 
 
@@ -89,8 +90,8 @@ class FollowListViewSet(viewsets.ViewSet):
             {"user": user, "followed_at": follow.created_at, "is_following": states[user.id]}
             for follow, user in zip(page, users, strict=True)
         ]
-        return Response(scroll_page(FollowItemSerializer(items, many=True).data, next_last_id))
+        return Response(scroll_page(listed(FollowItemSerializer(items, many=True)), next_last_id))
 
 
-def _other(follow: Follow, direction: str):  # type: ignore[no-untyped-def]
+def _other(follow: Follow, direction: str):
     return follow.user if direction == "followers" else follow.followed

@@ -15,10 +15,10 @@ class NotificationAdmin(admin.ModelAdmin):
     list_select_related = ["recipient", "actor"]
     search_fields = ["recipient__phone", "recipient__nick_name"]
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request):
         return False
 
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request, obj=None):
         return False
 
 
@@ -27,8 +27,8 @@ class SaleWatchAdmin(admin.ModelAdmin):
     list_display = ["id", "user", "voucher", "created_at", "notified_at"]
     raw_id_fields = ["user", "voucher"]
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request):
         return False
 
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request, obj=None):
         return False

@@ -6,6 +6,7 @@ key), and the comment is written once."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import cast
 
 from accounts.models import User
 from blogs import services as blogs
@@ -30,7 +31,7 @@ def seed_notifications(users: list[User]) -> int:
         producers.followed(follower_id=follower_id, followed_id=me.id)
     mine = list(Blog.objects.filter(user=me).order_by("created_at").values_list("id", flat=True))
     for blog_id in mine:
-        for liker in get_redis().zrange(keys.blog_likes(blog_id), 0, -1):
+        for liker in cast("list[bytes]", get_redis().zrange(keys.blog_likes(blog_id), 0, -1)):
             producers.liked(blog_id=blog_id, liker_id=int(liker))
     said = BlogComment.objects.filter(user=friend, content=COMMENT).first()
     if mine and said is None:

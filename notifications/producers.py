@@ -4,6 +4,8 @@ import notifications."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import transaction
 
 from blogs.models import Blog, BlogComment
@@ -90,5 +92,5 @@ def order_cancelled(*, order_id: int) -> bool:
     )  # fmt: skip
 
 
-def _added(**fields: object) -> bool:
-    return notification_add(**fields) is not None  # type: ignore[arg-type]
+def _added(**fields: Any) -> bool:
+    return notification_add(**fields) is not None

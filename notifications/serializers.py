@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.utils.translation import gettext
 from rest_framework import serializers
 
@@ -20,7 +22,7 @@ class CommentLinkSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     content = serializers.SerializerMethodField(help_text=f"Its first {EXCERPT} characters.")
 
-    def get_content(self, comment) -> str:  # type: ignore[no-untyped-def]
+    def get_content(self, comment) -> str:
         return comment.content[:EXCERPT]
 
 
@@ -60,7 +62,7 @@ class MarkReadSerializer(serializers.Serializer):
     ids = serializers.ListField(child=fields.IdField(), max_length=200, required=False)
     all = fields.BooleanField(required=False, help_text="true: mark every notification read.")
 
-    def validate(self, data: dict) -> dict:  # type: ignore[type-arg]
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
         if ("ids" in data) == bool(data.get("all")):
             message = gettext('Send either "ids" or "all": true.')
             raise serializers.ValidationError({"ids": [message]})

@@ -3,12 +3,22 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from celery import shared_task
 from django.db import OperationalError
 
 from . import producers, reminders
 
-_RETRIED = {
+
+class _Retried(TypedDict):
+    ignore_result: bool
+    autoretry_for: tuple[type[BaseException], ...]
+    retry_backoff: int
+    max_retries: int
+
+
+_RETRIED: _Retried = {
     "ignore_result": True,
     "autoretry_for": (OperationalError,),  # a busy or restarting database
     "retry_backoff": 1,

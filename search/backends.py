@@ -8,6 +8,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections import Counter
 from functools import cache
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -82,14 +83,18 @@ class DatabaseBackend(SearchBackend):
             return cursor.fetchone()[0], []
 
     @staticmethod
-    def _ranked(source: Source, query_terms: list[str]) -> tuple[str, list[object]]:
+    def _ranked(source: Source, query_terms: list[str]) -> tuple[str, list[Any]]:
         """One statement: the postings of the query's terms (the `search_by_term` index
         alone), grouped per document, joined to the kind's table for what may be found and
         for popularity, ranked; `COUNT(*) OVER ()` gives the total with the page."""
         q = connection.ops.quote_name
         ranking = source.ranking
         table = q(ranking.model._meta.db_table)
-        column = {f.name: f.column for f in ranking.model._meta.concrete_fields}
+        column = {
+            f.name: f.column
+            for f in ranking.model._meta.concrete_fields
+            if f.column is not None  # all of them: a concrete field is one with a column
+        }
         key = q(column.get(ranking.key, ranking.key))
         where = "".join(f" AND t.{q(column[name])} = %s" for name in ranking.visible)
         popular = "".join(f", t.{q(column[name])} DESC" for name in ranking.popularity)

@@ -11,13 +11,13 @@ class ShopTypeAdmin(admin.ModelAdmin):
     list_display = ["id", "name", "sort", "icon"]
     ordering = ["sort", "id"]
 
-    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+    def save_model(self, request, obj, form, change):
         services.shop_type_save(shop_type=obj)
 
-    def delete_model(self, request, obj):  # type: ignore[no-untyped-def]
+    def delete_model(self, request, obj):
         services.shop_type_delete(shop_type=obj)
 
-    def delete_queryset(self, request, queryset):  # type: ignore[no-untyped-def]
+    def delete_queryset(self, request, queryset):
         for shop_type in queryset:
             services.shop_type_delete(shop_type=shop_type)
 
@@ -39,14 +39,14 @@ class ShopAdmin(admin.ModelAdmin):
     readonly_fields = ["sold", "comments", "score", *(f"rating_{n}" for n in range(1, 6))]
     inlines = [ShopStaffInline]
 
-    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+    def save_model(self, request, obj, form, change):
         # Only what the operator changed, so concurrent updates of other fields survive.
         services.shop_save(shop=obj, fields=list(form.changed_data) if change else None)
 
-    def delete_model(self, request, obj):  # type: ignore[no-untyped-def]
+    def delete_model(self, request, obj):
         services.shop_delete(shop_id=obj.pk)
 
-    def delete_queryset(self, request, queryset):  # type: ignore[no-untyped-def]
+    def delete_queryset(self, request, queryset):
         for shop_id in queryset.values_list("pk", flat=True):
             services.shop_delete(shop_id=shop_id)
 

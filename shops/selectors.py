@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from accounts import tokens
+from dianping.api.lists import listed
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 
@@ -59,7 +60,7 @@ def works_at(*, user_id: int, shop_id: int | None = None) -> bool:
 
 def shop_types_json() -> bytes:
     def load() -> list[dict[str, Any]]:
-        return ShopTypeSerializer(ShopType.objects.order_by("sort", "id"), many=True).data
+        return listed(ShopTypeSerializer(ShopType.objects.order_by("sort", "id"), many=True))
 
     raw = shop_type_cache().get(SHOP_TYPES_IDENT, load)
     assert raw is not None  # only a loader returning None makes a miss, and this one never does

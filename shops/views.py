@@ -60,7 +60,7 @@ class ShopTypeViewSet(viewsets.ViewSet):
 
 
 class ShopViewSet(viewsets.ViewSet):
-    def get_permissions(self):  # type: ignore[no-untyped-def]
+    def get_permissions(self):
         return [] if self.action in ("list", "retrieve", "nearby") else [IsStaff()]
 
     @extend_schema(

@@ -18,6 +18,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts.authentication import authenticated_id
 from accounts.permissions import IsStaff
 from dianping.api import fields
 from dianping.api.queries import query_params
@@ -86,12 +87,12 @@ class SignViewSet(viewsets.ViewSet):
     @extend_schema(request=None, responses={200: SignResultSerializer})
     def create(self, request: Request) -> Response:
         """Sign in for today (local time); signing again the same day changes nothing."""
-        return Response(services.sign(user_id=request.user.id))
+        return Response(services.sign(user_id=authenticated_id(request)))
 
     @extend_schema(responses=StreakSerializer)
     def streak(self, request: Request) -> Response:
         """Consecutive signed days up to today (or yesterday, until today is signed)."""
-        streak = services.streak(user_id=request.user.id)
+        streak = services.streak(user_id=authenticated_id(request))
         return Response({"streak": streak.days, "signed_today": streak.signed_today})
 
     @extend_schema(parameters=[MonthQuerySerializer], responses=MonthSerializer)
@@ -99,7 +100,7 @@ class SignViewSet(viewsets.ViewSet):
         """The days signed in one month."""
         raw = query_params(request, MonthQuerySerializer).get("month")
         month = parse_month(raw) if raw else services.today().replace(day=1)
-        days = services.month_days(user_id=request.user.id, month=month)
+        days = services.month_days(user_id=authenticated_id(request), month=month)
         return Response({"month": month.strftime("%Y-%m"), "days": days, "count": len(days)})
 
 

@@ -10,6 +10,7 @@ import subprocess
 from redis.cluster import key_slot
 
 from dianping.redis.client import get_redis
+from dianping.redis.cluster import cluster_client
 from tests.helpers import wait_until
 from tests.workers import ROOT
 
@@ -19,7 +20,7 @@ def kill_master_of(key: str, *, caught_up: bool) -> int:
     returns the dead master's port. `caught_up` waits first until the replica has applied
     everything the master wrote (a failover's usual case); without it, the kill takes
     whatever replication had not yet carried."""
-    client = get_redis()
+    client = cluster_client()
     client.nodes_manager.initialize()  # the layout now: an earlier failover moved masters
     master = client.get_node_from_key(key)
     if caught_up:
@@ -30,7 +31,7 @@ def kill_master_of(key: str, *, caught_up: bool) -> int:
     def promoted() -> bool:
         try:
             client.nodes_manager.initialize()  # ask the survivors who holds the slot now
-            return client.get_node_from_key(key).port != master.port and client.exists(key)
+            return client.get_node_from_key(key).port != master.port and bool(client.exists(key))
         except Exception:
             return False
 
@@ -38,7 +39,7 @@ def kill_master_of(key: str, *, caught_up: bool) -> int:
     return master.port
 
 
-def _replica_caught_up(client, master, key: str) -> None:  # type: ignore[no-untyped-def]
+def _replica_caught_up(client, master, key: str) -> None:
     """Wait until the key's replica has applied everything its master has written (WAIT
     would only count the writes of the connection that sends it, and this one made none)."""
     written = client.info("replication", target_nodes=master)["master_repl_offset"]

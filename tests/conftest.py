@@ -32,7 +32,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 @pytest.fixture(autouse=True)
-def redis_client() -> Iterator[redis.Redis]:
+def redis_client() -> redis.Redis:
     """The real test Redis database, empty at the start of every test."""
     client = get_redis()
     # Nothing an earlier test left running may land in this one: buffered views are
@@ -91,22 +91,22 @@ def api() -> APIClient:
 
 
 @pytest.fixture
-def user(db):  # type: ignore[no-untyped-def]
+def user(db):
     return UserFactory()
 
 
 @pytest.fixture
-def other_user(db):  # type: ignore[no-untyped-def]
+def other_user(db):
     return UserFactory()
 
 
 @pytest.fixture
-def staff_user(db):  # type: ignore[no-untyped-def]
+def staff_user(db):
     return UserFactory(is_staff=True)
 
 
 @pytest.fixture
-def admin_client(client, staff_user):  # type: ignore[no-untyped-def]
+def admin_client(client, staff_user):
     """Django's test client logged into admin as a superuser."""
     User.objects.filter(pk=staff_user.pk).update(is_superuser=True)
     client.force_login(staff_user)
@@ -114,10 +114,10 @@ def admin_client(client, staff_user):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def user_api(user) -> APIClient:  # type: ignore[no-untyped-def]
+def user_api(user) -> APIClient:
     return client_for(user)
 
 
 @pytest.fixture
-def staff_api(staff_user) -> APIClient:  # type: ignore[no-untyped-def]
+def staff_api(staff_user) -> APIClient:
     return client_for(staff_user)

@@ -11,7 +11,7 @@ import subprocess
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -41,7 +41,7 @@ class FakeClock:
         self.value += seconds
 
 
-def client_for(user) -> APIClient:  # type: ignore[no-untyped-def]
+def client_for(user) -> APIClient:
     """An API client carrying a fresh login token for `user`."""
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens.token_issue(user)}")
@@ -143,11 +143,12 @@ def warm_near_cache(cache: CacheClient, ident: object, loader: Callable[[], Any]
     get_redis().set(barrier, 1, px=1000)
     wait_until(lambda: nearcache.saw_change(barrier), timeout=5)
     value = cache.get(ident, loader)  # a Redis hit, now kept locally
+    assert cache.near is not None
     assert key in cache.near._data
     return value
 
 
-def reset_command_stats(client) -> None:  # type: ignore[no-untyped-def]
+def reset_command_stats(client) -> None:
     """CONFIG RESETSTAT on the Redis the tests use: every node of a cluster."""
     if is_cluster(client):
         client.config_resetstat(target_nodes=client.ALL_NODES)
@@ -155,7 +156,7 @@ def reset_command_stats(client) -> None:  # type: ignore[no-untyped-def]
         client.config_resetstat()
 
 
-def command_calls(client, *, ignore: set[str] = frozenset()) -> dict[str, int]:  # type: ignore[no-untyped-def]
+def command_calls(client, *, ignore: Iterable[str] = ()) -> dict[str, int]:
     """Calls per command since `reset_command_stats` (summed over a cluster's nodes), e.g.
     {"getex": 1}; the tests' own INFO and CONFIG, idle PINGs and replication's own
     traffic (REPLCONF, a replica's acks to its master) are never counted."""
@@ -172,16 +173,16 @@ def command_calls(client, *, ignore: set[str] = frozenset()) -> dict[str, int]: 
     return calls
 
 
-def count_round_trips(monkeypatch) -> list[tuple]:  # type: ignore[no-untyped-def]
+def count_round_trips(monkeypatch) -> list[tuple]:
     """Record each batch of commands this thread sends to Redis (one entry a round trip),
     as the server it went to: a pipeline over a Cluster's keys sends a batch per node."""
     from redis.connection import AbstractConnection
 
-    sent: list[list] = []
+    sent: list[tuple] = []
     me = threading.get_ident()
     real = AbstractConnection.send_packed_command
 
-    def spy(self, command, check_health=True):  # type: ignore[no-untyped-def]
+    def spy(self, command, check_health=True):
         if threading.get_ident() == me:
             sent.append((getattr(self, "host", None), getattr(self, "port", None)))
         return real(self, command, check_health)
@@ -190,7 +191,7 @@ def count_round_trips(monkeypatch) -> list[tuple]:  # type: ignore[no-untyped-de
     return sent
 
 
-def throttle_rates(settings, **rates: str) -> None:  # type: ignore[no-untyped-def]
+def throttle_rates(settings, **rates: str) -> None:
     """Set some DRF throttle rates for one test (`settings` is pytest-django's fixture),
     the others left as the test settings have them."""
     settings.REST_FRAMEWORK = {
@@ -199,7 +200,7 @@ def throttle_rates(settings, **rates: str) -> None:  # type: ignore[no-untyped-d
     }
 
 
-def all_pages(api, url: str) -> list[dict]:  # type: ignore[no-untyped-def]
+def all_pages(api, url: str) -> list[dict]:
     """Every `results` item of a page-numbered list, following `next` to the end."""
     results, page = [], 1
     separator = "&" if "?" in url else "?"

@@ -77,7 +77,7 @@ def manage(env: dict[str, str], *args: str) -> str:
     return done.stdout
 
 
-def call(url: str, method: str = "GET", body: bytes | None = None, **headers: str):  # type: ignore[no-untyped-def]
+def call(url: str, method: str = "GET", body: bytes | None = None, **headers: str):
     """(status, headers, body) of one request; a reset or broken pipe fails the test."""
     request = urllib.request.Request(url, data=body, method=method, headers=headers)
     try:

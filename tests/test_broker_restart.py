@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def broker(tmp_path) -> Iterator[PrivateRedis]:  # type: ignore[no-untyped-def]
+def broker(tmp_path) -> Iterator[PrivateRedis]:
     server = PrivateRedis(tmp_path)
     server.start()
     yield server
@@ -36,7 +36,7 @@ def _send(broker: PrivateRedis, task: str) -> None:
         app.send_task(task, connection=connection)
 
 
-def _heartbeat_through(broker: PrivateRedis, redis_client) -> float:  # type: ignore[no-untyped-def]
+def _heartbeat_through(broker: PrivateRedis, redis_client) -> float:
     """Send the heartbeat task through `broker` and wait until a worker has run it."""
     before = float(redis_client.get(keys.heartbeat()) or 0)
     _send(broker, "dianping.tasks.heartbeat")

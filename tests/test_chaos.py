@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from subprocess import Popen
+from typing import cast
 
 import pytest
 from django.conf import settings
@@ -57,8 +58,14 @@ class SuiteCluster:
     url = settings.REDIS_URL
     process = None
 
-    def client(self):  # type: ignore[no-untyped-def]
+    def client(self):
         return get_redis()
+
+
+def _private(redis: PrivateRedis | SuiteCluster) -> PrivateRedis:
+    """The Redis a test kills and starts again: one of its own, never the suite's Cluster."""
+    assert isinstance(redis, PrivateRedis)
+    return redis
 
 
 @dataclass
@@ -123,7 +130,7 @@ ONE_REDIS, OWN_SALE_REDIS = "one Redis", "the sale on its own Redis"
 
 
 @pytest.fixture
-def stack(request, tmp_path, transactional_db) -> Iterator[Stack]:  # type: ignore[no-untyped-def]
+def stack(request, tmp_path, transactional_db) -> Iterator[Stack]:
     """The stack on a Redis of the test's own (`appendfsync always`); parametrized with
     OWN_SALE_REDIS, the sale on a second one (SECKILL_REDIS_URL), the first at everysec."""
     own_sale_redis = getattr(request, "param", ONE_REDIS) == OWN_SALE_REDIS
@@ -156,7 +163,7 @@ def stack(request, tmp_path, transactional_db) -> Iterator[Stack]:  # type: igno
 
 
 @pytest.fixture
-def cluster_stack(tmp_path, transactional_db) -> Iterator[Stack]:  # type: ignore[no-untyped-def]
+def cluster_stack(tmp_path, transactional_db) -> Iterator[Stack]:
     """The stack on the test Cluster, `SECKILL_DURABILITY=replica`, its broker a Redis of
     its own (what its workers leave unacknowledged goes with it); the Cluster is made
     whole again afterwards."""
@@ -208,7 +215,7 @@ class Sale:
 def _buy_all(url: str, voucher_id: int, tokens: list[str], deadline: float) -> tuple[Sale, list]:
     """Every buyer asks until told yes or no (a 503 or 429 is asked again later), from
     CLIENTS threads; returns the outcome and the threads (running: join them)."""
-    sale, waiting = Sale(), queue.SimpleQueue()
+    sale, waiting = Sale(), queue.SimpleQueue[str]()
     for token in tokens:
         waiting.put(token)
 
@@ -265,11 +272,13 @@ def _check_history(stack: Stack, sale_row: Voucher, sale: Sale) -> None:
 
     def settled() -> bool:
         orders = persisted()
-        return acknowledged <= orders and len(orders) + int(redis_client.get(stock_key)) == STOCK
+        stock = cast("bytes", redis_client.get(stock_key))
+        return acknowledged <= orders and len(orders) + int(stock) == STOCK
 
     wait_until(settled, timeout=120, interval=0.5)
     orders = VoucherOrder.objects.filter(voucher=sale_row)
     database_stock = Voucher.objects.get(pk=sale_row.pk).stock
+    assert database_stock is not None
     assert database_stock + orders.count() == STOCK  # no unit sold twice, none lost
     assert orders.values("user_id").distinct().count() == orders.count()  # one per user
     dead = sum(
@@ -307,9 +316,10 @@ def test_redis_killed_mid_sale_loses_no_acknowledged_order(stack: Stack) -> None
     rebuilt its shard from the database and the pending orders, then sells the rest."""
 
     def crash(_: Voucher) -> None:
-        stack.sale.kill()
+        sale = _private(stack.sale)
+        sale.kill()
         time.sleep(1)  # not a synchronisation: Redis stays down a while, as in a crash
-        stack.sale.start()
+        sale.start()
 
     sale_row = _sell_through_a_crash(stack, crash)
     # The shop's list reads the live stock where the sale keeps it (its own Redis or not).
@@ -397,7 +407,7 @@ def test_with_redis_stopped_public_pages_load_from_the_database(stack: Stack) ->
     for path in public + signed_in:
         assert servers.call(stack.url + path, Authorization=f"Bearer {token}")[0] == 200, path
 
-    stack.redis.kill()
+    _private(stack.redis).kill()
     anonymous: list[tuple[str, int]] = []
     signed: list[tuple[str, int, str]] = []  # (path, status, Retry-After)
 
@@ -427,7 +437,7 @@ def test_with_redis_stopped_public_pages_load_from_the_database(stack: Stack) ->
     assert (status, json.loads(body)["status"]) == (200, "degraded")
     assert servers.call(f"{stack.url}/api/vouchers/{sale_row.id}/seckill", "POST")[0] == 401
 
-    stack.redis.start()
+    _private(stack.redis).start()
     # Each web worker closes its own circuit (a probe every 0.5 s): poll both answers, as
     # two calls may reach two workers.
     wait_until(
@@ -447,18 +457,18 @@ def test_with_only_the_sales_redis_down_signed_in_lists_still_load(stack: Stack)
     sale_row = _open_sale(stack)
     token = stack.tokens(1)[0]
     stack.start()
-    signed = {"Authorization": f"Bearer {token}"}
+    auth = f"Bearer {token}"
     shop_vouchers = f"{stack.url}/api/shops/{sale_row.shop_id}/vouchers"
-    assert servers.call(shop_vouchers, **signed)[0] == 200
+    assert servers.call(shop_vouchers, Authorization=auth)[0] == 200
 
-    stack.sale.kill()
+    _private(stack.sale).kill()
     for url in (shop_vouchers, f"{stack.url}/api/vouchers/activities", f"{stack.url}/api/users/me"):
-        status, _, body = servers.call(url, **signed)
+        status, _, body = servers.call(url, Authorization=auth)
         assert status == 200, (url, body)
-    listed = json.loads(servers.call(shop_vouchers, **signed)[2])
+    listed = json.loads(servers.call(shop_vouchers, Authorization=auth)[2])
     assert [v["remaining"] for v in listed if v["id"] == sale_row.id] == [STOCK]
     status, headers, _ = servers.call(
-        f"{stack.url}/api/vouchers/{sale_row.id}/seckill", "POST", **signed
+        f"{stack.url}/api/vouchers/{sale_row.id}/seckill", "POST", Authorization=auth
     )
     assert (status, headers["Retry-After"]) == (503, "1")
     status, _, body = servers.call(f"{stack.url}/api/health")

@@ -15,7 +15,7 @@ from blogs.models import Blog
 from shops.models import Shop
 
 
-def _served_picture(client, url: str) -> Image.Image:  # type: ignore[no-untyped-def]
+def _served_picture(client, url: str) -> Image.Image:
     response = client.get(url)
     assert response.status_code == 200, url
     return Image.open(io.BytesIO(b"".join(response.streaming_content)))
@@ -37,11 +37,15 @@ def test_every_demo_shop_blog_and_user_has_a_picture(client) -> None:
     assert demo_users.count() == 11
     assert all(user.icon for user in demo_users)
 
-    some = [*sorted(shop_pictures)[:3], Blog.objects.first().images[0], demo_users[0].icon]
+    blog = Blog.objects.first()
+    assert blog is not None
+    some = [*sorted(shop_pictures)[:3], blog.images[0], demo_users[0].icon]
     for url in some:
         picture = _served_picture(client, url)
         assert picture.format == "JPEG"
-        assert len(picture.convert("RGB").resize((8, 8)).getcolors(64)) > 4  # not blank
+        colors = picture.convert("RGB").resize((8, 8)).getcolors(64)
+        assert colors is not None
+        assert len(colors) > 4  # not blank
 
 
 @pytest.mark.django_db(transaction=True)

@@ -141,6 +141,7 @@ def _code_literals() -> list[str]:
                     if any(getattr(t, "id", "") == "default_code" for t in targets):
                         value = node.value
                 if isinstance(value, ast.Constant | ast.JoinedStr):
+                    assert isinstance(node, ast.keyword | ast.stmt)
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     return found
 

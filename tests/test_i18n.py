@@ -9,6 +9,7 @@ import gettext
 import shutil
 import subprocess
 from pathlib import Path
+from typing import TypedDict
 
 import pytest
 from django.conf import settings
@@ -19,7 +20,13 @@ from rest_framework.test import APIClient
 from tests.factories import VoucherFactory
 
 ROOT = Path(__file__).resolve().parent.parent
-ENGLISH = {"HTTP_ACCEPT_LANGUAGE": "en"}
+
+
+class _Headers(TypedDict):
+    HTTP_ACCEPT_LANGUAGE: str
+
+
+ENGLISH: _Headers = {"HTTP_ACCEPT_LANGUAGE": "en"}
 
 
 def _english_by_cookie() -> APIClient:
@@ -280,7 +287,7 @@ def test_placeholders_of_every_translation_match_the_message(domain, tmp_path) -
 
 @pytest.mark.slow
 @pytest.mark.parametrize("domain", DOMAINS)
-def test_the_catalog_holds_every_string_of_the_source(domain, tmp_path, settings, monkeypatch):  # type: ignore[no-untyped-def]
+def test_the_catalog_holds_every_string_of_the_source(domain, tmp_path, settings, monkeypatch):
     """A new gettext("…") without its entry would show English in Chinese: `make messages`
     must have been run. Extracts afresh into a copy of locale/ and compares the messages."""
     if shutil.which("xgettext") is None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import RequestFactory
 
@@ -12,8 +14,8 @@ from tests.factories import BlogFactory, UserFactory
 from tests.helpers import throttle_rates
 
 
-def _request(remote: str, forwarded: str | None = None):  # type: ignore[no-untyped-def]
-    headers = {"HTTP_X_FORWARDED_FOR": forwarded} if forwarded is not None else {}
+def _request(remote: str, forwarded: str | None = None):
+    headers: dict[str, Any] = {"HTTP_X_FORWARDED_FOR": forwarded} if forwarded is not None else {}
     return RequestFactory().get("/api/x", REMOTE_ADDR=remote, **headers)
 
 
@@ -29,7 +31,7 @@ def _request(remote: str, forwarded: str | None = None):  # type: ignore[no-unty
         (1, "", "10.0.0.9"),
     ],
 )
-def test_forwarded_for_is_trusted_only_for_our_proxies(settings, proxies, forwarded, expected):  # type: ignore[no-untyped-def]
+def test_forwarded_for_is_trusted_only_for_our_proxies(settings, proxies, forwarded, expected):
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": proxies}
 
     assert client_ip(_request("10.0.0.9", forwarded)) == expected

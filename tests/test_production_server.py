@@ -28,7 +28,7 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def production_env(django_db_setup, django_db_blocker, tmp_path_factory) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def production_env(django_db_setup, django_db_blocker, tmp_path_factory) -> dict[str, str]:
     with django_db_blocker.unblock():
         database_url = current_database_url()
     env = servers.production_env(database_url, tmp_path_factory.mktemp("media"))
@@ -40,7 +40,7 @@ def production_env(django_db_setup, django_db_blocker, tmp_path_factory) -> dict
 
 
 @pytest.fixture(scope="module")
-def server(production_env) -> Iterator[str]:  # type: ignore[no-untyped-def]
+def server(production_env) -> Iterator[str]:
     process, url = servers.start_web(production_env, workers=1)
     try:
         yield url

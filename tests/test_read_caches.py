@@ -4,6 +4,8 @@ read that hits them asks the database nothing."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -22,7 +24,7 @@ from vouchers.sale import shard
 pytestmark = pytest.mark.django_db(transaction=True)  # evictions run after commit
 
 
-def _hot_ids(api) -> list[int]:  # type: ignore[no-untyped-def]
+def _hot_ids(api) -> list[int]:
     return [blog["id"] for blog in api.get("/api/blogs/hot").json()["results"]]
 
 
@@ -110,7 +112,7 @@ def test_the_activity_list_is_a_snapshot_at_most_its_max_age_old(
     assert api.get("/api/vouchers/activities").json() == []
 
 
-def _listed(api, shop_id: int) -> list[tuple]:  # type: ignore[no-untyped-def]
+def _listed(api, shop_id: int) -> list[tuple]:
     body = api.get(f"/api/shops/{shop_id}/vouchers").json()
     return [(v["title"], v["stock"], v["remaining"]) for v in body]
 
@@ -170,7 +172,7 @@ def test_a_shop_s_voucher_list_follows_a_sale_and_new_vouchers(
     assert sorted(_listed(api, shop_id)) == [("New", None, None), ("Sale", 4, 4)]
 
 
-def _tabs(api) -> dict[str, list[tuple[str, str]]]:  # type: ignore[no-untyped-def]
+def _tabs(api) -> dict[str, list[tuple[str, str]]]:
     """Every tab of "my vouchers": (order id, voucher title) newest first."""
     tabs = {}
     for tab in ("unpaid", "unused", "used", "expired"):
@@ -182,7 +184,7 @@ def _tabs(api) -> dict[str, list[tuple[str, str]]]:  # type: ignore[no-untyped-d
 def test_my_vouchers_follow_every_write_of_my_orders(user, user_api, staff_api, fake_clock) -> None:
     paid = NormalVoucherFactory(title="Paid", pay_value=100, valid_days=2)
     free = NormalVoucherFactory(title="Free", pay_value=0, shop=paid.shop)
-    empty = {"unpaid": [], "unused": [], "used": [], "expired": []}
+    empty: dict[str, list[Any]] = {"unpaid": [], "unused": [], "used": [], "expired": []}
     assert _tabs(user_api) == empty
 
     first = user_api.post(f"/api/vouchers/{paid.id}/claim").json()["order_id"]

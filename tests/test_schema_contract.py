@@ -32,7 +32,7 @@ schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_app
 
 
 @pytest.fixture(autouse=True)
-def _connection_kept_open():  # type: ignore[no-untyped-def]
+def _connection_kept_open():
     """Requests go through Django's real WSGI handler, which closes the database connection
     after each one; the test's transaction needs it open, as Django's test client does."""
     request_started.disconnect(close_old_connections)
@@ -49,12 +49,12 @@ def _token(*, staff: bool) -> str:
 
 
 @pytest.fixture
-def user_token(db) -> str:  # type: ignore[no-untyped-def]
+def user_token(db) -> str:
     return _token(staff=False)
 
 
 @pytest.fixture
-def staff_token(db) -> str:  # type: ignore[no-untyped-def]
+def staff_token(db) -> str:
     return _token(staff=True)
 
 
@@ -69,12 +69,12 @@ BOUNDED = settings(
 @pytest.mark.slow
 @schema.parametrize()
 @BOUNDED
-def test_every_operation_keeps_its_schema_for_a_user(case, user_token) -> None:  # type: ignore[no-untyped-def]
+def test_every_operation_keeps_its_schema_for_a_user(case, user_token) -> None:
     case.call_and_validate(headers={"Authorization": f"Bearer {user_token}"}, checks=CHECKS)
 
 
 @pytest.mark.slow
 @schema.parametrize()
 @BOUNDED
-def test_every_operation_keeps_its_schema_for_staff(case, staff_token) -> None:  # type: ignore[no-untyped-def]
+def test_every_operation_keeps_its_schema_for_staff(case, staff_token) -> None:
     case.call_and_validate(headers={"Authorization": f"Bearer {staff_token}"}, checks=CHECKS)

@@ -18,7 +18,7 @@ from dianping import images, imagework
 from tests.helpers import throttle_rates, wait_until
 
 
-def _picture(fmt: str = "JPEG", size: tuple[int, int] = (800, 600), **save) -> bytes:  # type: ignore[no-untyped-def]
+def _picture(fmt: str = "JPEG", size: tuple[int, int] = (800, 600), **save) -> bytes:
     out = io.BytesIO()
     Image.new("RGB", size, (200, 30, 30)).save(out, format=fmt, **save)
     return out.getvalue()
@@ -32,16 +32,16 @@ def _with_gps_exif() -> bytes:
     return _picture(exif=exif.tobytes())
 
 
-def _upload(api, data: bytes, name: str = "photo.jpg"):  # type: ignore[no-untyped-def]
+def _upload(api, data: bytes, name: str = "photo.jpg"):
     return api.post("/api/uploads", {"file": SimpleUploadedFile(name, data)}, format="multipart")
 
 
-def _stored(settings, url: str) -> Path:  # type: ignore[no-untyped-def]
+def _stored(settings, url: str) -> Path:
     return Path(settings.MEDIA_ROOT) / url.split(settings.MEDIA_URL, 1)[1]
 
 
 @pytest.fixture(autouse=True)
-def media_root(settings, tmp_path):  # type: ignore[no-untyped-def]
+def media_root(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
     return settings.MEDIA_ROOT
 
@@ -256,5 +256,7 @@ def test_colours_survive_the_re_encoding(user_api, settings) -> None:
     body = _upload(user_api, out.getvalue(), "scan.png").json()
 
     with Image.open(_stored(settings, body["url"])) as stored:
-        assert sorted(stored.convert("L").getcolors()) == [(1, 0), (1, 77), (1, 155), (1, 255)]
+        colors = stored.convert("L").getcolors()
+        assert colors is not None
+        assert sorted(colors) == [(1, 0), (1, 77), (1, 155), (1, 255)]
         assert "icc_profile" not in stored.info

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import IO
 
 import redis
 from django.db import connection
@@ -53,6 +54,7 @@ def start_celery(
     # And what killed workers of earlier tests left unacknowledged: kombu would hand it
     # to this worker once its visibility timeout passed, in the middle of its test.
     redis.Redis.from_url(app.conf.broker_url).delete("unacked", "unacked_index")
+    stdout: int | IO[bytes]
     stdout, stderr = (subprocess.PIPE, subprocess.STDOUT) if capture else (subprocess.DEVNULL,) * 2
     if log is not None:
         stdout, stderr = log.open("ab"), subprocess.STDOUT

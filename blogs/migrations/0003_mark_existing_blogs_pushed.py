@@ -4,7 +4,7 @@ from django.db.models import F
 BATCH = 5000
 
 
-def mark_existing_blogs_pushed(apps, schema_editor) -> None:  # type: ignore[no-untyped-def]
+def mark_existing_blogs_pushed(apps, schema_editor) -> None:
     """Blogs from before the sweep existed had their push enqueued when they were made;
     re-pushing all of them on deploy would flood the workers for nothing. In batches by
     id, so no statement locks the whole table (MySQL cannot roll DDL back, hence also a

@@ -41,7 +41,7 @@ def _domain_error_body(exc: DomainError) -> dict[str, str]:
     return {"detail": str(exc.detail), "code": exc.code}
 
 
-def _validation_error_body(errors: dict[str, Any]) -> dict[str, Any]:
+def _validation_error_body(errors: dict[str, Any] | list[Any]) -> dict[str, Any]:
     return {"detail": gettext("Invalid input."), "code": Code.INVALID, "errors": errors}
 
 
@@ -58,7 +58,7 @@ def domain_error_json(exc: DomainError) -> JsonResponse:
     )
 
 
-def validation_error_json(errors: dict[str, Any]) -> JsonResponse:
+def validation_error_json(errors: dict[str, Any] | list[Any]) -> JsonResponse:
     """The DRF handler's 400 for invalid input, for the plain-Django paths."""
     return JsonResponse(_validation_error_body(errors), status=400, json_dumps_params=_AS_DRF)
 

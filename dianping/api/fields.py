@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
@@ -27,6 +27,9 @@ from rest_framework.fields import empty
 
 from dianping.errors import Conflict, NotFound
 from dianping.validation import DATE_PATTERN, ID_TEXT_PATTERN, MAX_DB_ID, MONTH_PATTERN
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 # Characters no name or text may hold (SPEC §0): C0 controls but tab and line breaks (a
 # single-line field refuses those too), DEL and the C1 controls; the bidirectional
@@ -59,7 +62,7 @@ def _from_text(field: serializers.Field) -> bool:
     return isinstance(getattr(field.root, "initial_data", None), QueryDict)
 
 
-class _Exact:
+class _Exact(serializers.Field):
     """Present means present: DRF reads `?page=` in a query string or form as if the key
     were absent (an HTML form's empty input); here it is a value, and refused as one."""
 
@@ -68,7 +71,7 @@ class _Exact:
     def get_value(self, dictionary: Any) -> Any:
         if isinstance(dictionary, QueryDict):
             return dictionary.get(self.field_name, empty)
-        return super().get_value(dictionary)  # type: ignore[misc]
+        return super().get_value(dictionary)
 
 
 def text_pattern(*, multiline: bool, allow_blank: bool) -> str:
@@ -95,7 +98,7 @@ class CharField(_Exact, serializers.CharField):
         *,
         multiline: bool = False,
         pattern: str | None = None,
-        pattern_message: str | None = None,
+        pattern_message: StrOrPromise | None = None,
         **kwargs: Any,
     ) -> None:
         """`pattern` (anchored: ^...$) replaces the character rule with a stricter one of
@@ -305,7 +308,9 @@ class PrimaryKeyRelatedField(_Exact, serializers.PrimaryKeyRelatedField):
             self.fail("incorrect_type", data_type=type(data).__name__)
         if not 0 < data <= MAX_DB_ID:
             self.fail("id")
-        row = self.get_queryset().filter(pk=data).first()
+        queryset = self.get_queryset()
+        assert queryset is not None  # a writable related field has one (DRF asserts it)
+        row = queryset.filter(pk=data).first()
         if row is None:
             raise missing_reference(self.missing)
         return row

@@ -7,6 +7,7 @@ needs more than a few levels.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.utils.translation import gettext
@@ -37,6 +38,7 @@ def _depth_exceeds(data: Any, limit: int) -> bool:
     stack = [(data, 1)]
     while stack:
         node, depth = stack.pop()
+        children: Iterable[Any]
         if isinstance(node, dict):
             children = node.values()
         elif isinstance(node, list):

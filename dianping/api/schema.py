@@ -47,7 +47,9 @@ PAGE_PARAMETERS = [
 class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField(help_text="For people.")
     code = serializers.CharField(help_text="For programs: see each app's errors.py.")
-    errors = serializers.DictField(
+    # DRF's metaclass moves declared fields out of the class: this one does not hide
+    # Serializer.errors, as the stubs believe.
+    errors = serializers.DictField(  # type: ignore[assignment]
         required=False, help_text="Field errors as DRF gives them (400 `invalid` only)."
     )
 

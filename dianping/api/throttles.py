@@ -68,7 +68,7 @@ class WriteLimited:
     scope's rate (SPEC §0: writes a user can repeat cheaply answer 429 past it)."""
 
     write_limits: dict[str, str] = {}
-    action: str | None
+    action: str  # as DRF's stubs have it; None when no action matched (hence the `or`)
 
     def get_throttles(self) -> list[BaseThrottle]:
         scope = self.write_limits.get(self.action or "")

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import redis
 from django.core.serializers.json import DjangoJSONEncoder
@@ -146,8 +146,8 @@ class CacheClient:
         except OUTAGE_ERRORS:
             if piggyback is not None:
                 raise  # what the caller queued (a token's refresh) needs Redis
-            raw = self._load(loader)  # Redis unreachable: the database still answers
-            return Lookup(None if raw == NULL else raw, [])
+            loaded = self._load(loader)  # Redis unreachable: the database still answers
+            return Lookup(None if loaded == NULL else loaded, [])
         extra, own = replies[:extra_count], replies[extra_count:]
         if self.bloom is not None and not self.bloom.verdict(own[0]):
             return Lookup(None, extra)
@@ -312,7 +312,8 @@ class CacheClient:
         schedules a background rebuild and everyone keeps getting the old value
         until it lands. A key that was never preheated is built synchronously."""
         key = self.key(ident)
-        data, expire_at = get_redis().hmget(key, "data", "expire_at")
+        # Bytes (this client does not decode replies); both fields or neither (_STORE).
+        data, expire_at = cast("list[bytes]", get_redis().hmget(key, "data", "expire_at"))
         if data is None:
             return self._rebuild(
                 key,
@@ -343,7 +344,7 @@ class CacheClient:
     ) -> None:
         """Write a logical entry; with a `version`, only if the key was not evicted since."""
         if version is None:
-            version = get_redis().get(keys.cache_version(key)) or b"0"
+            version = cast("bytes | None", get_redis().get(keys.cache_version(key))) or b"0"
         expire_at = repr(clock.now_seconds() + logical_ttl)
         ttl = int(self.null_ttl * 1000) if raw == NULL else 0  # "missing" is not kept forever
         _STORE([key, keys.cache_version(key)], [version, "logical", raw, ttl, expire_at])

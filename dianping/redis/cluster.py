@@ -17,12 +17,14 @@ from django.conf import settings
 from django_redis.client import DefaultClient
 from redis.cluster import ClusterNode, RedisCluster
 
+from .client import get_redis
+
 _clusters: dict[tuple[str, int], RedisCluster] = {}
 _lock = threading.Lock()
 
 
 class ClusterClient(DefaultClient):
-    def connect(self, index: int = 0) -> RedisCluster:  # type: ignore[override]
+    def connect(self, index: int = 0) -> RedisCluster:
         url = self._server[index]
         key = (url, os.getpid())
         with _lock:
@@ -50,6 +52,14 @@ class ClusterClient(DefaultClient):
 def _node(address: str) -> ClusterNode:
     host, _, port = address.strip().rpartition(":")
     return ClusterNode(host, int(port))
+
+
+def cluster_client() -> RedisCluster:
+    """The default Redis where settings.REDIS_CLUSTER says it is a Cluster, typed as one
+    (get_redis says redis.Redis, the API both clients share)."""
+    client = get_redis()
+    assert isinstance(client, RedisCluster)
+    return client
 
 
 def is_cluster(client: Any) -> bool:

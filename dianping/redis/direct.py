@@ -31,7 +31,8 @@ def execute(*command: str | bytes | int | float, alias: str = DEFAULT) -> Any:
     the next command's."""
     connection = _connection(alias)
     _drop_if_stale(connection)
-    connection.send_packed_command([hiredis.pack_command(command)])
+    # hiredis' stub says a 1-tuple where it takes a command of any length.
+    connection.send_packed_command([hiredis.pack_command(command)])  # type: ignore[arg-type]
     return connection.read_response()
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
+from typing import cast
 
 from redis.cluster import key_slot
 
@@ -25,7 +26,7 @@ def intersection(names: Sequence[str]) -> set[bytes]:
     """SINTER of the sets `names`; on a cluster, the sets' members intersected here."""
     client = get_redis()
     if not is_cluster(client) or _one_slot(names):
-        return set(client.sinter(list(names)))
+        return set(cast("set[bytes]", client.sinter(list(names))))  # bytes: no decoding
     pipe = client.pipeline(transaction=False)
     for name in names:
         pipe.smembers(name)

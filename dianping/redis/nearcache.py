@@ -23,7 +23,8 @@ import selectors
 import threading
 import time
 from collections import OrderedDict
-from typing import Any
+from enum import Enum
+from typing import Any, Final, Literal
 
 import redis
 from django.conf import settings
@@ -31,11 +32,16 @@ from django.conf import settings
 from dianping import runtime
 
 from . import keys
-from .client import get_redis
+from .cluster import cluster_client
 
 log = logging.getLogger(__name__)
 
-MISS = object()
+
+class _Miss(Enum):
+    MISS = "MISS"
+
+
+MISS: Final = _Miss.MISS  # no local copy (a sentinel its type can tell apart from bytes)
 # One prefix tracked for every near cache, so caches created after the tracking
 # session started are covered too; invalidations of other cache keys are ignored.
 TRACKED_PREFIX = keys.cache_root()
@@ -52,10 +58,10 @@ class NearCache:
             raise ValueError(f"near-cached keys must start with {TRACKED_PREFIX!r}")
         self.prefix, self.ttl = prefix, ttl
         # key -> (value, expires_at on the monotonic clock, tracking generation)
-        self._data: dict[str, tuple[object, float, int]] = {}
+        self._data: dict[str, tuple[bytes, float, int]] = {}
         _tracker.register(self)
 
-    def get(self, key: str) -> object:
+    def get(self, key: str) -> bytes | Literal[_Miss.MISS]:
         """The local copy, or MISS."""
         if not _tracker.ready():
             return MISS
@@ -71,7 +77,7 @@ class NearCache:
         """Take before reading `key` from Redis; hand to `put` with what was read."""
         return _tracker.token(key)
 
-    def put(self, key: str, value: object, token: object) -> None:
+    def put(self, key: str, value: bytes, token: object) -> None:
         # Under the tracker's lock, so no invalidation can slip between the check
         # and the insert (the listener takes the same lock to record and evict).
         with _tracker.lock:
@@ -247,7 +253,7 @@ def _primaries() -> list[dict[str, Any]]:
     }
     if not settings.REDIS_CLUSTER:
         return [base]
-    nodes = sorted(get_redis().get_primaries(), key=lambda node: (node.host, node.port))
+    nodes = sorted(cluster_client().get_primaries(), key=lambda node: (node.host, node.port))
     return [{**base, "host": node.host, "port": node.port, "db": 0} for node in nodes]
 
 

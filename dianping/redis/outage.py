@@ -14,6 +14,7 @@ import logging
 import os
 import threading
 import time
+from typing import Any
 
 import redis
 from redis.exceptions import (
@@ -121,22 +122,22 @@ class CircuitConnection(redis.Connection):
     """A redis-py TCP connection that fails at once while its address's circuit is open,
     and opens it when a connect fails or Redis stops answering within the socket timeout."""
 
-    def connect_check_health(self, *args: object, **kwargs: object) -> None:
+    def connect_check_health(self, *args: Any, **kwargs: Any) -> None:
         if self._sock:
             return
         circuit = _circuit_for(self)
         if circuit.is_open:
             raise redis.ConnectionError(f"Redis at {circuit.address} is unreachable")
         try:
-            super().connect_check_health(*args, **kwargs)  # type: ignore[arg-type]
+            super().connect_check_health(*args, **kwargs)
         except OUTAGE_ERRORS as error:
             if not isinstance(error, _NOT_AN_OUTAGE):
                 circuit.trip(error)
             raise
 
-    def read_response(self, *args: object, **kwargs: object) -> object:
+    def read_response(self, *args: Any, **kwargs: Any) -> object:
         try:
-            return super().read_response(*args, **kwargs)  # type: ignore[arg-type]
+            return super().read_response(*args, **kwargs)
         except redis.TimeoutError as error:  # connected, but Redis does not answer
             _circuit_for(self).trip(error)
             raise
@@ -146,5 +147,5 @@ class CircuitPool(redis.ConnectionPool):
     """django-redis's pool (CONNECTION_POOL_CLASS) with `CircuitConnection` for TCP; a
     Unix socket URL keeps its own connection class (a refused connect is instant there)."""
 
-    def __init__(self, connection_class: type = CircuitConnection, **kwargs: object) -> None:
-        super().__init__(connection_class=connection_class, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, connection_class: type = CircuitConnection, **kwargs: Any) -> None:
+        super().__init__(connection_class=connection_class, **kwargs)

@@ -17,7 +17,7 @@ from redis.exceptions import NoScriptError
 
 from . import direct
 from .client import DEFAULT, get_redis
-from .cluster import is_cluster
+from .cluster import cluster_client, is_cluster
 
 _registry: list[LuaScript] = []
 
@@ -81,7 +81,7 @@ class LuaScript:
         wait = ("WAIT", replicas, timeout_ms)
         for _ in range(2):
             if settings.REDIS_CLUSTER:
-                node = get_redis().get_node_from_key(keys[0]).redis_connection
+                node = cluster_client().get_node_from_key(keys[0]).redis_connection
                 pipe = node.pipeline(transaction=False)
                 pipe.execute_command(*call)
                 pipe.execute_command(*wait)

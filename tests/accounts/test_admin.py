@@ -11,7 +11,7 @@ from tests.factories import UserFactory
 from tests.helpers import client_for
 
 
-def _token(client) -> str:  # type: ignore[no-untyped-def]
+def _token(client) -> str:
     return client._credentials["HTTP_AUTHORIZATION"].split()[1]
 
 

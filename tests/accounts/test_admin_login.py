@@ -10,21 +10,21 @@ from tests.factories import UserFactory
 
 
 @pytest.fixture
-def operator(db):  # type: ignore[no-untyped-def]
+def operator(db):
     user = UserFactory(username="operator", is_staff=True, is_superuser=True)
     user.set_password("right-password-123")
     user.save()
     return user
 
 
-def _limit(settings, **rates: str) -> None:  # type: ignore[no-untyped-def]
+def _limit(settings, **rates: str) -> None:
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
         "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], **rates},
     }
 
 
-def _sign_in(client: Client, username: str, password: str, ip: str = "10.0.0.1"):  # type: ignore[no-untyped-def]
+def _sign_in(client: Client, username: str, password: str, ip: str = "10.0.0.1"):
     return client.post(
         "/admin/login/?next=/admin/",
         {"username": username, "password": password},

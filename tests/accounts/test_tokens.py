@@ -13,7 +13,7 @@ from tests.factories import UserFactory
 from tests.helpers import client_for, command_calls, reset_command_stats
 
 
-def _token(client) -> str:  # type: ignore[no-untyped-def]
+def _token(client) -> str:
     return client._credentials["HTTP_AUTHORIZATION"].split()[1]
 
 

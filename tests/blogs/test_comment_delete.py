@@ -13,7 +13,7 @@ from tests.helpers import client_for, run_concurrently
 pytestmark = pytest.mark.django_db(transaction=True)  # evictions run after commit
 
 
-def _comment(api, blog_id: int, content: str = "c", parent: int | None = None) -> int:  # type: ignore[no-untyped-def]
+def _comment(api, blog_id: int, content: str = "c", parent: int | None = None) -> int:
     body = {"content": content} if parent is None else {"content": content, "parent_id": parent}
     response = api.post(f"/api/blogs/{blog_id}/comments", body, format="json")
     assert response.status_code == 201

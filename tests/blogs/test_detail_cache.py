@@ -17,7 +17,7 @@ from tests.helpers import client_for, count_round_trips, warm_near_cache
 pytestmark = pytest.mark.django_db(transaction=True)  # evictions run after commit
 
 
-def _read(api, blog_id: int):  # type: ignore[no-untyped-def]
+def _read(api, blog_id: int):
     response = api.get(f"/api/blogs/{blog_id}")
     assert response.status_code == 200
     return response.json()

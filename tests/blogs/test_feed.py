@@ -19,17 +19,17 @@ from tests.helpers import client_for, wait_until
 from tests.workers import current_database_url, kill, start_worker
 
 
-def _publish(author_api, title: str) -> int:  # type: ignore[no-untyped-def]
+def _publish(author_api, title: str) -> int:
     response = author_api.post("/api/blogs", {"title": title, "content": "c"}, format="json")
     assert response.status_code == 201
     return response.json()["id"]
 
 
-def _inbox(redis_client, user) -> list[int]:  # type: ignore[no-untyped-def]
+def _inbox(redis_client, user) -> list[int]:
     return [int(member) for member in redis_client.zrevrange(keys.feed_inbox(user.id), 0, -1)]
 
 
-def _scroll(reader_api, between_pages=lambda: None) -> list[int]:  # type: ignore[no-untyped-def]
+def _scroll(reader_api, between_pages=lambda: None) -> list[int]:
     seen: list[int] = []
     params: dict[str, int] = {}
     for _ in range(100):
@@ -310,7 +310,7 @@ def test_feed_needs_login_and_whole_numbers(api, user_api) -> None:
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_a_real_worker_pushes_through_the_broker(user, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_real_worker_pushes_through_the_broker(user, tmp_path) -> None:
     app.conf.task_always_eager = False  # this one goes through Redis to a worker process
     author = UserFactory()
     follows.follow(user_id=user.id, target_id=author.id)

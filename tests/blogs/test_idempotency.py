@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 BODY = {"title": "Soup dumplings", "content": "Juicy."}
 
 
-def _post(api, key: str, body=BODY):  # type: ignore[no-untyped-def]
+def _post(api, key: str, body=BODY):
     return api.post("/api/blogs", body, format="json", HTTP_IDEMPOTENCY_KEY=key)
 
 

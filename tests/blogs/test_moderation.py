@@ -4,6 +4,8 @@ brings it back; reports queue in the admin, whose actions call the same services
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from blogs import services
@@ -15,11 +17,11 @@ from tests.helpers import client_for, run_concurrently
 pytestmark = pytest.mark.django_db(transaction=True)  # evictions run after commit
 
 
-def _ids(page: dict) -> list[int]:  # type: ignore[type-arg]
+def _ids(page: dict[str, Any]) -> list[int]:
     return [item["id"] for item in page["results"]]
 
 
-def _feed(api) -> list[int]:  # type: ignore[no-untyped-def]
+def _feed(api) -> list[int]:
     return _ids(api.get("/api/feed").json())
 
 

@@ -16,7 +16,7 @@ from dianping.redis import keys
 from tests.factories import BlogFactory, UserFactory
 
 
-def _blogs_of(user, count: int) -> list[Blog]:  # type: ignore[no-untyped-def]
+def _blogs_of(user, count: int) -> list[Blog]:
     start = clock.now() - timedelta(days=1)
     return [
         BlogFactory(user=user, title=f"post {i}", created_at=start + timedelta(minutes=i))
@@ -127,12 +127,12 @@ def test_like_counts_on_cached_pages_are_live(user, user_api) -> None:
 class _PausedReader:
     """A page reader stopped right after its database read, until released."""
 
-    def __init__(self, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, monkeypatch) -> None:
         self.loaded, self.release = threading.Event(), threading.Event()
         real_load = pages._load
         reader = self
 
-        def load(user_id: int, page: int):  # type: ignore[no-untyped-def]
+        def load(user_id: int, page: int):
             items = real_load(user_id, page)
             if threading.current_thread().name == "reader":
                 reader.loaded.set()
@@ -220,7 +220,7 @@ def test_an_admin_edit_rebuilds_the_cached_pages_too(user, api, client) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_admin_bulk_delete_forgets_likes_and_refreshes_pages(user, api, client, redis_client):  # type: ignore[no-untyped-def]
+def test_an_admin_bulk_delete_forgets_likes_and_refreshes_pages(user, api, client, redis_client):
     blogs = _blogs_of(user, 3)
     api.get(f"/api/users/{user.id}/blogs")
     likes.blog_like(blog_id=blogs[0].id, user_id=user.id)

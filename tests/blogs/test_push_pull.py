@@ -23,11 +23,11 @@ pytestmark = pytest.mark.django_db(transaction=True)  # follows sync Redis after
 
 
 @pytest.fixture(autouse=True)
-def _threshold(settings) -> None:  # type: ignore[no-untyped-def]
+def _threshold(settings) -> None:
     settings.FEED_PUSH_MAX_FOLLOWERS = 2
 
 
-def _feed(reader) -> list[int]:  # type: ignore[no-untyped-def]
+def _feed(reader) -> list[int]:
     return _scroll(client_for(reader))
 
 

@@ -16,14 +16,14 @@ from tests.helpers import client_for
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _note(api, shop_id, rating=None, title="探店", **extra):  # type: ignore[no-untyped-def]
+def _note(api, shop_id, rating=None, title="探店", **extra):
     body = {"title": title, "content": "好吃", "shop_id": shop_id, "rating": rating, **extra}
     response = api.post("/api/blogs", body, format="json")
     assert response.status_code == 201, response.content
     return response.json()
 
 
-def _shop(api, shop_id):  # type: ignore[no-untyped-def]
+def _shop(api, shop_id):
     response = api.get(f"/api/shops/{shop_id}")
     assert response.status_code == 200
     return response.json()
@@ -262,6 +262,8 @@ def test_one_user_rating_twice_at_once_counts_once(user) -> None:
     assert run_concurrently(review, workers=8) == [201] * 8
 
     newest = Blog.objects.filter(shop=shop).order_by("-created_at", "-id").first()
+    assert newest is not None
+    assert newest.rating is not None
     assert ShopRating.objects.get(shop=shop).stars == newest.rating
     score, comments, histogram = _counted(shop)
     assert (comments, sum(histogram), score) == (8, 1, newest.rating * 10)

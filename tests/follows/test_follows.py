@@ -15,7 +15,7 @@ from tests.factories import UserFactory
 from tests.helpers import client_for, run_concurrently
 
 
-def _counts(user) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+def _counts(user) -> tuple[int, int]:
     info = UserInfo.objects.get(user=user)
     return info.fans, info.followee
 

@@ -12,7 +12,7 @@ from tests.factories import UserFactory
 from tests.helpers import client_for
 
 
-def _scroll(api, url: str) -> list[int]:  # type: ignore[no-untyped-def]
+def _scroll(api, url: str) -> list[int]:
     ids, cursor = [], ""
     while True:
         page = api.get(url + cursor).json()

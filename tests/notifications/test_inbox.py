@@ -11,17 +11,17 @@ from tests.factories import BlogFactory, UserFactory
 from tests.helpers import client_for
 
 
-def _inbox(api) -> list[dict]:  # type: ignore[no-untyped-def]
+def _inbox(api) -> list[dict]:
     response = api.get("/api/notifications")
     assert response.status_code == 200
     return response.json()["results"]
 
 
-def _unread(api) -> int:  # type: ignore[no-untyped-def]
+def _unread(api) -> int:
     return api.get("/api/notifications/unread-count").json()["unread"]
 
 
-def _add(recipient, n: int) -> list[int]:  # type: ignore[no-untyped-def]
+def _add(recipient, n: int) -> list[int]:
     actor = UserFactory()
     made = [
         services.notification_add(

@@ -18,13 +18,13 @@ from vouchers.coupons import jobs
 from vouchers.models import VoucherOrder
 
 
-def _claim(api, voucher) -> int:  # type: ignore[no-untyped-def]
+def _claim(api, voucher) -> int:
     response = api.post(f"/api/vouchers/{voucher.id}/claim")
     assert response.status_code == 201, response.json()
     return int(response.json()["order_id"])
 
 
-def _kinds(api) -> list[tuple]:  # type: ignore[no-untyped-def]
+def _kinds(api) -> list[tuple]:
     items = api.get("/api/notifications").json()["results"]
     return [(n["kind"], n["order_id"], n["voucher"] and n["voucher"]["id"]) for n in items]
 

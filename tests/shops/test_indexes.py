@@ -39,9 +39,9 @@ def test_geo_rebuild_keeps_a_move_made_while_it_ran(redis_client, monkeypatch) -
     food, ktv = ShopTypeFactory(), ShopTypeFactory()
     shop = ShopFactory(type=food)
     real_rename = redis_client.__class__.rename
-    moved = []
+    moved: list[bool] = []
 
-    def rename_after_a_concurrent_move(self, src, dst):  # type: ignore[no-untyped-def]
+    def rename_after_a_concurrent_move(self, src, dst):
         # An operator moves the shop to another type after the food set was read:
         # its sync updates the old sets, which this RENAME is about to replace.
         if not moved:

@@ -376,7 +376,7 @@ def test_an_empty_patch_writes_nothing(staff_api) -> None:
 def test_a_redis_failure_after_commit_does_not_fail_the_write(staff_api, monkeypatch) -> None:
     shop = ShopFactory()
 
-    def redis_down(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def redis_down(*args, **kwargs):
         raise ConnectionError("redis is down")
 
     monkeypatch.setattr(services, "_sync_indexes", redis_down)
@@ -395,7 +395,7 @@ def test_bloom_rebuild_keeps_a_shop_created_while_it_ran(monkeypatch) -> None:
     real_rebuild = BloomFilter.rebuild
     created = []
 
-    def rebuild_with_a_concurrent_create(self, items):  # type: ignore[no-untyped-def]
+    def rebuild_with_a_concurrent_create(self, items):
         items = list(items)  # the rebuild has read the table...
         # ...when a staff user adds a shop: its bit goes to the old filter, which the
         # rebuild is about to replace.

@@ -12,13 +12,13 @@ pytestmark = pytest.mark.django_db
 CENTRE = {"x": 121.4737, "y": 31.2304}
 
 
-def _ids(response) -> list[int]:  # type: ignore[no-untyped-def]
+def _ids(response) -> list[int]:
     assert response.status_code == 200, response.content
     return [shop["id"] for shop in response.json()["results"]]
 
 
 @pytest.fixture
-def shops():  # type: ignore[no-untyped-def]
+def shops():
     """Four shops of two types, from the centre outwards (about 0, 110, 220, 330 m)."""
     food, ktv = ShopTypeFactory(), ShopTypeFactory()
     rows = [

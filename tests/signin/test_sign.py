@@ -17,7 +17,7 @@ from tests.helpers import client_for
 LOCAL = ZoneInfo("Asia/Shanghai")
 
 
-def _at(fake_clock, year: int, month: int, day: int, hour: int = 12, minute: int = 0) -> None:  # type: ignore[no-untyped-def]
+def _at(fake_clock, year: int, month: int, day: int, hour: int = 12, minute: int = 0) -> None:
     fake_clock.value = datetime(year, month, day, hour, minute, tzinfo=LOCAL).timestamp()
 
 

@@ -14,11 +14,11 @@ from traffic import visits
 LOCAL = ZoneInfo("Asia/Shanghai")
 
 
-def _on(fake_clock, day: int) -> None:  # type: ignore[no-untyped-def]
+def _on(fake_clock, day: int) -> None:
     fake_clock.value = datetime(2026, 7, day, 12, tzinfo=LOCAL).timestamp()
 
 
-def _visit(subject: str, visitors) -> None:  # type: ignore[no-untyped-def]
+def _visit(subject: str, visitors) -> None:
     for visitor in visitors:
         visits.record(subject, visits.Visitor(visitor))  # each as if from its own address
     visits.flush()

@@ -8,7 +8,7 @@ from dianping.redis.delayqueue import DelayQueue
 from tests.helpers import command_calls, reset_command_stats, run_concurrently
 
 
-def _members(claims) -> list[str]:  # type: ignore[no-untyped-def]
+def _members(claims) -> list[str]:
     return [claim.member for claim in claims]
 
 

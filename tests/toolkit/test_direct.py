@@ -102,13 +102,13 @@ def _blocked(client: redis.Redis) -> bool:
     return any(c["cmd"] == "blpop" for c in client.client_list())
 
 
-def _child_client_id(queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+def _child_client_id(queue: multiprocessing.Queue[int]) -> None:
     queue.put(_client_id())
 
 
 def test_a_forked_child_opens_its_own_connection() -> None:
     parent = _client_id()
-    queue: multiprocessing.Queue = multiprocessing.get_context("fork").Queue()  # type: ignore[type-arg]
+    queue: multiprocessing.Queue[int] = multiprocessing.get_context("fork").Queue()
     child = multiprocessing.get_context("fork").Process(target=_child_client_id, args=(queue,))
     child.start()
     child.join(timeout=30)

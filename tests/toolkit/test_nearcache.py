@@ -8,6 +8,7 @@ from redis.cluster import RedisCluster
 
 from dianping.redis import keys, nearcache
 from dianping.redis.cache import CacheClient
+from dianping.redis.nearcache import NearCache
 from tests.helpers import command_calls, reset_command_stats, wait_until, warm_near_cache
 
 
@@ -31,7 +32,7 @@ def test_a_local_hit_sends_nothing_to_redis(redis_client) -> None:
     assert command_calls(redis_client) == {}
 
 
-def _another_client():  # type: ignore[no-untyped-def]
+def _another_client():
     """A client of its own, as another process would have (a cluster client on a Cluster)."""
     if settings.REDIS_CLUSTER:
         return RedisCluster.from_url(settings.REDIS_URL)
@@ -70,26 +71,26 @@ def test_a_value_invalidated_while_it_was_being_read_is_not_kept(redis_client) -
     cache = CacheClient("near-e", ttl=60, near_ttl=30)
     wait_until(nearcache.ready, timeout=10)
     key = keys.cache("near-e", "5")
-    token = cache.near.read_token(key)
+    token = _near(cache).read_token(key)
     # The key changes (and the tracker hears of it) after our read began...
     redis_client.set(key, b"new")
-    wait_until(lambda: cache.near.read_token(key) != token, timeout=5)
+    wait_until(lambda: _near(cache).read_token(key) != token, timeout=5)
 
-    cache.near.put(key, b"old", token)  # ...so the old value read earlier is refused.
+    _near(cache).put(key, b"old", token)  # ...so the old value read earlier is refused.
 
-    assert key not in cache.near._data
+    assert key not in _near(cache)._data
 
 
 def test_copies_from_an_earlier_tracking_session_are_never_served(redis_client) -> None:
     cache = CacheClient("near-h", ttl=60, near_ttl=30)
     warm_near_cache(cache, 8, Loader({"v": 1}))
     key = cache.key(8)
-    entry = cache.near._data[key]
+    entry = _near(cache)._data[key]
 
     nearcache.clear_all()  # as on a reconnect: a new generation begins
-    cache.near._data[key] = entry  # a put that raced the reconnect
+    _near(cache)._data[key] = entry  # a put that raced the reconnect
 
-    assert cache.near.get(key) is nearcache.MISS
+    assert _near(cache).get(key) is nearcache.MISS
 
 
 def test_losing_the_tracking_connection_drops_every_local_copy(redis_client) -> None:
@@ -98,7 +99,7 @@ def test_losing_the_tracking_connection_drops_every_local_copy(redis_client) -> 
 
     redis_client.client_kill_filter(_type="pubsub")  # the listener's connection dies
 
-    wait_until(lambda: not cache.near._data, timeout=5)
+    wait_until(lambda: not _near(cache)._data, timeout=5)
     # It reconnects by itself, and serves fresh values again.
     assert warm_near_cache(cache, 6, Loader({"v": 1})) == b'{"v":1}'
 
@@ -107,10 +108,10 @@ def test_local_copies_expire_on_their_own(redis_client, monkeypatch) -> None:
     cache = CacheClient("near-g", ttl=60, near_ttl=30)
     warm_near_cache(cache, 7, Loader({"v": 1}))
     key = cache.key(7)
-    value, expires_at, generation = cache.near._data[key]
-    cache.near._data[key] = (value, expires_at - 31, generation)  # as if 31 s had passed
+    value, expires_at, generation = _near(cache)._data[key]
+    _near(cache)._data[key] = (value, expires_at - 31, generation)  # as if 31 s had passed
 
-    assert cache.near.get(key) is nearcache.MISS
+    assert _near(cache).get(key) is nearcache.MISS
 
 
 def test_an_evictions_version_bump_is_no_invalidation_for_the_near_caches(redis_client) -> None:
@@ -119,10 +120,15 @@ def test_an_evictions_version_bump_is_no_invalidation_for_the_near_caches(redis_
     key = cache.key(9)
     version = keys.cache_version(key)
     assert version == "ver:cache:{near-i:9}"  # outside the tracked prefix, same hash tag
-    before = cache.near.read_token(key)
+    before = _near(cache).read_token(key)
 
     cache.evict(9)  # DEL of the entry, INCR and EXPIRE of its version: one transaction
 
     # The entry's invalidation arrives; the version's would have come in the same message.
-    wait_until(lambda: cache.near.read_token(key) != before, timeout=5)
+    wait_until(lambda: _near(cache).read_token(key) != before, timeout=5)
     assert not nearcache.saw_change(version)
+
+
+def _near(cache: CacheClient) -> NearCache:
+    assert cache.near is not None
+    return cache.near

@@ -42,6 +42,7 @@ def test_a_redis_that_stops_answering_opens_the_circuit(tmp_path) -> None:
     the next connects fail at once instead of each waiting out its own timeout."""
     server = PrivateRedis(tmp_path)
     server.start()
+    assert server.process is not None
     pool = outage.CircuitPool(host="127.0.0.1", port=server.port, socket_timeout=1)
     client = redis.Redis(connection_pool=pool)
     try:

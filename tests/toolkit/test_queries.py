@@ -20,7 +20,7 @@ class _Needs(serializers.Serializer):
     day = fields.IntegerField(min_value=1, max_value=31)
 
 
-def _get(query: str):  # type: ignore[no-untyped-def]
+def _get(query: str):
     return RequestFactory().get(f"/x?{query}")
 
 

@@ -19,11 +19,11 @@ from vouchers.sale import seckill, shard
 
 
 @pytest.fixture
-def sale(db, fake_clock):  # type: ignore[no-untyped-def]
+def sale(db, fake_clock):
     return start_sale(stock=50, valid_days=7)
 
 
-def _order(user, voucher) -> int:  # type: ignore[no-untyped-def]
+def _order(user, voucher) -> int:
     order_id = seckill.voucher_seckill(user_id=user.id, voucher_id=voucher.id)
     drain_all()
     return order_id
@@ -138,7 +138,7 @@ def test_a_repair_measures_again_only_when_its_own_voucher_sells_meanwhile(
     measured = []
     real_measure = reconcile._measure
 
-    def then_a_sale(voucher, client):  # type: ignore[no-untyped-def]
+    def then_a_sale(voucher, client):
         measured.append(voucher.id)
         drift = real_measure(voucher, client)
         # A real sale lands between the repair's measuring and its writing.

@@ -10,14 +10,14 @@ from tests.helpers import client_for, run_concurrently, throttle_rates
 from vouchers.models import ShopOrder, VoucherOrder, WriteOff
 
 
-def _coupon(api, voucher) -> str:  # type: ignore[no-untyped-def]
+def _coupon(api, voucher) -> str:
     order_id = api.post(f"/api/vouchers/{voucher.id}/claim").json()["order_id"]
     if VoucherOrder.objects.get(pk=order_id).status == "unpaid":
         api.post(f"/api/voucher-orders/{order_id}/pay")
     return order_id
 
 
-def _checkout(api, shop, amount: int, coupon: str | None = None, **headers):  # type: ignore[no-untyped-def]
+def _checkout(api, shop, amount: int, coupon: str | None = None, **headers):
     body = {"shop_id": shop.id, "amount": amount}
     if coupon is not None:
         body["coupon_id"] = coupon
@@ -25,7 +25,7 @@ def _checkout(api, shop, amount: int, coupon: str | None = None, **headers):  # 
 
 
 @pytest.fixture
-def shop(db):  # type: ignore[no-untyped-def]
+def shop(db):
     return ShopFactory()
 
 
@@ -111,7 +111,7 @@ def test_checkout_without_a_coupon(user_api, shop) -> None:
 
 
 @pytest.mark.django_db
-def test_every_refusal_is_its_409_and_writes_nothing(user, user_api, other_user, shop, fake_clock):  # type: ignore[no-untyped-def]
+def test_every_refusal_is_its_409_and_writes_nothing(user, user_api, other_user, shop, fake_clock):
     threshold = NormalVoucherFactory(
         shop=shop, pay_value=0, discount_type="full_reduction", amount_condition=10000,
         discount_amount=1000,

@@ -17,7 +17,7 @@ from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import seckill, shard
 
 
-def claim(client, voucher_id: int):  # type: ignore[no-untyped-def]
+def claim(client, voucher_id: int):
     return client.post(f"/api/vouchers/{voucher_id}/claim")
 
 

@@ -17,7 +17,7 @@ from vouchers.sale.shard import pending_field
 
 
 @pytest.fixture
-def broken_sale(db, fake_clock, redis_client):  # type: ignore[no-untyped-def]
+def broken_sale(db, fake_clock, redis_client):
     """A sale whose three accepted orders were dead-lettered: the database stock was
     set below what Redis had sold (by a bad hand edit, say)."""
     sale = start_sale(stock=100)
@@ -32,7 +32,7 @@ def broken_sale(db, fake_clock, redis_client):  # type: ignore[no-untyped-def]
     return sale, accepted
 
 
-def _due(redis_client) -> set[int]:  # type: ignore[no-untyped-def]
+def _due(redis_client) -> set[int]:
     return {int(member) for member in redis_client.zrange(order_jobs().due_key, 0, -1)}
 
 

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 @pytest.fixture
-def sale(db, fake_clock):  # type: ignore[no-untyped-def]
+def sale(db, fake_clock):
     return start_sale(stock=5000)
 
 
@@ -33,7 +33,7 @@ def _accept(voucher: Voucher, count: int) -> list[int]:
     return [seckill.voucher_seckill(user_id=u.id, voucher_id=voucher.id) for u in users]
 
 
-def _stream_state(voucher: Voucher, redis_client) -> dict:  # type: ignore[no-untyped-def]
+def _stream_state(voucher: Voucher, redis_client) -> dict:
     stream = keys.seckill_orders(shard.shard_of(voucher.id))
     return {
         "pending": redis_client.xpending(stream, shard.GROUP)["pending"],
@@ -86,7 +86,7 @@ def test_an_unreachable_database_is_never_held_against_the_orders(
 
     accepted = _accept(sale, 5)
 
-    def database_gone(orders):  # type: ignore[no-untyped-def]
+    def database_gone(orders):
         raise OperationalError("(2003) Can't connect to MySQL server")
 
     monkeypatch.setattr(drain, "persist", database_gone)
@@ -109,7 +109,7 @@ def test_a_batch_failing_order_by_order_is_the_systems_fault_not_theirs(
 
     _accept(sale, 5)
 
-    def table_missing(orders):  # type: ignore[no-untyped-def]
+    def table_missing(orders):
         raise ProgrammingError("Table 'vouchers_voucherorder' doesn't exist")
 
     monkeypatch.setattr(drain, "persist", table_missing)
@@ -204,7 +204,7 @@ def test_a_drain_run_recovers_first_and_again_after_a_failure(
     batches: list[int] = []
     real_persist = drain.persist
 
-    def database_blip(orders):  # type: ignore[no-untyped-def]
+    def database_blip(orders):
         batches.append(len(orders))
         if len(batches) == 1:
             raise OperationalError("(2013) Lost connection to MySQL server during query")
@@ -331,7 +331,7 @@ def test_redis_restart_mid_sale_loses_no_accepted_order_and_oversells_nothing(
     assert redis_client.get(shard.stock_key(sale.id)) == b"4900"
 
 
-def _ping(client) -> bool:  # type: ignore[no-untyped-def]
+def _ping(client) -> bool:
     try:
         return bool(client.ping())
     except Exception:

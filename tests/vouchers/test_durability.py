@@ -20,7 +20,7 @@ single_redis = pytest.mark.skipif(
 
 
 @pytest.fixture
-def appendfsync(redis_client) -> Iterator[None]:  # type: ignore[no-untyped-def]
+def appendfsync(redis_client) -> Iterator[None]:
     """Put the test Redis's appendfsync back after a test changed it."""
     before = redis_client.config_get("appendfsync")["appendfsync"]
     yield
@@ -71,7 +71,7 @@ def test_replica_mode_without_a_replica_answers_503_not_200(
 
 
 @pytest.fixture
-def replica(redis_client, tmp_path) -> Iterator[None]:  # type: ignore[no-untyped-def]
+def replica(redis_client, tmp_path) -> Iterator[None]:
     """A replica of the test Redis (a Cluster has one per master already)."""
     if django_settings.REDIS_CLUSTER:
         yield

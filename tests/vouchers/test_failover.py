@@ -27,7 +27,7 @@ pytestmark = [
 
 
 @pytest.fixture
-def failover_undone():  # type: ignore[no-untyped-def]
+def failover_undone():
     """Bring the killed node back as a replica, so the cluster is whole for what follows."""
     yield
     restore_cluster()

@@ -16,7 +16,7 @@ from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import heal, shard
 
 
-def _buy(user, sale):  # type: ignore[no-untyped-def]
+def _buy(user, sale):
     return client_for(user).post(f"/api/vouchers/{sale.id}/seckill")
 
 
@@ -71,7 +71,7 @@ def test_a_marker_goes_stale_on_a_restart_and_on_a_replica(tmp_path) -> None:
     replica.wait_replicating()
     marker = keys.seckill_live(0)
 
-    def live(client) -> int:  # type: ignore[no-untyped-def]
+    def live(client) -> int:
         return client.eval(heal._IS_LIVE.source, 1, marker)
 
     try:

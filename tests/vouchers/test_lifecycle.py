@@ -17,13 +17,13 @@ from vouchers.models import Voucher, VoucherOrder, WriteOff
 from vouchers.sale import seckill, shard
 
 
-def _grab(user, sale) -> int:  # type: ignore[no-untyped-def]
+def _grab(user, sale) -> int:
     order_id = seckill.voucher_seckill(user_id=user.id, voucher_id=sale.id)
     drain_all()
     return order_id
 
 
-def _buyers(redis_client, sale) -> dict[bytes, bytes]:  # type: ignore[no-untyped-def]
+def _buyers(redis_client, sale) -> dict[bytes, bytes]:
     return redis_client.hgetall(shard.buyers_key(sale.id))
 
 
@@ -58,7 +58,7 @@ def test_an_unpaid_order_whose_job_redis_lost_is_cancelled_by_the_backstop(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_backstop_racing_buyers_cancels_returns_each_unit_once(redis_client, fake_clock):  # type: ignore[no-untyped-def]
+def test_the_backstop_racing_buyers_cancels_returns_each_unit_once(redis_client, fake_clock):
     """Orders whose jobs were lost, each cancelled by its buyer while the backstop (twice
     at once: two beats, or a slow run overlapping the next) cancels them too."""
     sale = start_sale(stock=20)
@@ -146,7 +146,7 @@ def test_a_paid_coupon_past_its_validity_shows_as_expired_and_cannot_be_paid(
 
 
 @pytest.mark.django_db(transaction=True)  # the cancel's after-commit release runs
-def test_the_buyer_cancels_and_the_unit_goes_back_once(user, user_api, redis_client, fake_clock):  # type: ignore[no-untyped-def]
+def test_the_buyer_cancels_and_the_unit_goes_back_once(user, user_api, redis_client, fake_clock):
     sale = start_sale(stock=10)
     order_id = _grab(user, sale)
 
@@ -186,7 +186,7 @@ def test_wrong_state_moves_are_409_and_change_nothing(user, user_api, other_user
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_refund_while_the_sale_is_on_returns_the_unit(user, user_api, redis_client, fake_clock):  # type: ignore[no-untyped-def]
+def test_a_refund_while_the_sale_is_on_returns_the_unit(user, user_api, redis_client, fake_clock):
     sale = start_sale(stock=10)
     order_id = _grab(user, sale)
     user_api.post(f"/api/voucher-orders/{order_id}/pay")
@@ -208,7 +208,7 @@ def test_a_refund_while_the_sale_is_on_returns_the_unit(user, user_api, redis_cl
 @pytest.mark.django_db(transaction=True)
 def test_a_refund_after_the_sale_ended_keeps_the_unit_sold(
     user, user_api, redis_client, fake_clock
-):  # type: ignore[no-untyped-def]
+):
     sale = start_sale(stock=10, valid_days=30)
     order_id = _grab(user, sale)
     user_api.post(f"/api/voucher-orders/{order_id}/pay")

@@ -12,11 +12,11 @@ from django.db.migrations.executor import MigrationExecutor
 BEFORE = [("vouchers", "0001_initial")]
 
 
-def _latest():  # type: ignore[no-untyped-def]
+def _latest():
     return MigrationExecutor(connection).loader.graph.leaf_nodes()
 
 
-def _migrate(targets):  # type: ignore[no-untyped-def]
+def _migrate(targets):
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
     executor.migrate(targets)

@@ -16,7 +16,7 @@ from vouchers.models import Voucher, VoucherOrder, WriteOff
 from vouchers.sale import seckill, shard
 
 
-def _claim(user, voucher) -> str:  # type: ignore[no-untyped-def]
+def _claim(user, voucher) -> str:
     return client_for(user).post(f"/api/vouchers/{voucher.id}/claim").json()["order_id"]
 
 

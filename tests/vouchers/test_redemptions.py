@@ -15,28 +15,28 @@ from vouchers.models import VoucherOrder, WriteOff
 
 
 @pytest.fixture
-def shop(db):  # type: ignore[no-untyped-def]
+def shop(db):
     return ShopFactory()
 
 
 @pytest.fixture
-def clerk(shop):  # type: ignore[no-untyped-def]
+def clerk(shop):
     user = UserFactory()
     ShopStaff.objects.create(shop=shop, user=user)
     return user
 
 
 @pytest.fixture
-def clerk_api(clerk):  # type: ignore[no-untyped-def]
+def clerk_api(clerk):
     return client_for(clerk)
 
 
-def _coupon(user, voucher) -> VoucherOrder:  # type: ignore[no-untyped-def]
+def _coupon(user, voucher) -> VoucherOrder:
     order_id = client_for(user).post(f"/api/vouchers/{voucher.id}/claim").json()["order_id"]
     return VoucherOrder.objects.get(pk=order_id)
 
 
-def _redeem(api, code: str, **extra):  # type: ignore[no-untyped-def]
+def _redeem(api, code: str, **extra):
     return api.post("/api/redemptions", {"code": code, **extra}, format="json")
 
 

@@ -19,11 +19,11 @@ from vouchers.sale import shard
 
 
 @pytest.fixture
-def on_sale(db, fake_clock):  # type: ignore[no-untyped-def]
+def on_sale(db, fake_clock):
     return start_sale(stock=100)
 
 
-def _buy(client, voucher_id: int, authorization: str | None = None):  # type: ignore[no-untyped-def]
+def _buy(client, voucher_id: int, authorization: str | None = None):
     extra = {"HTTP_AUTHORIZATION": authorization} if authorization else {}
     return client.post(f"/api/vouchers/{voucher_id}/seckill", **extra)
 
@@ -315,7 +315,7 @@ def test_a_failed_release_is_retried_until_redis_agrees(
     fake_clock.advance(15 * 60 + 1)
     real_release = jobs.order_release
 
-    def redis_blip(order):  # type: ignore[no-untyped-def]
+    def redis_blip(order):
         raise ConnectionError("redis went away")
 
     monkeypatch.setattr(jobs, "order_release", redis_blip)

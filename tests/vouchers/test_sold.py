@@ -21,7 +21,7 @@ from vouchers.sale import seckill
 pytestmark = pytest.mark.django_db(transaction=True)  # notes are made after commit
 
 
-def _sold(api, shop_id: int) -> int:  # type: ignore[no-untyped-def]
+def _sold(api, shop_id: int) -> int:
     return api.get(f"/api/shops/{shop_id}").json()["sold"]
 
 

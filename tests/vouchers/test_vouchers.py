@@ -18,7 +18,7 @@ def _iso(moment: datetime) -> str:
     return moment.isoformat()
 
 
-def _seckill_payload(shop_id: int, **overrides) -> dict:  # type: ignore[no-untyped-def]
+def _seckill_payload(shop_id: int, **overrides) -> dict:
     now = clock.now()
     body = {
         "shop_id": shop_id, "title": "¥100 for ¥59", "sub_title": "weekdays", "rules": "1 each",

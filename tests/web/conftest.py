@@ -11,7 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    ConsoleMessage,
+    Page,
+    ViewportSize,
+    expect,
+    sync_playwright,
+)
 
 from accounts.sms import locmem
 
@@ -20,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 # Every run takes the screenshots; `make screenshots` (UPDATE_SCREENSHOTS=1) writes them
 # to docs/screenshots/ for the README, otherwise they go to var/ and leave git clean.
 SCREENSHOTS = ROOT / ("docs" if os.environ.get("UPDATE_SCREENSHOTS") else "var") / "screenshots"
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 # Chromium logs every non-2xx fetch as a console error. A test lists the statuses it
 # provokes on purpose in `expected_http`; any other fails it.
 _HTTP_ERROR = re.compile(r"Failed to load resource: .* status of (\d+)")
@@ -60,7 +67,7 @@ def browser_locale() -> str:
 @pytest.fixture
 def page(
     browser: Browser, live_server, eager_tasks, expected_http, browser_locale
-) -> Iterator[Page]:  # type: ignore[no-untyped-def]
+) -> Iterator[Page]:
     context = browser.new_context(viewport=PHONE, base_url=live_server.url, locale=browser_locale)
     page = context.new_page()
     page.set_default_timeout(10_000)
@@ -101,7 +108,9 @@ def log_in(page: Page, phone: str, *, via: str = "/#/login", language: str = "zh
     page.get_by_label(words["phone"]).fill(phone)
     page.get_by_role("button", name=words["send"]).click()
     expect(page.get_by_role("status")).to_contain_text(words["sent"])
-    code = re.search(r"\b(\d{6})\b", locmem.outbox[-1][1]).group(1)
+    sent = re.search(r"\b(\d{6})\b", locmem.outbox[-1][1])
+    assert sent is not None
+    code = sent.group(1)
     page.get_by_label(words["code"], exact=True).fill(code)
     page.get_by_role("button", name=words["submit"]).click()
     expect(page.locator("#account-link")).to_contain_text(words["logged_in"])

@@ -204,6 +204,7 @@ def test_home_on_the_demo_data_shows_types_sales_and_popular_notes(page: Page) -
     expect(page.get_by_role("heading", name="正在秒杀")).to_be_visible()
     expect(page.get_by_role("heading", name="热门笔记")).to_be_visible()
     most_liked = Blog.objects.order_by("-liked", "-id").first()
+    assert most_liked is not None
     expect(page.get_by_text(f"♥ {most_liked.liked}").first).to_be_visible()
     screenshot(page, "home")
 
@@ -250,7 +251,7 @@ def test_a_shop_page_lists_shops_of_its_kind_nearby_and_links_to_them(page: Page
     expect(page.get_by_role("region", name="附近")).to_contain_text("老张面馆")
 
 
-def test_times_are_the_server_s_24_hour_whatever_the_browser_s_zone(browser, live_server) -> None:  # type: ignore[no-untyped-def]
+def test_times_are_the_server_s_24_hour_whatever_the_browser_s_zone(browser, live_server) -> None:
     shop = ShopFactory()
     begin = clock.now() + timedelta(hours=1)
     VoucherFactory(

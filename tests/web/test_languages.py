@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture(autouse=True)
-def _media(settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def _media(settings, tmp_path) -> None:
     settings.MEDIA_ROOT = tmp_path / "media"
 
 

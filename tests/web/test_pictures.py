@@ -7,7 +7,7 @@ import io
 
 import pytest
 from PIL import Image
-from playwright.sync_api import Page, expect
+from playwright.sync_api import FilePayload, Page, expect
 
 from accounts.models import User
 from blogs.models import Blog
@@ -22,13 +22,13 @@ def _png(colour: tuple[int, int, int], size: tuple[int, int] = (640, 480)) -> by
     return out.getvalue()
 
 
-def _loaded(page: Page, img, *, width: int) -> None:  # type: ignore[no-untyped-def]
+def _loaded(page: Page, img, *, width: int) -> None:
     """Wait until the browser has really loaded the picture from the server."""
     page.wait_for_function("([img, w]) => img.complete && img.naturalWidth === w", arg=[img, width])
 
 
 @pytest.fixture(autouse=True)
-def _media(settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def _media(settings, tmp_path) -> None:
     settings.MEDIA_ROOT = tmp_path / "media"
 
 
@@ -38,10 +38,11 @@ def test_post_a_note_with_two_photos(page: Page) -> None:
     page.get_by_label("标题").fill("两道招牌菜")
     page.get_by_label("体验如何？").fill("都很好吃。")
 
-    page.get_by_label("图片（最多 9 张）").set_input_files([
+    files: list[FilePayload] = [
         {"name": "noodles.png", "mimeType": "image/png", "buffer": _png((200, 60, 30))},
         {"name": "dumplings.png", "mimeType": "image/png", "buffer": _png((240, 220, 180))},
-    ])  # fmt: skip
+    ]
+    page.get_by_label("图片（最多 9 张）").set_input_files(files)
 
     pictures = page.get_by_role("list", name="已选图片")
     expect(pictures.get_by_role("img")).to_have_count(2)  # previews, at once
