@@ -168,7 +168,9 @@ def test_the_web_clients_modules_are_served_by_their_hashed_names(server) -> Non
     """collectstatic rewrote every import to a hashed name (dianping/staticfiles.py): the
     page loads one release's modules, each cached for good, none by its plain name."""
     _, _, page = servers.call(f"{server}/")
-    entry = re.search(r'<script type="module" src="([^"]+)"></script>', page.decode())[1]
+    found = re.search(r'<script type="module" src="([^"]+)"></script>', page.decode())
+    assert found, "the page loads no module"
+    entry = found[1]
     answers = {}
     waiting = [urljoin(f"{server}/", entry)]
     while waiting:

@@ -127,8 +127,8 @@ def _flush_pending() -> int:
             ids = [counted.get((day, v), v.id) for v in visitors]
             _queue(pipe, subject, day, ids)
             site[day] += ids
-        for day, visitors in site.items():
-            _queue(pipe, SITE, day, visitors)
+        for day, site_ids in site.items():
+            _queue(pipe, SITE, day, site_ids)
         pipe.execute()
     except Exception:
         log.exception("dropped %d page views: writing them to Redis failed", count)
@@ -160,7 +160,7 @@ def _counted_as(batch: dict[tuple[str, str], list[Visitor]]) -> dict[tuple[str, 
     return counted
 
 
-def _queue(pipe, subject: str, day: str, visitors: list[str]) -> None:  # type: ignore[no-untyped-def]
+def _queue(pipe, subject: str, day: str, visitors: list[str]) -> None:
     uv, pv = keys.visits_uv(subject, day), keys.visits_pv(subject, day)
     pipe.pfadd(uv, *set(visitors))
     pipe.incrby(pv, len(visitors))

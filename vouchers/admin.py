@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from django.contrib import admin, messages
 from django.http import StreamingHttpResponse
@@ -17,6 +18,9 @@ from dianping.errors import DomainError
 from . import selectors, services
 from .models import ShopOrder, Voucher, VoucherOrder, WriteOff
 from .sale import stock
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 COUNT_COLUMNS = ("claimed", "paid", "used", "refunded")  # of selectors.order_counts
 
@@ -34,7 +38,7 @@ class VoucherAdmin(admin.ModelAdmin):
     readonly_fields = ["status"]
     actions = ["preheat_now", "reload_stock", "void"]
 
-    def get_readonly_fields(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))
         if obj is None:
             return fields
@@ -45,7 +49,7 @@ class VoucherAdmin(admin.ModelAdmin):
         return fields
 
     @admin.display(description=_("status"))
-    def live_status(self, voucher: Voucher) -> str:
+    def live_status(self, voucher: Voucher) -> StrOrPromise:
         return Voucher.Status(voucher.status_at(clock.now())).label
 
     @admin.display(description=_("discount"))
@@ -66,7 +70,7 @@ class VoucherAdmin(admin.ModelAdmin):
             return gettext("pay %(rate)s%% from %(threshold)s") % values
         return gettext("%(value)s off") % {"value": rule.value}
 
-    def get_changelist_instance(self, request):  # type: ignore[no-untyped-def]
+    def get_changelist_instance(self, request):
         """The page's Redis stock in one round trip and its order counts in one query,
         not a lookup per row."""
         changelist = super().get_changelist_instance(request)
@@ -110,7 +114,7 @@ class VoucherAdmin(admin.ModelAdmin):
     def refunded_count(self, voucher: Voucher) -> int:
         return self._count(voucher, "refunded")
 
-    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+    def save_model(self, request, obj, form, change):
         data = {name: form.cleaned_data[name] for name in form.changed_data}
         if change:
             services.voucher_update(voucher_id=obj.pk, data=data)
@@ -120,7 +124,7 @@ class VoucherAdmin(admin.ModelAdmin):
             )
             obj.pk = saved.pk
 
-    def get_deleted_objects(self, objs, request):  # type: ignore[no-untyped-def]
+    def get_deleted_objects(self, objs, request):
         """Admin's confirmation page lists what blocks a delete: our rules join the
         protected rows, so a voucher in use is refused there, before anything runs."""
         deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
@@ -133,13 +137,13 @@ class VoucherAdmin(admin.ModelAdmin):
             return deleted, counts, set(), [*refusals, *protected]
         return deleted, counts, perms_needed, protected
 
-    def delete_model(self, request, obj):  # type: ignore[no-untyped-def]
+    def delete_model(self, request, obj):
         self._delete(request, [obj.pk])
 
-    def delete_queryset(self, request, queryset):  # type: ignore[no-untyped-def]
+    def delete_queryset(self, request, queryset):
         self._delete(request, list(queryset.values_list("pk", flat=True)))
 
-    def _delete(self, request, voucher_ids: list[int]) -> None:  # type: ignore[no-untyped-def]
+    def _delete(self, request, voucher_ids: list[int]) -> None:
         for voucher_id in voucher_ids:
             try:
                 services.voucher_delete(voucher_id=voucher_id)
@@ -151,7 +155,7 @@ class VoucherAdmin(admin.ModelAdmin):
                 self.message_user(request, message, messages.ERROR)
 
     @admin.action(description=_("Preheat now (activity list and stock)"))
-    def preheat_now(self, request, queryset):  # type: ignore[no-untyped-def]
+    def preheat_now(self, request, queryset):
         listed = services.activities_preheat()
         message = ngettext(
             "Preheated %(count)s flash sale.", "Preheated %(count)s flash sales.", listed
@@ -159,13 +163,13 @@ class VoucherAdmin(admin.ModelAdmin):
         self.message_user(request, message, messages.SUCCESS)
 
     @admin.action(description=_("Reload stock to Redis"))
-    def reload_stock(self, request, queryset):  # type: ignore[no-untyped-def]
+    def reload_stock(self, request, queryset):
         outcome = stock.stock_load(queryset.filter(type=Voucher.Kind.SECKILL))
         message = gettext("Stock reload: %(outcome)s") % {"outcome": outcome}
         self.message_user(request, message, messages.SUCCESS)
 
     @admin.action(description=_("Void (withdraw: no more sales or claims)"))
-    def void(self, request, queryset):  # type: ignore[no-untyped-def]
+    def void(self, request, queryset):
         for voucher_id in queryset.values_list("pk", flat=True):
             services.voucher_void(voucher_id=voucher_id)
         self.message_user(request, gettext("Voided."), messages.SUCCESS)
@@ -175,13 +179,13 @@ class ReadOnlyAdmin(admin.ModelAdmin):
     """Records that change only through their services: viewed, filtered, never edited
     here (editing an order's status could give a unit back twice)."""
 
-    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request, obj=None):
         return False
 
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request, obj=None):
         return False
 
-    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_delete_permission(self, request, obj=None):
         return False
 
 
@@ -213,11 +217,11 @@ class ShopWithWriteOffsFilter(admin.SimpleListFilter):
     title = _("shop")
     parameter_name = "shop"
 
-    def lookups(self, request, model_admin):  # type: ignore[no-untyped-def]
+    def lookups(self, request, model_admin):
         shops = WriteOff.objects.values_list("shop_id", "shop__name").distinct().order_by("shop_id")
         return [(str(shop_id), name) for shop_id, name in shops]
 
-    def queryset(self, request, queryset):  # type: ignore[no-untyped-def]
+    def queryset(self, request, queryset):
         return queryset.filter(shop_id=self.value()) if self.value() else queryset
 
 
@@ -247,7 +251,7 @@ class WriteOffAdmin(ReadOnlyAdmin):
     actions = ["export_csv"]
 
     @admin.action(description=_("Export as CSV"))
-    def export_csv(self, request, queryset):  # type: ignore[no-untyped-def]
+    def export_csv(self, request, queryset):
         """Streamed row by row, so a month of write-offs never sits in memory at once."""
         writer = csv.writer(Echo())
 

@@ -68,7 +68,7 @@ def seed_vouchers() -> dict[str, int]:
     return {"vouchers": Voucher.objects.count()}
 
 
-def _sale(shop: Shop, *, begin, stock: int) -> Voucher:  # type: ignore[no-untyped-def]
+def _sale(shop: Shop, *, begin, stock: int) -> Voucher:
     return services.voucher_create(
         data={
             "shop": shop,

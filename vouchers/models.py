@@ -158,6 +158,9 @@ def sale_status(
         return Voucher.Status.VOID
     if kind != Voucher.Kind.SECKILL:
         return Voucher.Status.ACTIVE
+    # A sale always has its window (a check constraint).
+    assert begin is not None
+    assert end is not None
     if now < begin:
         return Voucher.Status.PENDING
     if now < end:

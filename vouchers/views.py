@@ -3,6 +3,8 @@ the flash sale's fast path, claims, orders, coupons at checkout, and redemptions
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
@@ -12,11 +14,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts import tokens
+from accounts.authentication import authenticated_id
 from accounts.permissions import IsStaff
 from accounts.selectors import is_site_staff
 from dianping import clock
 from dianping.api import idempotency
 from dianping.api.fastpath import fast_path, json_response
+from dianping.api.lists import listed
 from dianping.api.pagination import PageNumberPagination
 from dianping.api.queries import query_params
 from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
@@ -54,20 +58,21 @@ from .serializers import (
 )
 
 
-def _staff_views(vouchers: list) -> list[dict]:  # type: ignore[type-arg]
-    """Vouchers as operators see them: units left and order counts, two queries for all."""
+def _staff_views(vouchers: list[Any]) -> list[dict[str, Any]]:
+    """Vouchers as operators see them: units left and order counts, two queries for all
+    (set on the rows for the serializer)."""
     left = selectors.remaining(vouchers)
     counts = selectors.order_counts([v.id for v in vouchers])
     for voucher in vouchers:
         voucher.remaining, voucher.counts = left[voucher.id], counts[voucher.id]
-    return VoucherStaffSerializer(vouchers, many=True).data
+    return listed(VoucherStaffSerializer(vouchers, many=True))
 
 
 class VoucherViewSet(WriteLimited, viewsets.ViewSet):
     STAFF_ACTIONS = ("create", "list", "retrieve", "partial_update", "destroy", "void")
     write_limits = {"claim": "claim_user"}
 
-    def get_permissions(self):  # type: ignore[no-untyped-def]
+    def get_permissions(self):
         if self.action in self.STAFF_ACTIONS:
             return [IsStaff()]
         if self.action == "claim":
@@ -143,7 +148,7 @@ class VoucherViewSet(WriteLimited, viewsets.ViewSet):
         paid (or cancelled by the pay timeout). 409 `limit_reached` at the voucher's
         per-user limit, `sold_out`, `ended` when withdrawn, `sale_only` for a flash sale's
         voucher (grab it in its sale)."""
-        order = claims.voucher_claim(user_id=request.user.id, voucher_id=voucher_id)
+        order = claims.voucher_claim(user_id=authenticated_id(request), voucher_id=voucher_id)
         return Response({"order_id": str(order.id)}, status=status.HTTP_201_CREATED)
 
 
@@ -165,7 +170,7 @@ class SeckillViewSet(viewsets.ViewSet):
         """Grab one unit of a flash sale: 200 with the order id, or 409 not_started /
         ended / sold_out / duplicate_order (`not_a_sale` for a normal voucher: claim it);
         429 (Retry-After) when the per-user funnel (5 at once, then 2 a second) is full."""
-        order_id = seckill.voucher_seckill(user_id=request.user.id, voucher_id=voucher_id)
+        order_id = seckill.voucher_seckill(user_id=authenticated_id(request), voucher_id=voucher_id)
         return Response({"order_id": str(order_id)})
 
 
@@ -183,7 +188,7 @@ class OrderViewSet(viewsets.ViewSet):
     def retrieve(self, request: Request, order_id: int) -> Response:
         """The caller's order, with its redeem code once paid; `pending` while it is
         accepted but not yet persisted. Other users' orders are 404."""
-        order = coupon_selectors.order_get(order_id=order_id, user_id=request.user.id)
+        order = coupon_selectors.order_get(order_id=order_id, user_id=authenticated_id(request))
         return Response(OrderDetailSerializer(order).data)
 
     @extend_schema(request=None, responses=OrderDetailSerializer)
@@ -191,7 +196,7 @@ class OrderViewSet(viewsets.ViewSet):
     def pay(self, request: Request, order_id: int) -> Response:
         """Simulated payment of the caller's unpaid order (409 `order_pending` while it is
         still being placed, `coupon_expired` past its validity)."""
-        order = coupon_services.order_pay(order_id=order_id, user_id=request.user.id)
+        order = coupon_services.order_pay(order_id=order_id, user_id=authenticated_id(request))
         return Response(OrderDetailSerializer(order).data)
 
     @extend_schema(request=None, responses=OrderDetailSerializer)
@@ -199,7 +204,7 @@ class OrderViewSet(viewsets.ViewSet):
     def cancel(self, request: Request, order_id: int) -> Response:
         """Cancel the caller's unpaid order: its unit goes back and the voucher can be
         taken again. Idempotent; 409 `order_paid` for a paid order (refund it)."""
-        order = coupon_services.order_cancel(order_id=order_id, user_id=request.user.id)
+        order = coupon_services.order_cancel(order_id=order_id, user_id=authenticated_id(request))
         return Response(OrderDetailSerializer(order).data)
 
     @extend_schema(request=None, responses=OrderDetailSerializer)
@@ -207,7 +212,7 @@ class OrderViewSet(viewsets.ViewSet):
     def refund(self, request: Request, order_id: int) -> Response:
         """Refund the caller's paid, unused, unexpired coupon. Idempotent; 409
         `coupon_used`, `coupon_expired`, `order_unpaid` (cancel it instead)."""
-        order = refunds.order_refund(order_id=order_id, user_id=request.user.id)
+        order = refunds.order_refund(order_id=order_id, user_id=authenticated_id(request))
         return Response(OrderDetailSerializer(order).data)
 
 
@@ -222,7 +227,7 @@ class CouponViewSet(viewsets.ViewSet):
         query = query_params(request, UsableCouponsQuerySerializer)
         shop_exists(shop_id=query["shop_id"])
         usable, unusable = coupon_selectors.coupons_usable(
-            user_id=request.user.id, shop_id=query["shop_id"], amount=query["amount"]
+            user_id=authenticated_id(request), shop_id=query["shop_id"], amount=query["amount"]
         )
         return Response(UsableCouponsSerializer({"usable": usable, "unusable": unusable}).data)
 
@@ -251,7 +256,7 @@ class ShopOrderViewSet(WriteLimited, viewsets.ViewSet):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         order, created = checkout.shop_order_create(
-            user_id=request.user.id,
+            user_id=authenticated_id(request),
             shop_id=data["shop_id"].id,
             amount=data["amount"],
             coupon_id=data.get("coupon_id"),
@@ -266,16 +271,18 @@ class ShopOrderViewSet(WriteLimited, viewsets.ViewSet):
     def list(self, request: Request) -> Response:
         """The caller's shop orders, 10 a page, newest first, scrolled by `last_id`."""
         page, next_last_id = coupon_selectors.shop_orders_mine(
-            user_id=request.user.id,
+            user_id=authenticated_id(request),
             last_id=query_params(request, ScrollQuerySerializer).get("last_id"),
         )
-        return Response(scroll_page(ShopOrderSerializer(page, many=True).data, next_last_id))
+        return Response(scroll_page(listed(ShopOrderSerializer(page, many=True)), next_last_id))
 
     @extend_schema(request=None, responses=ShopOrderSerializer)
     def refund(self, request: Request, shop_order_id: int) -> Response:
         """Refund the caller's shop order (idempotent): its coupon is unused again while it
         is still valid, and its write-off is marked reversed."""
-        order = refunds.shop_order_refund(shop_order_id=shop_order_id, user_id=request.user.id)
+        order = refunds.shop_order_refund(
+            shop_order_id=shop_order_id, user_id=authenticated_id(request)
+        )
         return Response(ShopOrderSerializer(order).data)
 
 
@@ -289,15 +296,15 @@ class RedemptionViewSet(WriteLimited, viewsets.ViewSet):
         """Shop staff (or site staff) redeem a coupon by its code. 404 for a code that is
         unknown or of another shop's voucher; 409 `coupon_used`, `coupon_expired`,
         `coupon_refunded`; 429 after too many codes that match nothing."""
-        site_staff = is_site_staff(user_id=request.user.id)
-        if not (site_staff or works_at(user_id=request.user.id)):
+        site_staff = is_site_staff(user_id=authenticated_id(request))
+        if not (site_staff or works_at(user_id=authenticated_id(request))):
             raise Forbidden(gettext("Only shop staff redeem coupons."))
         serializer = RedemptionCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         write_off = redemptions.coupon_redeem(
             code=serializer.validated_data["code"],
             amount=serializer.validated_data.get("amount"),
-            by_user_id=request.user.id,
+            by_user_id=authenticated_id(request),
             by_site_staff=site_staff,
         )
         return Response(WriteOffSerializer(write_off).data, status=status.HTTP_201_CREATED)
@@ -313,7 +320,7 @@ class RedemptionViewSet(WriteLimited, viewsets.ViewSet):
         raw = query_params(request, WriteOffDayQuerySerializer).get("date")
         day = parse_iso_date(raw) if raw else clock.today()
         shop_exists(shop_id=shop_id)
-        user_id = request.user.id
+        user_id = authenticated_id(request)
         if not (works_at(user_id=user_id, shop_id=shop_id) or is_site_staff(user_id=user_id)):
             raise Forbidden(gettext("Only this shop's staff see its write-offs."))
         paginator = PageNumberPagination()

@@ -15,7 +15,7 @@ from tests.helpers import wait_until
 from traffic import visits
 
 
-def _uv_pv(redis_client, subject: str) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+def _uv_pv(redis_client, subject: str) -> tuple[int, int]:
     day = visits.local_day()
     pv = redis_client.get(keys.visits_pv(subject, day))
     return redis_client.pfcount(keys.visits_uv(subject, day)), int(pv or 0)

@@ -177,7 +177,7 @@ def test_seed_demo_has_a_sale_on_now_and_one_soon(api, redis_client) -> None:
         "percentage",
     }
     clerk = User.objects.get(phone="13800000099")
-    assert ShopStaff.objects.filter(user=clerk, shop=normal.first().shop).exists()
+    assert ShopStaff.objects.filter(user=clerk, shop=normal.earliest("id").shop).exists()
 
 
 @pytest.mark.django_db

@@ -220,7 +220,7 @@ def test_concurrent_checkouts_with_one_coupon_have_one_winner(user, shop) -> Non
     assert statuses == [201] + [409] * 15
     assert {r.json()["code"] for r in responses if r.status_code == 409} == {"coupon_used"}
     assert ShopOrder.objects.count() == 1
-    assert WriteOff.objects.filter(order_id=coupon).count() == 1
+    assert WriteOff.objects.filter(order_id=int(coupon)).count() == 1
 
 
 @pytest.mark.django_db(transaction=True)

@@ -3,6 +3,7 @@ and stock that never oversell, even when claims race."""
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import timedelta
 
 import pytest
@@ -73,11 +74,8 @@ def test_the_per_user_limit_counts_live_coupons_only(user, user_api) -> None:
 
     assert user_api.post(f"/api/voucher-orders/{first}/refund").status_code == 200
     assert claim(user_api, voucher.id).status_code == 201  # a refunded one frees its place
-    assert sorted(
-        VoucherOrder.objects.filter(user=user, live_slot__isnull=False).values_list(
-            "live_slot", flat=True
-        )
-    ) == [1, 2]
+    slots = VoucherOrder.objects.filter(user=user, live_slot__isnull=False)
+    assert Counter(slots.values_list("live_slot", flat=True)) == Counter([1, 2])
 
 
 @pytest.mark.django_db
@@ -160,7 +158,7 @@ def test_concurrent_claims_on_the_last_units_never_oversell() -> None:
     assert statuses.count(409) == 19
     live = VoucherOrder.objects.filter(voucher=voucher, live_slot__isnull=False).count()
     assert live == 5
-    assert Voucher.objects.get(pk=voucher.pk).stock + live == 5  # stock adds up
+    assert (Voucher.objects.get(pk=voucher.pk).stock or 0) + live == 5  # stock adds up
 
 
 @pytest.mark.django_db(transaction=True)

@@ -171,7 +171,8 @@ def test_admin_lists_counts_and_refuses_to_delete_a_voucher_in_use(admin_client,
     voucher = NormalVoucherFactory(pay_value=0, title="Counted coupon", per_user_limit=3)
     for _ in range(3):
         _claim(user, voucher)
-    client_for(user).post(f"/api/voucher-orders/{VoucherOrder.objects.first().id}/refund")
+    first = VoucherOrder.objects.earliest("created_at", "id")
+    client_for(user).post(f"/api/voucher-orders/{first.id}/refund")
 
     page = admin_client.get("/admin/vouchers/voucher/").content.decode()
     confirm = admin_client.post(

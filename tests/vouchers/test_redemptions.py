@@ -36,7 +36,7 @@ def _coupon(user, voucher) -> VoucherOrder:
     return VoucherOrder.objects.get(pk=order_id)
 
 
-def _redeem(api, code: str, **extra):
+def _redeem(api, code: str | None, **extra):
     return api.post("/api/redemptions", {"code": code, **extra}, format="json")
 
 

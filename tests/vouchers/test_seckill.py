@@ -176,7 +176,7 @@ def test_two_thousand_users_three_tries_each_buy_exactly_the_stock(on_sale, redi
         results = list(pool.map(attempt, range(6000)))
     drain_all()
 
-    accepted = [order_id for status, order_id in results if status == 200]
+    accepted = [str(order_id) for status, order_id in results if status == 200]
     assert len(accepted) == 100
     assert {status for status, _ in results} <= {200, 409, 429}
     orders_in_db = VoucherOrder.objects.filter(voucher=on_sale)

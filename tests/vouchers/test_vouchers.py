@@ -248,9 +248,12 @@ def test_admin_lists_redis_stock_and_freezes_stock_after_start(
     redis_client.set(shard.stock_key(started.id), 37)
     fetched = []
     real_live_stock = stock.live_stock
-    monkeypatch.setattr(
-        stock, "live_stock", lambda ids: fetched.append(sorted(ids)) or real_live_stock(ids)
-    )
+
+    def counted(ids):
+        fetched.append(sorted(ids))
+        return real_live_stock(ids)
+
+    monkeypatch.setattr(stock, "live_stock", counted)
 
     changelist = admin_client.get("/admin/vouchers/voucher/")
     change = admin_client.get(f"/admin/vouchers/voucher/{started.id}/change/")

@@ -20,10 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from django.db.models import F, QuerySet
-from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from dianping.errors import Conflict
@@ -31,6 +30,9 @@ from dianping.errors import Conflict
 from ..caches import vouchers_changed
 from ..errors import Code
 from ..models import Voucher, VoucherOrder
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 Status = VoucherOrder.Status
 
@@ -107,7 +109,7 @@ def move(orders: QuerySet[VoucherOrder], name: Move, *, by: Actor, now: datetime
 
 
 class Refusal(NamedTuple):
-    message: Promise
+    message: StrOrPromise
     code: Code
 
 

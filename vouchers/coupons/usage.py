@@ -84,6 +84,7 @@ def coupon_give_back(*, shop_order: ShopOrder, now: datetime) -> None:
     WriteOff.objects.filter(shop_order=shop_order, standing=True).update(
         standing=None, reversed_at=now
     )
+    assert shop_order.coupon_id is not None  # a refund gives back only a bill's coupon
     coupon = VoucherOrder.objects.filter(pk=shop_order.coupon_id)
     if move(coupon, Move.GIVE_BACK, by=Actor.BILL_REFUND, now=now):
         orders_changed([shop_order.user_id])

@@ -12,6 +12,7 @@ twice, so the letter is kept and the reason said.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from django.conf import settings
 
@@ -61,7 +62,9 @@ def dead_letters(*, shard: int | None = None) -> list[DeadLetter]:
     return [
         DeadLetter(s, letter_id, fields)
         for s in shards
-        for letter_id, fields in client.xrange(keys.seckill_dead_letters(s))
+        for letter_id, fields in cast(
+            "list[tuple[bytes, dict[bytes, bytes]]]", client.xrange(keys.seckill_dead_letters(s))
+        )
     ]
 
 

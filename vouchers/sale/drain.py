@@ -17,7 +17,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import redis
 from django.conf import settings
@@ -115,8 +115,8 @@ def drain_shard(shard: int, *, batch: int | None = None, recover: bool = False) 
             # Every order failing alike is the system's fault (a migration half-applied,
             # say), not theirs: count nothing, and let the caller back off.
             raise SystemFault(f"all {len(failed)} orders failed: {failed[0][1]!r}") from None
-        for order, exc in failed:
-            _count_failure(shard, order, exc)
+        for order, error in failed:
+            _count_failure(shard, order, error)
     _finish(shard, done, paid_at_once)
     return len(done) + len(malformed)
 
@@ -222,10 +222,12 @@ def _read_group(
             raise
         ensure_groups()
         reply = client.xreadgroup(GROUP, consumer, {stream: start}, count=count)
-    return [(eid, fields) for eid, fields in (reply[0][1] if reply else []) if fields]
+    # [[stream, [(entry id, fields), ...]]]: one stream asked, our client never decodes.
+    replies = cast("list[tuple[bytes, list[Entry]]]", reply)
+    return [(eid, fields) for eid, fields in (replies[0][1] if replies else []) if fields]
 
 
-def _parse(entries) -> tuple[list[Accepted], list[tuple[bytes, dict, str]]]:  # type: ignore[no-untyped-def]
+def _parse(entries) -> tuple[list[Accepted], list[tuple[bytes, dict, str]]]:
     good, malformed = [], []
     for entry_id, fields in entries:
         try:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
+from typing import cast
 
 import redis
 
@@ -74,13 +75,13 @@ def _measure(voucher: Voucher, client: redis.Redis) -> Drift:
         persisted |= set(VoucherOrder.objects.filter(pk__in=chunk).values_list("id", flat=True))
     pending = {u: o for u, o in pending.items() if pending_order_id(o) not in persisted}
     stock_now = Voucher.objects.values_list("stock", flat=True).get(pk=voucher.id)
+    assert stock_now is not None  # a sale always has stock (a check constraint)
     live = VoucherOrder.objects.filter(voucher=voucher, live_slot__isnull=False).values_list(
         "user_id", "id"
     )
     expected = {user_id: pending_field(order_id) for user_id, order_id in live} | pending
-    in_redis = {
-        int(user): order.decode() for user, order in client.hgetall(buyers_key(voucher.id)).items()
-    }
+    buyers = cast("dict[bytes, bytes]", client.hgetall(buyers_key(voucher.id)))
+    in_redis = {int(user): order.decode() for user, order in buyers.items()}
     raw = client.get(stock_key(voucher.id))
     return Drift(
         voucher_id=voucher.id,
@@ -117,7 +118,10 @@ def seckill_repair(voucher_id: int, *, locked: bool = False) -> Drift:
                 pipe.multi()
                 pipe.set(stock_key(voucher_id), drift.expected_stock)
                 if drift.missing_buyers:
-                    pipe.hset(buyers_key(voucher_id), mapping=drift.missing_buyers)
+                    pipe.hset(
+                        buyers_key(voucher_id),
+                        mapping={str(user): order for user, order in drift.missing_buyers.items()},
+                    )
                 if drift.extra_buyers:
                     pipe.hdel(buyers_key(voucher_id), *drift.extra_buyers)
                 pipe.execute()

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import redis
 from django.conf import settings
@@ -98,9 +98,8 @@ def pending_owner(value: bytes) -> tuple[int, int]:
 def pending_order(order_id: int) -> tuple[int, int] | None:
     """(user id, voucher id) of an order the sale accepted and the drain has not stored
     yet; None for any other id."""
-    value = sale_redis().hget(
-        keys.seckill_pending(shard_of_order(order_id)), pending_field(order_id)
-    )
+    key = keys.seckill_pending(shard_of_order(order_id))
+    value = cast("bytes | None", sale_redis().hget(key, pending_field(order_id)))
     return None if value is None else pending_owner(value)
 
 
