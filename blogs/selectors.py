@@ -104,6 +104,11 @@ def blog_exists(*, blog_id: int) -> None:
         raise BlogNotFound()
 
 
+def blog_stored(*, blog_id: int) -> bool:
+    """Whether the blog's row exists, hidden or not (an Idempotency-Key's replay)."""
+    return Blog.objects.filter(pk=blog_id).exists()
+
+
 def hot_blogs() -> QuerySet[Blog]:
     """Most liked first; ties newest first (the `blog_hot` index)."""
     return visible_blogs().select_related("user").order_by("-liked", "-id")

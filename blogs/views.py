@@ -67,13 +67,15 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
                 "Retries with the same key (24 h) answer the first publication again, with "
                 "`Idempotent-Replayed: true`, instead of publishing twice; the same key with "
                 "another body is a 409 `idempotency_key_reused`, and while the first request "
-                "still runs a duplicate waits briefly, then 409 `idempotency_in_progress`."
+                "still runs a duplicate waits briefly, then 409 `idempotency_in_progress`; "
+                "once the note it published is deleted, the key is a 409 "
+                "`idempotency_key_spent`."
             )
         ],
         request=BlogWriteSerializer,
         responses={201: BlogSerializer},
     )
-    @api_errors(409)  # the Idempotency-Key's first request differs, or is still running
+    @api_errors(409)  # the Idempotency-Key: first request differs, still runs, or was deleted
     def create(self, request: Request) -> Response:
         """Publish a blog; it is pushed to the author's followers' feeds."""
         serializer = BlogWriteSerializer(data=request.data)
@@ -85,7 +87,13 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
             blog = selectors.blog_get(blog_id=blog.id)
             return Response(_blogs(request, [blog])[0], status=status.HTTP_201_CREATED)
 
-        return idempotency.once(request, scope="blog", user_id=user_id, run=publish)
+        return idempotency.once(
+            request,
+            scope="blog",
+            user_id=user_id,
+            run=publish,
+            still_there=lambda body: selectors.blog_stored(blog_id=body["id"]),
+        )
 
     @extend_schema(responses=BlogSerializer)
     def retrieve(self, request: Request, blog_id: int) -> HttpResponse:

@@ -33,6 +33,7 @@ class Code(StrEnum):
     IN_USE = "in_use"  # 409: other rows still point at what a delete would remove
     IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"  # 409: the same key, another body
     IDEMPOTENCY_IN_PROGRESS = "idempotency_in_progress"  # 409: the key's first still runs
+    IDEMPOTENCY_KEY_SPENT = "idempotency_key_spent"  # 409: what the key made was deleted
     PAYLOAD_TOO_LARGE = "payload_too_large"  # 413
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"  # 415
     THROTTLED = "throttled"  # 429, with Retry-After

@@ -4,7 +4,8 @@ second write, racing duplicates included. The first request holds a lock while i
 a duplicate waits for it (up to IDEMPOTENCY_WAIT seconds) and then replays its answer,
 or gets a 409 `idempotency_in_progress`. The same key with another body is a 409
 `idempotency_key_reused`. Only successes are kept: after a refusal or an error the key is
-free, so a corrected retry with the same key goes through.
+free, so a corrected retry with the same key goes through. A replay of something deleted
+since is a 409 `idempotency_key_spent`, never an id that leads nowhere.
 
 Redis is the store: after Redis loses its data, or past the TTL, a retry writes again."""
 
@@ -54,8 +55,16 @@ def idempotency_key(request: Request) -> str | None:
     return key
 
 
-def once(request: Request, *, scope: str, user_id: int, run: Callable[[], Response]) -> Response:
-    """`run()` once per user and key (see the module), or its first answer again."""
+def once(
+    request: Request,
+    *,
+    scope: str,
+    user_id: int,
+    run: Callable[[], Response],
+    still_there: Callable[[Any], bool] = lambda body: True,
+) -> Response:
+    """`run()` once per user and key (see the module), or its first answer again while
+    `still_there(first answer's body)` holds."""
     key = idempotency_key(request)
     if key is None:
         return run()
@@ -65,7 +74,7 @@ def once(request: Request, *, scope: str, user_id: int, run: Callable[[], Respon
     body = json.dumps(request.data, sort_keys=True, ensure_ascii=False, default=str)
     fingerprint_hex = hashlib.sha256(body.encode()).hexdigest()
     store = keys.idempotency(scope, user_id, digest)
-    if (earlier := _replay(store, fingerprint_hex)) is not None:
+    if (earlier := _replay(store, fingerprint_hex, still_there)) is not None:
         return earlier
     lock = RedisLock(
         keys.idempotency_lock(scope, user_id, digest),
@@ -79,7 +88,7 @@ def once(request: Request, *, scope: str, user_id: int, run: Callable[[], Respon
         )
     try:
         # A duplicate that waited for the lock finds the first answer here.
-        if (earlier := _replay(store, fingerprint_hex)) is not None:
+        if (earlier := _replay(store, fingerprint_hex, still_there)) is not None:
             return earlier
         response = run()
         if 200 <= response.status_code < 300:
@@ -91,7 +100,7 @@ def once(request: Request, *, scope: str, user_id: int, run: Callable[[], Respon
         lock.release()
 
 
-def _replay(store: str, fingerprint: str) -> Response | None:
+def _replay(store: str, fingerprint: str, still_there: Callable[[Any], bool]) -> Response | None:
     raw = get_redis().get(store)
     if raw is None:
         return None
@@ -100,5 +109,10 @@ def _replay(store: str, fingerprint: str) -> Response | None:
         raise Conflict(
             gettext("This Idempotency-Key was used for a different request."),
             code=Code.IDEMPOTENCY_KEY_REUSED,
+        )
+    if not still_there(answer["body"]):
+        raise Conflict(
+            gettext("What this Idempotency-Key created has been deleted since; use a new key."),
+            code=Code.IDEMPOTENCY_KEY_SPENT,
         )
     return Response(answer["body"], status=answer["status"], headers={REPLAYED: "true"})

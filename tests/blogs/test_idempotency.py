@@ -95,3 +95,16 @@ def test_a_duplicate_that_outwaits_the_first_gets_in_progress(user, settings) ->
 
     assert (busy.status_code, busy.json()["code"]) == (409, "idempotency_in_progress")
     assert not Blog.objects.exists()
+
+
+def test_a_retry_after_the_note_was_deleted_is_a_conflict_not_a_dead_id(user_api) -> None:
+    """Replaying the first answer would hand out the id of a note that is gone (found by
+    schemathesis' stateful run: created, then 404 on delete)."""
+    first = _post(user_api, "k").json()["id"]
+    assert user_api.delete(f"/api/blogs/{first}").status_code == 204
+
+    again = _post(user_api, "k")
+
+    assert (again.status_code, again.json()["code"]) == (409, "idempotency_key_spent")
+    assert not Blog.objects.exists()  # and nothing published twice
+    assert _post(user_api, "k-new").status_code == 201
