@@ -1,6 +1,7 @@
 -- Settle a drained batch of one shard after its transaction committed, and trim the
--- stream to the work still in progress: everything older than the oldest unacked entry
--- (or than the last delivered one when none is unacked); unacked entries never go.
+-- stream to the work still in progress: everything older than the oldest unacked entry,
+-- or when none is unacked everything delivered; unacked entries never go. The stream's
+-- first entry is so always one still waiting, which /api/health reads as the drain's lag.
 -- KEYS (one shard's hash tag): [1] order stream, [2] pending hash, [3] failures hash,
 --   [4] lag histogram hash
 -- ARGV: [1] consumer group, [2] how many entries follow, then the entry ids, then as many
@@ -28,6 +29,9 @@ if tonumber(pending[1]) == 0 then
     for i = 1, #info, 2 do fields[info[i]] = info[i + 1] end
     if fields['name'] == group then floor = fields['last-delivered-id'] end
   end
+  -- MINID keeps its id: the floor is the id just after the last delivered entry.
+  local ms, seq = string.match(floor or '', '^(%d+)-(%d+)$')
+  floor = ms and (ms .. '-' .. string.format('%d', tonumber(seq) + 1))
 end
 if not floor then return 0 end
 return redis.call('XTRIM', KEYS[1], 'MINID', floor)
