@@ -339,3 +339,20 @@ def _ping(client) -> bool:
         return bool(client.ping())
     except Exception:
         return False
+
+
+@pytest.mark.django_db
+def test_a_drain_run_trims_what_an_earlier_release_left_so_health_is_ok(sale, redis_client) -> None:
+    """A stream drained by a release that kept its last delivered entry (before the trim
+    went past it) read as a stalled drain on /api/health until the next order."""
+    stream = keys.seckill_orders(shard.shard_of(sale.id))
+    # An entry delivered and acked but left in the stream, as that release left its last.
+    redis_client.xadd(stream, {"voucher": sale.id})
+    ((_, [(entry_id, _)]),) = redis_client.xreadgroup(shard.GROUP, "old", {stream: ">"})
+    redis_client.xack(stream, shard.GROUP, entry_id)
+    assert redis_client.xlen(stream) == 1
+
+    drain_task_once()
+
+    assert redis_client.xlen(stream) == 0
+    assert drain.oldest_waiting_seconds() is None

@@ -168,9 +168,13 @@ def drain_run() -> int:
 
 def _drain_pass(shards: list[int], *, recover: bool) -> list[int]:
     """One batch from each shard; a shard whose Redis lost its state is healed first (its
-    sale waits meanwhile)."""
+    sale waits meanwhile), and a recovering pass first trims what was acked but left in
+    the stream (by a release that trimmed less), so an idle stream reports no lag."""
     for shard in heal.unverified(shards):
         heal.shard_heal(shard)
+    if recover:
+        for shard in shards:
+            trim_acked(shard)
     return [drain_shard(shard, recover=recover) for shard in shards]
 
 
