@@ -17,6 +17,7 @@ from typing import Any, cast
 import redis
 from django.conf import settings
 
+from dianping import logs
 from dianping.guesses import Guesses
 from dianping.redis import keys
 from dianping.redis.client import get_redis
@@ -86,7 +87,13 @@ def queue_touch(pipe: redis.client.Pipeline, token: str) -> None:
 
 
 def touched_data(reply: bytes | str | None) -> dict[str, Any] | None:
-    return json.loads(reply) if reply is not None else None
+    """The caller's token data from its refresh's reply; its user id goes on the log lines
+    written for the rest of the request (dianping/logs.py)."""
+    if reply is None:
+        return None
+    data = json.loads(reply)
+    logs.user_id.set(data["id"])
+    return data
 
 
 Reads = Callable[[Any, "int | None"], None]  # queue reads on a pipeline, for a viewer id

@@ -1,6 +1,9 @@
 """What every answer of the server carries, and what it refuses before a view runs.
 
-One middleware, so the hot paths pay one hop for all of it:
+One middleware, the first, so the hot paths pay one hop for all of it:
+- every request has an id (its `X-Request-ID` if short and plain, else a new one) for the
+  log lines written while it is served, sent back as `X-Request-ID` on every answer
+  (dianping/logs.py);
 - a body over the route's limit is a JSON 413 before anything reads it (the upload route
   takes a picture's worth, every other route DATA_UPLOAD_MAX_MEMORY_SIZE);
 - a body no view read (a 413, a 429, a 401, a busy upload's 503) is read and discarded
@@ -23,8 +26,9 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.utils.log import log_response
 
-from dianping import images
+from dianping import images, logs
 from dianping.api.exceptions import domain_error_json, redis_outage
 from dianping.errors import MethodNotAllowed, PayloadTooLarge
 from dianping.redis.outage import OUTAGE_ERRORS
@@ -45,9 +49,24 @@ class GuardMiddleware:
         }
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self._too_large(request) or self.get_response(request)
-        if request.META.get("CONTENT_LENGTH") not in (None, "", "0"):
-            _discard_unread_body(request)
+        request_id = logs.accepted_request_id(request.META.get(logs.META_KEY))
+        id_token = logs.request_id.set(request_id)
+        user_token = logs.user_id.set(None)  # until a login token tells (accounts.tokens)
+        try:
+            response = self._too_large(request) or self.get_response(request)
+            if response.status_code >= 400:
+                # Django's own line for it, written here while the ids are set (its
+                # handler writes it after the middleware, and skips a response logged).
+                log_response(
+                    "%s: %s", response.reason_phrase, request.path,
+                    response=response, request=request,
+                )  # fmt: skip
+            if request.META.get("CONTENT_LENGTH") not in (None, "", "0"):
+                _discard_unread_body(request)
+        finally:
+            logs.request_id.reset(id_token)
+            logs.user_id.reset(user_token)
+        response[logs.HEADER] = request_id
         for name, value in self.headers.items():
             response.headers.setdefault(name, value)
         if (

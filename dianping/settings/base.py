@@ -48,9 +48,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "django.middleware.security.SecurityMiddleware",
-    # Body limits, unserved methods and the security headers below (docs/security.md).
+    # First, so every answer carries X-Request-ID (and its log lines the id): the request
+    # id, body limits, unserved methods and the security headers below (docs/security.md).
     "dianping.middleware.GuardMiddleware",
+    "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The language: the switch's cookie, else Accept-Language, else LANGUAGE_CODE.
     "django.middleware.locale.LocaleMiddleware",
@@ -313,11 +314,34 @@ HEALTH_CHECKS = [
 ]
 
 # --- Logging ------------------------------------------------------------------------
-LOGGING = {
+# One line per record on stderr, each with the request id (X-Request-ID, or a Celery
+# task's id) and the user id where a token told it (dianping/logs.py). `plain` reads well
+# in a terminal; `json` (python-json-logger: one object per line) is production's default.
+# docs/operations.md "Logs".
+LOGGING: dict[str, Any] = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"request": {"()": "dianping.logs.RequestContextFilter"}},
+    "formatters": {
+        "plain": {
+            "format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s user=%(user_id)s] "
+            "%(message)s"
+        },
+        "json": {
+            "()": "dianping.logs.JsonFormatter",  # python-json-logger's
+            "fmt": ["levelname", "name", "message", "request_id", "user_id"],
+            "rename_fields": {"levelname": "level", "name": "logger"},
+            "timestamp": "time",  # ISO 8601, UTC, with microseconds
+            "json_ensure_ascii": False,  # shop names and messages stay readable UTF-8
+        },
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": env.str("LOG_FORMAT", default="plain"),
+            "filters": ["request"],
+        }
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
@@ -326,6 +350,9 @@ LOGGING = {
         "django.request": {"level": env.str("REQUEST_LOG_LEVEL", default="ERROR")},
     },
 }
+# Celery workers write through the same handler (so in JSON, with the task id) instead of
+# replacing it with their own.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # --- Shops ------------------------------------------------------------------------
 SHOP_CACHE_TTL = env.int("SHOP_CACHE_TTL", default=30 * 60)  # seconds, plus up to 20% jitter

@@ -1,10 +1,22 @@
 """Production: secrets must come from the environment; HTTPS everywhere."""
 
+import copy
+
 from .base import *  # noqa: F403
-from .base import MIDDLEWARE, REST_FRAMEWORK, STORAGES, env
+from .base import LOGGING, MIDDLEWARE, REST_FRAMEWORK, STORAGES, env
 
 # Static files (admin, API docs) served by the app itself, compressed and cache-busted.
-MIDDLEWARE = [MIDDLEWARE[0], "whitenoise.middleware.WhiteNoiseMiddleware", *MIDDLEWARE[1:]]
+# Right after SecurityMiddleware (whitenoise's rule), so static files get its headers.
+_security = MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1
+MIDDLEWARE = [
+    *MIDDLEWARE[:_security],
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    *MIDDLEWARE[_security:],
+]
+
+# One JSON object per line, for the log collector (docs/operations.md "Logs").
+LOGGING = copy.deepcopy(LOGGING)
+LOGGING["handlers"]["console"]["formatter"] = env.str("LOG_FORMAT", default="json")
 
 DEBUG = False
 SECRET_KEY = env.str("SECRET_KEY")  # no default: refuse to start without a real key

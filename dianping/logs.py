@@ -1,0 +1,90 @@
+"""What every log line says about the request (or task) it was written for.
+
+Two context variables, set where the facts are known and read by one logging filter on
+the console handler:
+- the request id: an incoming `X-Request-ID` if it is short and plain (1-64 of letters,
+  digits and `._~:+/=-`), else a new random one; set by GuardMiddleware, the first
+  middleware, and sent back as `X-Request-ID` on every answer. A Celery task's lines
+  carry the task's id instead;
+- the user id: set where a login token is resolved (`accounts.tokens.touched_data`),
+  so a line written before authentication, or for an anonymous caller, has none.
+
+Both cost a header read, a few random bytes and two `ContextVar.set` per request: the
+fast paths (dianping/api/fastpath.py) pay no more than that.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from contextvars import ContextVar
+from typing import Any
+
+from pythonjsonlogger.core import RESERVED_ATTRS
+from pythonjsonlogger.json import JsonFormatter as _JsonFormatter
+
+HEADER = "X-Request-ID"
+META_KEY = "HTTP_X_REQUEST_ID"
+_SAFE_ID = re.compile(r"[A-Za-z0-9._~:+/=-]{1,64}")
+
+request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
+user_id: ContextVar[int | None] = ContextVar("user_id", default=None)
+
+
+def new_request_id() -> str:
+    """32 random hex digits, as a uuid4's hex without its fixed bits."""
+    return os.urandom(16).hex()
+
+
+def accepted_request_id(incoming: str | None) -> str:
+    """The caller's `X-Request-ID` when it is short and plain (a proxy's or a client's
+    id, to follow one request through several systems); a new one otherwise, so no
+    caller writes unbounded or misleading text into our logs."""
+    if incoming and _SAFE_ID.fullmatch(incoming):
+        return incoming
+    return new_request_id()
+
+
+class RequestContextFilter(logging.Filter):
+    """Adds `request_id` and `user_id` (None outside a request, or when unknown) to every
+    record its handler writes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = request_id.get()
+        record.user_id = user_id.get()
+        return True
+
+
+class JsonFormatter(_JsonFormatter):
+    """python-json-logger's, without the `request` Django puts on its request log records:
+    its text holds the query string, and nothing of a request's but its path, status,
+    request id and user id belongs in a log line."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("reserved_attrs", [*RESERVED_ATTRS, "request"])
+        super().__init__(*args, **kwargs)
+
+
+def connect_celery() -> None:
+    """A task's log lines carry its task id as their request id (and no user id); a
+    task run inline by a request (eagerly, in tests) keeps the request's."""
+    from celery import signals
+
+    held: dict[str, tuple[Any, Any]] = {}
+
+    @signals.task_prerun.connect(weak=False)
+    def _task_started(task_id: str | None = None, **kwargs: Any) -> None:
+        if task_id and request_id.get() is None:
+            held[task_id] = (request_id.set(task_id), user_id.set(None))
+
+    @signals.task_postrun.connect(weak=False)
+    def _task_finished(task_id: str | None = None, **kwargs: Any) -> None:
+        tokens = held.pop(task_id, None) if task_id else None
+        if tokens is not None:
+            try:
+                request_id.reset(tokens[0])
+                user_id.reset(tokens[1])
+            except ValueError:  # finished in another context than it started in
+                request_id.set(None)
+                user_id.set(None)

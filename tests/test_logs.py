@@ -1,0 +1,177 @@
+"""Log lines: a request id on every answer and every line of the request, the user id
+where a token told it, JSON in production, and no token in any of them (dianping/logs.py)."""
+
+from __future__ import annotations
+
+import importlib
+import io
+import json
+import logging
+import re
+import sys
+from collections.abc import Iterator
+from logging.config import DictConfigurator
+from typing import Any
+
+import pytest
+from django.conf import settings
+
+from accounts import tokens
+from dianping import logs
+from dianping.settings import base
+from tests.factories import ShopFactory
+from tests.helpers import client_for
+
+MADE = re.compile(r"[0-9a-f]{32}")
+
+
+def _configured(formatter: str) -> logging.Handler:
+    """The console handler as the settings configure it (the filter and the formatter
+    built from LOGGING by logging's own dictConfig machinery), writing to a buffer."""
+    config = DictConfigurator(base.LOGGING)  # works on converted copies, as dictConfig
+    handler = logging.StreamHandler(io.StringIO())
+    handler.setFormatter(config.configure_formatter(config.config["formatters"][formatter]))
+    for name in config.config["handlers"]["console"]["filters"]:
+        handler.addFilter(config.configure_filter(config.config["filters"][name]))
+    handler.setLevel(logging.DEBUG)
+    return handler
+
+
+@pytest.fixture
+def lines(request: pytest.FixtureRequest) -> Iterator[io.StringIO]:
+    """What the root logger writes during the test, through the configured handler (plain
+    format unless the test is parametrized indirectly with "json"), at DEBUG."""
+    handler = _configured(getattr(request, "param", "plain"))
+    root = logging.getLogger()
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG)
+    loggers = {name: logging.getLogger(name).level for name in ("django", "django.request")}
+    for name in loggers:
+        logging.getLogger(name).setLevel(logging.DEBUG)
+    try:
+        yield handler.stream  # type: ignore[attr-defined]
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+        for name, old in loggers.items():
+            logging.getLogger(name).setLevel(old)
+
+
+@pytest.mark.django_db
+def test_every_answer_has_a_request_id_made_or_echoed(api, user) -> None:
+    shop = ShopFactory()
+    made = api.get(f"/api/shops/{shop.id}")  # the fast path
+    again = api.get(f"/api/shops/{shop.id}")
+    assert made.status_code == 200
+    assert MADE.fullmatch(made["X-Request-ID"])
+    assert made["X-Request-ID"] != again["X-Request-ID"]
+
+    echoed = client_for(user).get("/api/users/me", HTTP_X_REQUEST_ID="lb-7f3a:9.1")  # DRF
+    assert echoed.status_code == 200
+    assert echoed["X-Request-ID"] == "lb-7f3a:9.1"
+
+    for junk in ("x" * 65, "two words", 'quote"', "new\nline", "汉字", ""):
+        replaced = api.get("/api/blogs/hot", HTTP_X_REQUEST_ID=junk)
+        assert replaced.status_code == 200
+        assert MADE.fullmatch(replaced["X-Request-ID"]), junk
+
+
+@pytest.mark.django_db
+def test_errors_have_a_request_id_too(api) -> None:
+    not_found = api.get("/api/blogs/987654", HTTP_X_REQUEST_ID="abc")  # fast path, 404
+    no_route = api.get("/no/such/page", HTTP_X_REQUEST_ID="def")
+    unserved = api.put("/api/blogs/hot", HTTP_X_REQUEST_ID="ghi")
+    big = b"x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)
+    too_large = api.generic(
+        "POST", "/api/blogs", big, content_type="application/json", HTTP_X_REQUEST_ID="jkl"
+    )
+    assert (not_found.status_code, not_found["X-Request-ID"]) == (404, "abc")
+    assert (no_route.status_code, no_route["X-Request-ID"]) == (404, "def")
+    assert (unserved.status_code, unserved["X-Request-ID"]) == (405, "ghi")
+    assert (too_large.status_code, too_large["X-Request-ID"]) == (413, "jkl")
+
+
+@pytest.mark.django_db
+def test_a_requests_log_lines_carry_its_id_and_the_user_id(user, lines) -> None:
+    token = tokens.token_issue(user)
+    client = client_for(user)
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+
+    answer = client.get("/api/blogs/987654", HTTP_X_REQUEST_ID="trace-1")  # fast path, 404
+    logging.getLogger("after").warning("between requests")
+    drf = client.get("/api/blogs/987654/comments", HTTP_X_REQUEST_ID="trace-2")
+
+    assert answer.status_code == 404
+    written = lines.getvalue().splitlines()
+    not_found = [line for line in written if "Not Found: /api/blogs/987654" in line]
+    assert f"[trace-1 user={user.id}] Not Found: /api/blogs/987654" in not_found[0]
+    assert any("[None user=None] between requests" in line for line in written)
+    assert drf.status_code == 404  # DRF's view this time
+    assert any(f"[trace-2 user={user.id}] Not Found" in line for line in written)
+    assert token not in lines.getvalue()  # not at DEBUG either, Authorization header or not
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("lines", ["json"], indirect=True)
+def test_the_json_format_is_one_object_per_line_with_the_ids(user, lines) -> None:
+    client = client_for(user)
+    client.get("/api/blogs/987654", HTTP_X_REQUEST_ID="trace-3")
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        logging.getLogger("tests.logs").exception("failed with %s", "汉字")
+
+    records = [json.loads(line) for line in lines.getvalue().splitlines()]
+    found = next(r for r in records if r["message"] == "Not Found: /api/blogs/987654")
+    assert found["request_id"] == "trace-3"
+    assert found["user_id"] == user.id
+    assert (found["level"], found["logger"], found["status_code"]) == (
+        "WARNING",
+        "django.request",
+        404,
+    )
+    assert "request" not in found  # Django's request object (its query string) stays out
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+\+00:00", found["time"])
+    failed = records[-1]
+    assert failed["message"] == "failed with 汉字"
+    assert failed["request_id"] is None
+    assert failed["user_id"] is None
+    assert failed["exc_info"].startswith("Traceback")
+    assert "ValueError: boom" in failed["exc_info"]
+    assert set(failed) >= {"time", "level", "logger", "message", "request_id", "user_id"}
+
+
+def test_production_writes_json_and_dev_plain_lines(monkeypatch) -> None:
+    monkeypatch.setenv("SECRET_KEY", "x" * 50)
+    monkeypatch.setenv("ALLOWED_HOSTS", "example.com")
+    monkeypatch.delenv("LOG_FORMAT", raising=False)
+    monkeypatch.delitem(sys.modules, "dianping.settings.production", raising=False)
+    production: Any = importlib.import_module("dianping.settings.production")
+    try:
+        assert production.LOGGING["handlers"]["console"]["formatter"] == "json"
+        assert production.LOGGING["handlers"]["console"]["filters"] == ["request"]
+        assert base.LOGGING["handlers"]["console"]["formatter"] == "plain"  # untouched
+        assert production.MIDDLEWARE[0] == "dianping.middleware.GuardMiddleware"
+        assert production.MIDDLEWARE[1:3] == [
+            "django.middleware.security.SecurityMiddleware",
+            "whitenoise.middleware.WhiteNoiseMiddleware",
+        ]
+    finally:
+        sys.modules.pop("dianping.settings.production", None)
+
+
+def test_a_tasks_lines_carry_its_task_id(lines) -> None:
+    """The worker's signals around a task (as Celery sends them) set and reset the id."""
+    from celery import signals
+
+    import dianping.celery  # noqa: F401  (connects the receivers)
+
+    signals.task_prerun.send(sender=None, task_id="task-1", task=None)
+    logging.getLogger("tests.task").info("in the task")
+    signals.task_postrun.send(sender=None, task_id="task-1", task=None)
+    logging.getLogger("tests.task").info("after it")
+
+    assert "[task-1 user=None] in the task" in lines.getvalue()
+    assert "[None user=None] after it" in lines.getvalue()
+    assert logs.request_id.get() is None
