@@ -52,7 +52,7 @@ def start_web(
              "PORT": str(port), "GRANIAN": str(Path(sys.executable).parent / "granian")},
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
-    wait_until(lambda: answers(f"{url}/api/ping"), timeout=30, interval=0.1)
+    wait_until(lambda: answers(f"{url}/api/ping"), timeout=90, interval=0.1)
     return process, url
 
 
