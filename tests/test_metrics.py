@@ -175,3 +175,22 @@ def test_counts_of_several_processes_are_summed(client) -> None:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "dianping.settings.test"}
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True, timeout=60)
     assert value(scrape(client), "dianping_seckill_requests_total", **labels) - before == 5
+
+
+def broken_collector() -> list:
+    raise ConnectionError("the sale's Redis is down")
+
+
+@pytest.mark.django_db
+def test_a_failing_collector_costs_only_its_own_gauges(client, settings) -> None:
+    settings.METRICS_COLLECTORS = [
+        "tests.test_metrics.broken_collector",
+        "dianping.metrics.health_metrics",
+    ]
+    samples = scrape(client)
+    assert (
+        value(samples, "dianping_collector_up", collector="tests.test_metrics.broken_collector")
+        == 0
+    )
+    assert value(samples, "dianping_collector_up", collector="dianping.metrics.health_metrics") == 1
+    assert value(samples, "dianping_redis_up", redis="default") == 1
