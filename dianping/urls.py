@@ -5,7 +5,7 @@ from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from accounts.admin_login import admin_login
-from dianping import views
+from dianping import metrics, views
 from signin import views as signin_views
 from vouchers.urls import sale_urlpatterns
 
@@ -40,6 +40,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     # Unknown API paths answer in the API's error shape, with DEBUG on too.
     re_path(r"^api/", views.api_not_found),
+    path("metrics", metrics.metrics_view, name="metrics"),  # bearer METRICS_TOKEN only
     path("admin/signin/report/", signin_views.sign_report, name="sign-report"),
     path("admin/login/", admin_login, name="admin-login"),  # admin's own, rate limited
     path("admin/", admin.site.urls),

@@ -104,6 +104,13 @@ $PY manage.py rebuild_search_index  # demo data is bulk-loaded, past the service
 $PY manage.py preload_stock
 $PY manage.py reconcile_seckill --fix >/dev/null  # flash-sale shards verified (vouchers/sale/heal.py)
 
+# Metrics (docs/operations.md "Metrics"): every process below writes its counters to one
+# directory, emptied first (a past run's processes are gone), and /metrics sums them.
+export PROMETHEUS_MULTIPROC_DIR="$PWD/var/metrics"
+rm -rf "$PROMETHEUS_MULTIPROC_DIR"
+mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
+export METRICS_TOKEN="${METRICS_TOKEN:-$($PY -c 'import secrets; print(secrets.token_urlsafe(32))')}"
+
 # Each process leads its own process group (setsid), so stopping it also stops
 # its children (runserver's autoreloader, Celery's pool). Celery logs its routine at
 # WARNING: what matters here (a failing task, the SMS codes) stays visible.
@@ -124,6 +131,7 @@ cat <<MSG
     API docs      http://$HOST:$PORT/api/docs/
     admin         http://$HOST:$PORT/admin/   (credentials printed above)
     health        http://$HOST:$PORT/api/health
+    metrics       curl -H "Authorization: Bearer $METRICS_TOKEN" http://$HOST:$PORT/metrics
   Login codes are printed here by the console SMS backend, each on its own line:
     ==> SMS to 13800000001: 【大众点评】您的登录验证码是 123456，… (English for an English browser)
   Ctrl-C stops everything.

@@ -152,8 +152,10 @@ def test_production_writes_json_and_dev_plain_lines(monkeypatch) -> None:
         assert production.LOGGING["handlers"]["console"]["formatter"] == "json"
         assert production.LOGGING["handlers"]["console"]["filters"] == ["request"]
         assert base.LOGGING["handlers"]["console"]["formatter"] == "plain"  # untouched
-        assert production.MIDDLEWARE[0] == "dianping.middleware.GuardMiddleware"
-        assert production.MIDDLEWARE[1:3] == [
+        # Only the metrics' timer comes before the request id, so every line has one.
+        assert production.MIDDLEWARE[:4] == [
+            "dianping.metrics.RequestMetricsMiddleware",
+            "dianping.middleware.GuardMiddleware",
             "django.middleware.security.SecurityMiddleware",
             "whitenoise.middleware.WhiteNoiseMiddleware",
         ]

@@ -33,6 +33,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connections
 
 from dianping import clock, runtime
+from dianping.metrics import cache_counters
 
 from . import keys
 from .bloom import BloomFilter
@@ -111,6 +112,8 @@ class CacheClient:
         self.rebuild_wait = rebuild_wait
         self.bloom = bloom
         self.near = NearCache(keys.cache_prefix(namespace), ttl=near_ttl) if near_ttl > 0 else None
+        # dianping_cache_lookups_total{cache=namespace, result=hit|miss}
+        self.hits, self.misses = cache_counters(namespace)
 
     def key(self, ident: object) -> str:
         return keys.cache(self.namespace, str(ident))
@@ -130,11 +133,13 @@ class CacheClient:
         key = self.key(ident)
         local = self.near.get(key) if self.near is not None else MISS
         if local is not MISS and piggyback is None:
+            self.hits.inc()
             return Lookup(None if local == NULL else local, [])  # no round trip at all
         pipe = get_redis().pipeline(transaction=False)
         if piggyback is not None:
             piggyback(pipe)
         if local is not MISS:
+            self.hits.inc()
             return Lookup(None if local == NULL else local, pipe.execute())
         token = self.near.read_token(key) if self.near is not None else None
         extra_count = len(pipe)
@@ -146,16 +151,20 @@ class CacheClient:
         except OUTAGE_ERRORS:
             if piggyback is not None:
                 raise  # what the caller queued (a token's refresh) needs Redis
+            self.misses.inc()
             loaded = self._load(loader)  # Redis unreachable: the database still answers
             return Lookup(None if loaded == NULL else loaded, [])
         extra, own = replies[:extra_count], replies[extra_count:]
         if self.bloom is not None and not self.bloom.verdict(own[0]):
-            return Lookup(None, extra)
+            return Lookup(None, extra)  # turned away by the filter: neither hit nor miss
         raw = own[-1]
         if raw is None:
+            self.misses.inc()
             raw = self._rebuild(key, loader, read=_read_plain, store=self._store_unless_evicted)
-        elif self.near is not None:
-            self.near.put(key, raw, token)
+        else:
+            self.hits.inc()
+            if self.near is not None:
+                self.near.put(key, raw, token)
         return Lookup(None if raw == NULL else raw, extra)
 
     def lookup_many(
@@ -174,6 +183,8 @@ class CacheClient:
                 asked.append((ident, key, token))
             else:
                 found[ident] = None if local == NULL else local
+        if found:
+            self.hits.inc(len(found))
         if not asked:
             return found
         pipe = get_redis().pipeline(transaction=False)
@@ -182,6 +193,7 @@ class CacheClient:
         try:
             replies = pipe.execute()
         except OUTAGE_ERRORS:  # Redis unreachable: the database still answers
+            self.misses.inc(len(asked))
             loaded = loader([ident for ident, _, _ in asked])
             return found | {ident: self._decoded(loaded.get(ident)) for ident, _, _ in asked}
         missing = []
@@ -192,7 +204,10 @@ class CacheClient:
             found[ident] = None if raw == NULL else raw
             if self.near is not None:
                 self.near.put(key, raw, token)
+        if len(missing) < len(asked):
+            self.hits.inc(len(asked) - len(missing))
         if missing:
+            self.misses.inc(len(missing))
             found.update(self._load_many(missing, loader))
         return found
 
@@ -315,12 +330,14 @@ class CacheClient:
         # Bytes (this client does not decode replies); both fields or neither (_STORE).
         data, expire_at = cast("list[bytes]", get_redis().hmget(key, "data", "expire_at"))
         if data is None:
+            self.misses.inc()
             return self._rebuild(
                 key,
                 loader,
                 read=_read_logical,
                 store=lambda k, raw, version: self._store_logical(k, raw, logical_ttl, version),
             )
+        self.hits.inc()  # a stale value too: it is served without loading
         if float(expire_at) <= clock.now_seconds():
             lock = RedisLock(keys.cache_lock(key), ttl=_LOCK_TTL)
             if lock.acquire():

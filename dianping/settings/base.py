@@ -48,7 +48,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First, so every answer carries X-Request-ID (and its log lines the id): the request
+    # Outermost, so it times every answer (dianping/metrics.py).
+    "dianping.metrics.RequestMetricsMiddleware",
+    # Next, so every answer carries X-Request-ID (and its log lines the id): the request
     # id, body limits, unserved methods and the security headers below (docs/security.md).
     "dianping.middleware.GuardMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -284,6 +286,7 @@ SMS_FILE_PATH = env.path("SMS_FILE_PATH", default=VAR_DIR / "sms")
 if REDIS_CLUSTER and "CELERY_BROKER_URL" not in env.ENVIRON:
     raise ImproperlyConfigured("REDIS_CLUSTER needs CELERY_BROKER_URL: a single Redis")
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=celery_broker_url(REDIS_URL))
+CELERY_TASK_DEFAULT_QUEUE = "celery"  # Celery's default, named: /metrics reports its length
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
@@ -312,6 +315,20 @@ HEALTH_CHECKS = [
     "vouchers.sale.drain.drain_health",
     "vouchers.sale.durability.durability_health",
 ]
+
+# --- Metrics (dianping/metrics.py, docs/operations.md "Metrics") -----------------------
+# /metrics answers only `Authorization: Bearer <METRICS_TOKEN>`; 404 while it is empty.
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# Gauges read from Redis and the database at scrape time: functions returning metric
+# families, each app's own (like HEALTH_CHECKS).
+METRICS_COLLECTORS = ["dianping.metrics.health_metrics", "vouchers.metrics.sale_metrics"]
+# prometheus-client's multiprocess mode: every process of a host writes its counters to
+# files in this directory (read from the environment by the library itself, at import),
+# and /metrics sums them. Whoever starts the host's processes empties it first
+# (scripts/run.sh; a deploy's ExecStartPre). Unset: each process counts on its own.
+PROMETHEUS_MULTIPROC_DIR = env.str("PROMETHEUS_MULTIPROC_DIR", default="")
+if PROMETHEUS_MULTIPROC_DIR:
+    Path(PROMETHEUS_MULTIPROC_DIR).mkdir(parents=True, exist_ok=True)
 
 # --- Logging ------------------------------------------------------------------------
 # One line per record on stderr, each with the request id (X-Request-ID, or a Celery

@@ -1,9 +1,23 @@
 """Test settings: a dedicated Redis database that the suite flushes, in-process SMS outbox."""
 
+import atexit
+import os
+import shutil
+import tempfile
+
 from .base import *  # noqa: F403
 from .base import CACHES, REST_FRAMEWORK, VAR_DIR, celery_broker_url, env
 
 VAR_DIR.mkdir(exist_ok=True)  # the SQLite test database lives there
+
+# Metrics in multiprocess mode, as every server runs them, in a directory of this test run:
+# set before anything imports prometheus-client (it reads the variable at import), and
+# inherited by the processes the suite starts, which so add to the same scrape.
+if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="dianping-metrics-")
+    atexit.register(shutil.rmtree, os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)
+PROMETHEUS_MULTIPROC_DIR = os.environ["PROMETHEUS_MULTIPROC_DIR"]
+METRICS_TOKEN = "test-metrics-token"
 
 DEBUG = False
 # The test Redis of scripts/redis.sh (its own server: a test may restart it, and every test

@@ -33,6 +33,7 @@ from ..caches import orders_changed, vouchers_changed
 from ..coupons.jobs import order_jobs
 from ..coupons.lifecycle import new_order
 from ..coupons.sold import sold_changed
+from ..metrics import drain_counters
 from ..models import Voucher, VoucherOrder
 from . import heal
 from .shard import (
@@ -92,6 +93,8 @@ def drain_shard(shard: int, *, batch: int | None = None, recover: bool = False) 
     entries = _read(shard, batch, recover=recover)
     if not entries:
         return 0
+    persisted, _, batch_size = drain_counters(shard)
+    batch_size.observe(len(entries))
     good, malformed = _parse(entries)
     _dead_letter(shard, malformed)
     try:
@@ -118,6 +121,7 @@ def drain_shard(shard: int, *, batch: int | None = None, recover: bool = False) 
         for order, error in failed:
             _count_failure(shard, order, error)
     _finish(shard, done, paid_at_once)
+    persisted.inc(len(done))  # redeliveries found already persisted count again: rare
     return len(done) + len(malformed)
 
 
@@ -380,6 +384,7 @@ def _dead_letter(
     not yet in the database")."""
     if not poison:
         return
+    dead_lettered = drain_counters(shard)[1]
     pipe = sale_redis().pipeline(transaction=True)
     if no_longer_pending:
         pipe.hdel(keys.seckill_pending(shard), *no_longer_pending)
@@ -391,3 +396,4 @@ def _dead_letter(
         pipe.xack(keys.seckill_orders(shard), GROUP, entry_id)
         pipe.hdel(keys.seckill_failures(shard), entry_id)
     pipe.execute()
+    dead_lettered.inc(len(poison))

@@ -27,6 +27,7 @@ from dianping.redis.cache import CacheClient
 from dianping.redis.scripts import FUNNEL_LIB, lua
 
 from ..errors import Code
+from ..metrics import OTHER, verdict_counter
 from ..models import Voucher
 from . import durability, shard, stock
 from .shard import LIVE_LIB, SALE_REDIS
@@ -85,6 +86,9 @@ _CONFLICTS = {
     Verdict.NOT_STARTED: (gettext_lazy("The sale has not started yet."), Code.NOT_STARTED),
     Verdict.ENDED: (gettext_lazy("The sale has ended."), Code.ENDED),
 }
+
+# Each verdict's label in dianping_seckill_requests_total (vouchers/metrics.py).
+_LABELS: dict[int, str] = {v: "accepted" if v == Verdict.OK else v.name.lower() for v in Verdict}
 
 # voucher id -> monotonic time until which it is known to be sold out (this process only;
 # the short TTL is what lets a unit given back by a cancellation be sold again)
@@ -164,27 +168,33 @@ def _open_window(voucher_id: int) -> SaleWindow:
     """The sale's window, or the verdicts that need no Redis: unknown, void, sold out."""
     window = _sale_window(voucher_id)
     if window is None:
+        verdict_counter(OTHER, "not_found").inc()  # any id a client sends: no label of its own
         raise NotFound(gettext("No such flash sale."), code=Code.VOUCHER_NOT_FOUND)
     if not window.seckill:
+        verdict_counter(OTHER, "not_a_sale").inc()
         raise Conflict(
             gettext("This voucher is not on flash sale: claim it."), code=Code.NOT_A_SALE
         )
     if window.void:
+        verdict_counter(voucher_id, "void").inc()
         raise Conflict(gettext("This sale was cancelled."), code=Code.ENDED)
     if _sold_out_until.get(voucher_id, 0) > time.monotonic():
+        verdict_counter(voucher_id, "sold_out").inc()
         raise Conflict(gettext("Sold out."), code=Code.SOLD_OUT)
     return window
 
 
 def _decide(verdict: list[int], voucher_id: int, window: SaleWindow) -> int:
-    """The order id of an accepted sale, or the verdict's refusal raised."""
-    if verdict[0] == Verdict.UNKNOWN_TOKEN:
-        raise NotAuthenticated()
+    """The order id of an accepted sale, or the verdict's refusal raised; counted here,
+    once per request (a retry after loading the stock counts its own verdict only)."""
     if verdict[0] == Verdict.NOT_LOADED:
         # An active sale whose stock was never preheated: load it (set-if-absent), retry.
         stock.stock_load(Voucher.objects.filter(pk=voucher_id))
         verdict = _run(voucher_id, window, user_id=verdict[1], charge_funnel=False)
     code = verdict[0]
+    verdict_counter(voucher_id, _LABELS.get(code, "unknown")).inc()
+    if code == Verdict.UNKNOWN_TOKEN:
+        raise NotAuthenticated()
     if code == Verdict.OK:
         return ids.compose(ids.ID_EPOCH + int(verdict[1]), int(verdict[2]))
     if code == Verdict.SOLD_OUT:
@@ -256,6 +266,7 @@ def _run(
     verdict = [int(part) for part in reply]
     if verdict[0] == Verdict.OK and replicas < 1:
         # Accepted, but only on a master that may yet die: never a 200 we cannot keep.
+        verdict_counter(voucher_id, "unconfirmed").inc()
         raise ServiceUnavailable(
             gettext("Your order could not be confirmed yet: check my vouchers before trying again.")
         )

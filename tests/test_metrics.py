@@ -1,0 +1,196 @@
+"""/metrics: protected, a valid exposition, every process's counters summed, the sale's
+gauges read at scrape time (real Redis, real database, a real second process)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from accounts.services import users_ensure
+from dianping.redis import keys
+from tests.factories import ShopFactory
+from tests.helpers import client_for
+from tests.vouchers.sales import drain_all, start_sale
+from vouchers.sale import shard
+
+ROOT = Path(__file__).resolve().parent.parent
+TOKEN = "test-metrics-token"  # dianping/settings/test.py
+
+Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+
+def scrape(client) -> Samples:
+    response = client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {TOKEN}")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/plain; version=0.0.4")
+    return {
+        (sample.name, frozenset(sample.labels.items())): sample.value
+        for family in text_string_to_metric_families(response.content.decode())
+        for sample in family.samples
+    }
+
+
+def value(samples: Samples, name: str, **labels: str) -> float:
+    return samples.get((name, frozenset(labels.items())), 0.0)
+
+
+@pytest.mark.django_db
+def test_metrics_need_the_bearer_token(client, settings) -> None:
+    assert client.get("/metrics").status_code == 401
+    assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 401
+    assert client.get("/metrics", HTTP_AUTHORIZATION=TOKEN).status_code == 401
+    assert client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {TOKEN}").status_code == 200
+    settings.METRICS_TOKEN = ""  # none configured: there is no such page
+    assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer ").status_code == 404
+
+
+@pytest.mark.django_db
+def test_requests_are_counted_by_route_template_and_status(client, user) -> None:
+    shop = ShopFactory()
+    before = scrape(client)
+    api = client_for(user)
+    assert api.get("/api/shop-types").status_code == 200  # DRF
+    assert api.get(f"/api/shops/{shop.id}").status_code == 200  # a fast path
+    assert api.get(f"/api/shops/{shop.id}").status_code == 200
+    assert api.get("/api/shops/999999999").status_code == 404
+    after = scrape(client)
+
+    def delta(route: str, status: str) -> float:
+        labels = {"route": route, "method": "GET", "status": status}
+        name = "dianping_http_request_duration_seconds_count"
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert delta("api/shop-types", "200") == 1
+    assert delta("api/shops/<id:shop_id>", "200") == 2
+    assert delta("api/shops/<id:shop_id>", "404") == 1
+    assert not any(f"/api/shops/{shop.id}" in dict(labels).get("route", "") for _, labels in after)
+    buckets = {
+        dict(labels)["le"]: v
+        for (name, labels), v in after.items()
+        if name == "dianping_http_request_duration_seconds_bucket"
+        and dict(labels)["route"] == "api/shops/<id:shop_id>"
+        and dict(labels)["method"] == "GET"
+        and dict(labels)["status"] == "200"
+    }
+    assert buckets["+Inf"] == value(
+        after,
+        "dianping_http_request_duration_seconds_count",
+        route="api/shops/<id:shop_id>",
+        method="GET",
+        status="200",
+    )
+
+
+@pytest.mark.django_db
+def test_the_sale_counts_its_verdicts_and_the_scrape_reads_its_state(
+    client, fake_clock, redis_client
+) -> None:
+    sale = start_sale(stock=1)
+    voucher, shard_no = str(sale.id), str(shard.shard_of(sale.id))
+    first, second = users_ensure(phones=["13900000001", "13900000002"])
+    before = scrape(client)
+    stock = value(before, "dianping_seckill_stock_left", voucher=voucher)
+    assert stock == 1
+
+    assert client_for(first).post(f"/api/vouchers/{sale.id}/seckill").status_code == 200
+    assert client_for(second).post(f"/api/vouchers/{sale.id}/seckill").status_code == 409
+    assert client_for(first).post(f"/api/vouchers/{sale.id}/seckill").status_code == 409
+    during = scrape(client)
+
+    def moved(samples: Samples, name: str, **labels: str) -> float:
+        return value(samples, name, **labels) - value(before, name, **labels)
+
+    sale_total = "dianping_seckill_requests_total"
+    assert moved(during, sale_total, voucher=voucher, verdict="accepted") == 1
+    # The second is refused by the script; the third by the process's sold-out flag.
+    assert moved(during, sale_total, voucher=voucher, verdict="sold_out") == 2
+    assert value(during, "dianping_seckill_stock_left", voucher=voucher) == 0
+    assert value(during, "dianping_seckill_pending_orders", shard=shard_no) == 1
+    assert value(during, "dianping_drain_lag_seconds", shard=shard_no) >= 0
+    route = {"route": "api/vouchers/<id:voucher_id>/seckill", "method": "POST"}
+    count = "dianping_http_request_duration_seconds_count"
+    assert moved(during, count, **route, status="200") == 1
+    assert moved(during, count, **route, status="409") == 2
+
+    # The drain's counters move, a malformed entry is dead-lettered and shows in the gauge.
+    redis_client.xadd(keys.seckill_orders(int(shard_no)), {"voucher": voucher, "user": "x"})
+    assert drain_all() == 2
+    after = scrape(client)
+    drained = "dianping_drain_orders_total"
+    assert moved(after, drained, shard=shard_no, outcome="persisted") == 1
+    assert moved(after, drained, shard=shard_no, outcome="dead_lettered") == 1
+    assert moved(after, "dianping_drain_batch_size_count", shard=shard_no) >= 1
+    assert value(after, "dianping_seckill_dead_letters", shard=shard_no) == 1
+    assert value(after, "dianping_seckill_pending_orders", shard=shard_no) == 0
+    assert value(after, "dianping_drain_lag_seconds", shard=shard_no) == 0
+    lag_count = value(after, "dianping_drain_persist_lag_seconds_bucket", shard=shard_no, le="+Inf")
+    assert lag_count >= 1
+    assert value(after, "dianping_delay_queue_depth", queue="order-pay-timeout") == 1  # pay timeout
+
+
+@pytest.mark.django_db
+def test_health_gauges_and_cache_hits(client, user) -> None:
+    shop = ShopFactory()
+    before = scrape(client)
+    api = client_for(user)
+    api.get(f"/api/shops/{shop.id}")  # a miss, then near-cache hits
+    api.get(f"/api/shops/{shop.id}")
+    after = scrape(client)
+    assert value(after, "dianping_redis_up", redis="default") == 1
+    assert value(after, "dianping_redis_up", redis="broker") == 1
+    assert value(after, "dianping_database_up", database="default") == 1
+    assert ("dianping_celery_queue_length", frozenset({("queue", "celery")})) in after
+    for collector in ("dianping.metrics.health_metrics", "vouchers.metrics.sale_metrics"):
+        assert value(after, "dianping_collector_up", collector=collector) == 1
+    lookups = "dianping_cache_lookups_total"
+    hits = value(after, lookups, cache="shop", result="hit") - value(
+        before, lookups, cache="shop", result="hit"
+    )
+    misses = value(after, lookups, cache="shop", result="miss") - value(
+        before, lookups, cache="shop", result="miss"
+    )
+    assert (hits, misses) == (1, 1)
+
+
+@pytest.mark.django_db
+def test_counts_of_several_processes_are_summed(client) -> None:
+    """What granian's workers and Celery's processes do: each writes its own files in
+    PROMETHEUS_MULTIPROC_DIR, and any one of them serves the sum."""
+    assert os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    from vouchers.metrics import verdict_counter
+
+    labels = {"voucher": "987654321", "verdict": "accepted"}
+    before = value(scrape(client), "dianping_seckill_requests_total", **labels)
+    verdict_counter(987654321, "accepted").inc(2)
+    code = (
+        "import django; django.setup()\n"
+        "from vouchers.metrics import verdict_counter\n"
+        "verdict_counter(987654321, 'accepted').inc(3)\n"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "dianping.settings.test"}
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True, timeout=60)
+    assert value(scrape(client), "dianping_seckill_requests_total", **labels) - before == 5
+
+
+def broken_collector() -> list:
+    raise ConnectionError("the sale's Redis is down")
+
+
+@pytest.mark.django_db
+def test_a_failing_collector_costs_only_its_own_gauges(client, settings) -> None:
+    settings.METRICS_COLLECTORS = [
+        "tests.test_metrics.broken_collector",
+        "dianping.metrics.health_metrics",
+    ]
+    samples = scrape(client)
+    assert (
+        value(samples, "dianping_collector_up", collector="tests.test_metrics.broken_collector")
+        == 0
+    )
+    assert value(samples, "dianping_collector_up", collector="dianping.metrics.health_metrics") == 1
+    assert value(samples, "dianping_redis_up", redis="default") == 1

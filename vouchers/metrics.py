@@ -1,0 +1,137 @@
+"""The flash sale's metrics (dianping/metrics.py has the mechanics; docs/operations.md
+lists them): verdicts counted where they are decided, the drain's work counted in the
+Celery process that does it, and gauges read from the sale's Redis at scrape time."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cache
+from typing import Any
+
+from django.conf import settings
+from prometheus_client import Counter, Histogram
+from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily, Metric
+
+from dianping import clock
+from dianping.redis import keys
+
+SECKILL_REQUESTS = Counter(
+    "dianping_seckill_requests",
+    "Flash-sale attempts by voucher and verdict (accepted, sold_out, duplicate, ...); "
+    "voucher is 'other' for ids that are no flash sale.",
+    ["voucher", "verdict"],
+)
+DRAIN_ORDERS = Counter(
+    "dianping_drain_orders",
+    "Accepted orders the drain settled, by shard and outcome (persisted, dead_lettered).",
+    ["shard", "outcome"],
+)
+DRAIN_BATCH = Histogram(
+    "dianping_drain_batch_size",
+    "Stream entries read per non-empty drain batch, by shard.",
+    ["shard"],
+    buckets=(1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500),
+)
+
+OTHER = "other"  # a voucher id that is no flash sale: never a label of its own
+
+
+@cache
+def verdict_counter(voucher: int | str, verdict: str) -> Any:
+    """The counter child of one (voucher, verdict): looked up once per process. The
+    vouchers are the flash sales operators create, so the label stays bounded."""
+    return SECKILL_REQUESTS.labels(str(voucher), verdict)
+
+
+@cache
+def drain_counters(shard: int) -> tuple[Any, Any, Any]:
+    """(persisted, dead_lettered, batch size) of one shard."""
+    label = str(shard)
+    return (
+        DRAIN_ORDERS.labels(label, "persisted"),
+        DRAIN_ORDERS.labels(label, "dead_lettered"),
+        DRAIN_BATCH.labels(label),
+    )
+
+
+def sale_metrics() -> Iterable[Metric]:
+    """Read at scrape time (one database query, two pipelined round trips to the sale's
+    Redis): stock left per live sale, and per shard the drain's lag, pending orders, dead
+    letters and accept-to-persist lag histogram; the order jobs' delay queue depth."""
+    from .coupons.jobs import order_jobs
+    from .models import Voucher
+    from .sale import stock
+    from .sale.drain import LAG_BUCKETS_MS
+    from .sale.shard import sale_redis
+
+    now = clock.now()
+    live = list(
+        Voucher.objects.filter(type=Voucher.Kind.SECKILL, begin_time__lte=now, end_time__gt=now)
+        .exclude(status=Voucher.Status.VOID)
+        .values_list("id", flat=True)
+    )
+    stock_left = GaugeMetricFamily(
+        "dianping_seckill_stock_left",
+        "Units left in Redis per flash sale running now.",
+        labels=["voucher"],
+    )
+    for voucher_id, units in stock.live_stock(live).items():
+        if units is not None:  # not loaded yet: the first attempt loads it
+            stock_left.add_metric([str(voucher_id)], units)
+
+    shards = range(settings.SECKILL_SHARDS)
+    pipe = sale_redis().pipeline(transaction=False)
+    for shard in shards:
+        pipe.xrange(keys.seckill_orders(shard), count=1)
+        pipe.hlen(keys.seckill_pending(shard))
+        pipe.xlen(keys.seckill_dead_letters(shard))
+        pipe.hgetall(keys.seckill_lag(shard))
+    replies = pipe.execute()
+    now_ms = clock.now_ms()
+    lag = GaugeMetricFamily(
+        "dianping_drain_lag_seconds",
+        "Age of the oldest accepted order not yet persisted, per shard (0: drained).",
+        labels=["shard"],
+    )
+    pending = GaugeMetricFamily(
+        "dianping_seckill_pending_orders",
+        "Accepted orders not yet in the database, per shard.",
+        labels=["shard"],
+    )
+    dead = GaugeMetricFamily(
+        "dianping_seckill_dead_letters",
+        "Orders in the dead-letter stream, per shard (manage.py seckill_dead_letters).",
+        labels=["shard"],
+    )
+    persist_lag = HistogramMetricFamily(
+        "dianping_drain_persist_lag_seconds",
+        "Accept-to-persist lag of drained orders, per shard (kept in Redis by the drain; no _sum).",
+        labels=["shard"],
+    )
+    for shard in shards:
+        oldest, pending_count, dead_count, histogram = replies[shard * 4 : shard * 4 + 4]
+        label = [str(shard)]
+        age = (now_ms - int(oldest[0][0].split(b"-")[0])) / 1000 if oldest else 0.0
+        lag.add_metric(label, max(age, 0.0))
+        pending.add_metric(label, pending_count)
+        dead.add_metric(label, dead_count)
+        persist_lag.add_metric(label, _cumulative(histogram, LAG_BUCKETS_MS), sum_value=None)
+
+    jobs = GaugeMetricFamily(
+        "dianping_delay_queue_depth",
+        "Jobs waiting or leased in a delay queue (order-pay-timeout: pay timeouts, releases).",
+        labels=["queue"],
+    )
+    jobs.add_metric(["order-pay-timeout"], order_jobs().pending())
+    return [stock_left, lag, pending, dead, persist_lag, jobs]
+
+
+def _cumulative(fields: dict[bytes, bytes], bounds_ms: Iterable[int]) -> list[tuple[str, float]]:
+    """The drain's per-bucket counts (le_<ms>, le_inf) as Prometheus's cumulative buckets."""
+    buckets, total = [], 0
+    for bound in bounds_ms:
+        total += int(fields.get(f"le_{bound}".encode(), 0))
+        buckets.append((repr(bound / 1000), float(total)))
+    total += int(fields.get(b"le_inf", 0))
+    buckets.append(("+Inf", float(total)))
+    return buckets
