@@ -69,11 +69,12 @@ class RequestMetricsMiddleware:
         response = self.get_response(request)
         match = request.resolver_match
         route = match.route if match is not None else UNMATCHED
-        key = (route, request.method or "", response.status_code)
+        # A client may send any word as its method: one label (and one cached child) for all.
+        method = request.method if request.method in _METHODS else "other"
+        key = (route, method, response.status_code)
         child = self.children.get(key)
         if child is None:
-            method = key[1] if key[1] in _METHODS else "other"  # a client may send any word
-            child = self.children[key] = HTTP_REQUESTS.labels(key[0], method, str(key[2]))
+            child = self.children[key] = HTTP_REQUESTS.labels(route, method, str(key[2]))
         child.observe(time.perf_counter() - started)
         return response
 

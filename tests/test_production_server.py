@@ -54,6 +54,8 @@ def test_a_web_worker_that_dies_is_started_again(production_env, tmp_path) -> No
     process, url = servers.start_web(production_env, workers=2, log=log)
     try:
         workers = wait_until(lambda: len(_children(process.pid)) == 2 and _children(process.pid))
+        # Both started first: a worker killed before it logged its start logs none at all.
+        wait_until(lambda: log.read_text().count("Started worker") == 2, timeout=120)
         os.kill(workers[0], signal.SIGKILL)
 
         def replaced() -> bool:
@@ -62,8 +64,8 @@ def test_a_web_worker_that_dies_is_started_again(production_env, tmp_path) -> No
 
         wait_until(replaced, timeout=120, interval=0.1)
         # Until the new worker has started, granian would not stop on SIGTERM (2.8.7). A
-        # worker's start loads Django and the segmenter's dictionary: on two cores shared
-        # with other suites that took over 30 s, hence the generous bound.
+        # worker's start loads Django and the segmenter's dictionary: on two busy cores that
+        # took over 30 s, hence the generous bounds.
         wait_until(lambda: log.read_text().count("Started worker") == 3, timeout=120)
         assert process.poll() is None
         assert all(servers.answers(f"{url}/api/ping") for _ in range(20))
