@@ -62,7 +62,7 @@ def sale_metrics() -> Iterable[Metric]:
     from .models import Voucher
     from .sale import stock
     from .sale.drain import LAG_BUCKETS_MS
-    from .sale.shard import sale_redis
+    from .sale.shard import accepted_ms, sale_redis
 
     now = clock.now()
     live = list(
@@ -111,7 +111,7 @@ def sale_metrics() -> Iterable[Metric]:
     for shard in shards:
         oldest, pending_count, dead_count, histogram = replies[shard * 4 : shard * 4 + 4]
         label = [str(shard)]
-        age = (now_ms - int(oldest[0][0].split(b"-")[0])) / 1000 if oldest else 0.0
+        age = (now_ms - accepted_ms(oldest[0][0])) / 1000 if oldest else 0.0
         lag.add_metric(label, max(age, 0.0))
         pending.add_metric(label, pending_count)
         dead.add_metric(label, dead_count)

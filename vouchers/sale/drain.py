@@ -42,6 +42,7 @@ from .shard import (
     SALE_REDIS,
     Accepted,
     accepted_from,
+    accepted_ms,
     consumer_name,
     ensure_groups,
     pending_field,
@@ -350,7 +351,7 @@ def oldest_waiting_seconds() -> float | None:
     pipe = sale_redis().pipeline(transaction=False)
     for shard in range(settings.SECKILL_SHARDS):
         pipe.xrange(keys.seckill_orders(shard), count=1)
-    firsts = [int(entries[0][0].split(b"-")[0]) for entries in pipe.execute() if entries]
+    firsts = [accepted_ms(entries[0][0]) for entries in pipe.execute() if entries]
     return round((clock.now_ms() - min(firsts)) / 1000, 1) if firsts else None
 
 
@@ -370,7 +371,7 @@ def _lag_histogram(done: list[Accepted]) -> Counter[str]:
     now_ms = clock.now_ms()
     histogram: Counter[str] = Counter()
     for order in done:
-        lag = now_ms - int(order.entry_id.split(b"-")[0])
+        lag = now_ms - accepted_ms(order.entry_id)
         bucket = next((b for b in LAG_BUCKETS_MS if lag <= b), None)
         histogram[f"le_{bucket}" if bucket else "le_inf"] += 1
     return histogram

@@ -125,6 +125,12 @@ class Accepted:
         }  # fmt: skip
 
 
+def accepted_ms(entry_id: bytes) -> int:
+    """When the sale accepted the order of a stream entry, in Unix ms: its entry id's
+    time part (seckill.lua lets Redis make the id when it adds the entry)."""
+    return int(entry_id.split(b"-")[0])
+
+
 MALFORMED = (KeyError, ValueError, OverflowError)
 
 
