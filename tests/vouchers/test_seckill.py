@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from accounts import tokens
-from dianping import clock
+from dianping import clock, runtime
 from dianping.redis import keys
 from tests.factories import UserFactory, VoucherFactory
 from tests.helpers import client_for, run_concurrently
@@ -329,3 +329,17 @@ def test_a_failed_release_is_retried_until_redis_agrees(
     assert redis_client.get(shard.stock_key(on_sale.id)) == b"100"
     assert Voucher.objects.get(pk=on_sale.pk).stock == 100
     assert jobs.order_jobs().pending() == 0
+
+
+@pytest.mark.django_db
+def test_a_reset_forgets_this_processs_sold_out_flags(fake_clock, redis_client) -> None:
+    """The "sold out" a process remembers for a second is its own copy of Redis's stock:
+    runtime.reset() (between tests) and a fork forget it, like the other local copies."""
+    sale = start_sale(stock=1)
+    assert _buy(client_for(UserFactory()), sale.id).status_code == 200
+    assert _buy(client_for(UserFactory()), sale.id).json()["code"] == "sold_out"
+    redis_client.set(shard.stock_key(sale.id), 1)  # a unit back, as a cancellation gives
+
+    runtime.reset()
+
+    assert _buy(client_for(UserFactory()), sale.id).status_code == 200  # not the old flag

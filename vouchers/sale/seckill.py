@@ -13,7 +13,7 @@ from django.conf import settings
 from django.utils.translation import gettext, gettext_lazy
 
 from accounts import tokens
-from dianping import clock
+from dianping import clock, runtime
 from dianping.errors import (
     Conflict,
     DomainError,
@@ -93,6 +93,16 @@ _LABELS: dict[int, str] = {v: "accepted" if v == Verdict.OK else v.name.lower() 
 # voucher id -> monotonic time until which it is known to be sold out (this process only;
 # the short TTL is what lets a unit given back by a cancellation be sold again)
 _sold_out_until: dict[int, float] = {}
+# Held in this process only: forgotten between tests (a voucher id a later test reuses is
+# not sold out), and by a forked child, as the other in-process copies are.
+runtime.register(
+    runtime.Part(
+        "sold-out-flags",
+        reset=_sold_out_until.clear,
+        stop=lambda: None,
+        after_fork=_sold_out_until.clear,
+    )
+)
 _sale_windows = CacheClient("seckill-window", ttl=300, near_ttl=5)
 
 
