@@ -356,3 +356,21 @@ def test_a_drain_run_trims_what_an_earlier_release_left_so_health_is_ok(sale, re
 
     assert redis_client.xlen(stream) == 0
     assert drain.oldest_waiting_seconds() is None
+
+
+@pytest.mark.django_db
+def test_a_drain_run_on_a_redis_that_lost_its_groups_still_drains(sale, redis_client) -> None:
+    """A failover before the group replicated (or a restart without it) leaves streams
+    with no consumer group: the recovering pass's trim made every drain run fail with
+    NOGROUP, so nothing was stored again; it now makes the groups and goes on."""
+    _accept(sale, 3)  # lost with the streams, as an unreplicated write is
+    for shard_no in range(settings.SECKILL_SHARDS):
+        redis_client.delete(keys.seckill_orders(shard_no))  # the groups go with the streams
+    later = [  # accepted after the loss, into a stream with no group
+        seckill.voucher_seckill(user_id=UserFactory().id, voucher_id=sale.id) for _ in range(2)
+    ]
+
+    drain_task_once()
+
+    assert sorted(VoucherOrder.objects.values_list("id", flat=True)) == sorted(later)
+    assert _stream_state(sale, redis_client) == {"pending": 0, "dead": 0}

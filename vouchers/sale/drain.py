@@ -327,8 +327,15 @@ def _finish(shard: int, done: list[Accepted], paid_at_once: set[int]) -> None:
 
 def trim_acked(shard: int) -> int:
     """Drop the entries the (one) consumer group has acked, so a stream holds only work
-    in progress. Returns how many entries went."""
-    return _settle(shard, [])
+    in progress. Returns how many entries went; none from a Redis that lost the group
+    (a failover before it replicated, a restart without it): the group is made again."""
+    try:
+        return _settle(shard, [])
+    except redis.ResponseError as exc:
+        if "NOGROUP" not in str(exc):
+            raise
+        ensure_groups()
+        return 0
 
 
 def _settle(shard: int, done: list[Accepted]) -> int:
