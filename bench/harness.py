@@ -13,6 +13,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass
@@ -34,8 +35,12 @@ class WrkResult:
     p999_ms: float | None = None  # printed by scripts that define done() (ping, seckill)
 
 
+METRICS_TOKEN = "bench-metrics-token"
+
+
 def server_env(**extra: str) -> dict[str, str]:
-    """Production settings, reachable over plain HTTP on loopback."""
+    """Production settings, reachable over plain HTTP on loopback, counting metrics as
+    production does (one multiprocess directory for the servers and workers of a run)."""
     return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "dianping.settings.production",
@@ -45,6 +50,8 @@ def server_env(**extra: str) -> dict[str, str]:
         "LOG_LEVEL": "WARNING",
         "NUM_PROXIES": "0",
         "SECKILL_REDIS_URL": "",  # one Redis unless the bench asks (bench/api.py does)
+        "PROMETHEUS_MULTIPROC_DIR": tempfile.mkdtemp(prefix="bench-metrics-"),
+        "METRICS_TOKEN": METRICS_TOKEN,
         **extra,
     }
 

@@ -18,12 +18,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 from harness import (
+    METRICS_TOKEN,
     ROOT,
     VENV_BIN,
     WRK_DIR,
@@ -42,6 +44,34 @@ BENCH_SHARD = 9  # the ceiling run's keys: a shard no real sale uses (4 shard bi
 
 def django(code: str, env: dict[str, str]) -> str:
     return manage_output("shell", "-v0", "-c", code, env=env).strip()
+
+
+def metrics_agree(url: str, env: dict[str, str], voucher_id: int, sold: int) -> str:
+    """A sale's accepted count as `/metrics` serves it and as the admin's live sale page
+    reads it (vouchers.metrics.sale_snapshot, over the same multiprocess files) must both
+    equal the units Redis sold. Exits loudly otherwise."""
+    request = urllib.request.Request(
+        f"{url}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        exposition = response.read().decode()
+    labels = f'voucher="{voucher_id}",verdict="accepted"'
+    scraped = sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in exposition.splitlines()
+        if line.startswith("dianping_seckill_requests_total{") and labels in line
+    )
+    admin = int(
+        django(
+            "from vouchers.metrics import sale_snapshot; from vouchers.models import Voucher; "
+            f"print(sale_snapshot(Voucher.objects.get(pk={voucher_id})).accepted)",
+            env,
+        )
+    )
+    if not scraped == admin == sold:
+        sys.exit(f"metrics disagree on sale {voucher_id}: sold {sold}, /metrics {scraped}, "
+                 f"admin {admin}")  # fmt: skip
+    return f"{sold} sold = {int(scraped)} on /metrics = {admin} on the admin's live page"
 
 
 def make_sale(env: dict[str, str], stock: int) -> int:
@@ -307,8 +337,9 @@ def main() -> None:
         worker = DrainWorker(env)
         wait_persisted(env, stock_keys, every_sale[:-1])  # the backlog of the runs so far
         redis_cli("del", lag_key)
-        alongside, _ = buy(lag_sale)
+        alongside, lag_sold = buy(lag_sale)
         wait_persisted(env, stock_keys, [lag_sale])
+        agreement = metrics_agree(server.url, env, lag_sale, lag_sold)
     worker.stop()
     lags = lag_histogram(lag_key)  # before other sales of the shard are drained below
     redis_cli("config", "set", "appendfsync", "everysec")  # replica mode needs no fsync
@@ -444,6 +475,7 @@ def main() -> None:
         print(f"| sale alone, SECKILL_DURABILITY={mode} | {result.requests_per_second:.0f} req/s "
               f"(**{result.requests_per_second / bare.requests_per_second:.2f}** x its run's "
               f"bare view), p50 {result.p50_ms:.2f} ms, p99 {result.p99_ms:.2f} ms |")  # fmt: skip
+    print(f"| the sale alongside the drain, counted three ways | {agreement} |")
     print("| sold + remaining = initial, every sale of the run | " + ", ".join(
         f"{v}: {sold} + {left}" for v, sold, left in books) + " |")  # fmt: skip
 

@@ -21,7 +21,7 @@ import hmac
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from typing import Any
 
@@ -107,16 +107,32 @@ def metrics_view(request: HttpRequest) -> HttpResponse:
 
 
 def exposition() -> bytes:
-    """Every process's counters on this host (or this process's alone, without a
-    multiprocess directory), then the scrape-time collectors' gauges."""
+    """Every process's counters on this host, then the scrape-time collectors' gauges."""
+    registry = _counted()
+    for path in settings.METRICS_COLLECTORS:
+        registry.register(_Guarded(path, import_string(path)))
+    return generate_latest(registry)
+
+
+def counter_totals(name: str) -> Iterator[tuple[dict[str, str], float]]:
+    """(labels, value) of each child of the counter `name`, as `/metrics` sums them: what
+    a page of our own (the admin's live sale) shows is what Prometheus scrapes."""
+    for family in _counted().collect():
+        if family.name == name:
+            for sample in family.samples:
+                if sample.name == f"{name}_total":
+                    yield sample.labels, sample.value
+
+
+def _counted() -> CollectorRegistry:
+    """Every process's counters and histograms on this host (this process's alone
+    without a multiprocess directory)."""
     registry = CollectorRegistry(auto_describe=False)
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         multiprocess.MultiProcessCollector(registry)
     else:
         registry.register(_ThisProcess())
-    for path in settings.METRICS_COLLECTORS:
-        registry.register(_Guarded(path, import_string(path)))
-    return generate_latest(registry)
+    return registry
 
 
 class _ThisProcess(Collector):
@@ -163,7 +179,7 @@ def health_metrics() -> Iterable[Metric]:
     )
     for alias in settings.DATABASES:
         database_up.add_metric([alias], _answers(functools.partial(_select_one, alias)))
-    families: list[Metric] = [redis_up, database_up]
+    families: list[Metric] = [redis_up, database_up, *_worker_metrics()]
     if broker_up:
         queue = settings.CELERY_TASK_DEFAULT_QUEUE
         length = GaugeMetricFamily(
@@ -174,6 +190,29 @@ def health_metrics() -> Iterable[Metric]:
         length.add_metric([queue], float(broker.llen(queue)))
         families.append(length)
     return families
+
+
+def _worker_metrics() -> list[Metric]:
+    """The heartbeat's age and the age /api/health calls stalled (alerts compare them)."""
+    from .tasks import heartbeat_age, worker_stall_seconds
+
+    threshold = GaugeMetricFamily(
+        "dianping_worker_stall_threshold_seconds",
+        "Heartbeat age past which /api/health says the workers stalled (3 x HEARTBEAT_INTERVAL).",
+    )
+    threshold.add_metric([], worker_stall_seconds())
+    try:
+        age = heartbeat_age()
+    except Exception:  # Redis down: dianping_redis_up says so, and must still be scraped
+        age = None
+    if age is None:  # never seen (a fresh install), or unknown now: nothing to compare
+        return [threshold]
+    heartbeat = GaugeMetricFamily(
+        "dianping_worker_heartbeat_age_seconds",
+        "Seconds since a Celery worker last ran the beat-scheduled heartbeat.",
+    )
+    heartbeat.add_metric([], age)
+    return [threshold, heartbeat]
 
 
 def _answers(ping: Callable[[], object]) -> float:

@@ -3,7 +3,7 @@
 # `python -m venv` and the mysqlclient build need, and redis-server unless the
 # target's Redis lives elsewhere (REDIS_URL for `run` and `bench`, TEST_REDIS_URL for
 # `test`), chromium, zbar-tools and a CJK font for the browser tests, gettext's msgfmt
-# for the catalog test, and wrk for the benchmarks.
+# for the catalog test, prometheus for the alert rules' test, and wrk for the benchmarks.
 # Needs root and apt; says so clearly otherwise.
 #   scripts/bootstrap-system.sh [run|test|bench]
 set -euo pipefail
@@ -27,6 +27,8 @@ if [ "${1:-run}" = test ]; then
   [ -n "$(fc-list :lang=zh 2>/dev/null)" ] || missing+=(fonts-noto-cjk)
   # tests/test_i18n.py compiles the translations anew to prove the committed .mo is current.
   command -v msgfmt >/dev/null 2>&1 || missing+=(gettext)
+  # tests/test_prometheus.py runs Prometheus (and promtool) on docs/prometheus/.
+  command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 fi
 if [ "${1:-run}" = bench ]; then
   command -v wrk >/dev/null 2>&1 || missing+=(wrk)
@@ -50,5 +52,12 @@ if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
   exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
+# The packages' own services (redis-server, prometheus) must not start: every script
+# here runs its own on its own ports. Debian asks policy-rc.d; say no while installing.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy"
+  trap 'rm -f "$policy"' EXIT
+fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -9,11 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
 
 from accounts.services import users_ensure
 from dianping.redis import keys
-from tests.factories import ShopFactory
+from tests.factories import NormalVoucherFactory, ShopFactory, VoucherFactory
 from tests.helpers import client_for
 from tests.vouchers.sales import drain_all, start_sale
 from vouchers.sale import shard
@@ -194,3 +195,61 @@ def test_a_failing_collector_costs_only_its_own_gauges(client, settings) -> None
     )
     assert value(samples, "dianping_collector_up", collector="dianping.metrics.health_metrics") == 1
     assert value(samples, "dianping_redis_up", redis="default") == 1
+
+
+@pytest.mark.django_db
+def test_the_admin_live_sale_shows_the_numbers_of_a_scrape(
+    client, admin_client, fake_clock, redis_client
+) -> None:
+    """The live page's numbers are read where /metrics reads them: after a sale's
+    accepted, refused and dead-lettered attempts, both say the same."""
+    sale = start_sale(stock=2)
+    voucher, shard_no = str(sale.id), str(shard.shard_of(sale.id))
+    buyers = users_ensure(phones=[f"1390000010{i}" for i in range(3)])
+    live_numbers = f"/admin/vouchers/voucher/{sale.id}/live/numbers/"
+    before = admin_client.get(live_numbers).json()  # counters outlive a test's database
+    for buyer in [*buyers, buyers[0]]:  # two accepted, one sold out, then one more sold out
+        client_for(buyer).post(f"/api/vouchers/{sale.id}/seckill")
+    redis_client.xadd(keys.seckill_orders(int(shard_no)), {"voucher": voucher, "user": "x"})
+    drain_all()  # both orders persisted, the malformed entry dead-lettered
+
+    page = admin_client.get(f"/admin/vouchers/voucher/{sale.id}/live/")
+    numbers = admin_client.get(live_numbers).json()
+    samples = scrape(client)
+
+    assert page.status_code == 200
+    assert f'data-numbers-url="/admin/vouchers/voucher/{sale.id}/live/numbers/"' in page.text
+    sale_total = "dianping_seckill_requests_total"
+    assert numbers["accepted"] == value(samples, sale_total, voucher=voucher, verdict="accepted")
+    assert numbers["refused"] == {
+        "sold_out": value(samples, sale_total, voucher=voucher, verdict="sold_out")
+    }
+    assert numbers["accepted"] - before["accepted"] == 2
+    assert numbers["refused"]["sold_out"] - before["refused"].get("sold_out", 0) == 2
+    assert numbers["stock_left"] == value(samples, "dianping_seckill_stock_left", voucher=voucher)
+    assert numbers["stock_left"] == 0
+    assert numbers["persisted"] == 2
+    assert numbers["drain"] == {
+        "shard": int(shard_no),
+        "lag_seconds": value(samples, "dianping_drain_lag_seconds", shard=shard_no),
+        "pending": value(samples, "dianping_seckill_pending_orders", shard=shard_no),
+        "dead_letters": value(samples, "dianping_seckill_dead_letters", shard=shard_no),
+    }
+    assert numbers["drain"]["dead_letters"] == 1
+
+
+@pytest.mark.django_db
+def test_the_live_sale_page_is_for_staff_and_flash_sales_only(admin_client, user) -> None:
+    sale = VoucherFactory()
+    plain = NormalVoucherFactory()
+    numbers = f"/admin/vouchers/voucher/{sale.id}/live/numbers/"
+
+    assert admin_client.get(f"/admin/vouchers/voucher/{plain.id}/live/").status_code == 404
+    assert admin_client.get(f"/admin/vouchers/voucher/{plain.id}/live/numbers/").status_code == 404
+    someone = Client()
+    someone.force_login(user)  # signed in, but no operator
+    assert someone.get(numbers).status_code == 302  # to the admin's login
+    listing = admin_client.get("/admin/vouchers/voucher/").content.decode()
+    assert f'href="/admin/vouchers/voucher/{sale.id}/live/"' in listing
+    change = admin_client.get(f"/admin/vouchers/voucher/{sale.id}/change/").content.decode()
+    assert f'href="/admin/vouchers/voucher/{sale.id}/live/"' in change

@@ -8,16 +8,19 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from django.contrib import admin, messages
-from django.http import StreamingHttpResponse
+from django.http import Http404, JsonResponse, StreamingHttpResponse
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from dianping import clock
 from dianping.errors import DomainError
 
-from . import selectors, services
+from . import metrics, selectors, services
 from .models import ShopOrder, Voucher, VoucherOrder, WriteOff
-from .sale import stock
+from .sale import shard, stock
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -29,7 +32,7 @@ COUNT_COLUMNS = ("claimed", "paid", "used", "refunded")  # of selectors.order_co
 class VoucherAdmin(admin.ModelAdmin):
     list_display = [
         "id", "title", "shop", "type", "discount", "live_status", "stock", "redis_stock",
-        *(f"{name}_count" for name in COUNT_COLUMNS), "begin_time", "end_time",
+        *(f"{name}_count" for name in COUNT_COLUMNS), "begin_time", "end_time", "live_link",
     ]  # fmt: skip
     list_filter = ["type", "discount_type", "status"]
     search_fields = ["title", "shop__name"]
@@ -37,6 +40,73 @@ class VoucherAdmin(admin.ModelAdmin):
     raw_id_fields = ["shop"]
     readonly_fields = ["status"]
     actions = ["preheat_now", "reload_stock", "void"]
+    change_form_template = "admin/vouchers/voucher/change_form.html"  # the live page's link
+
+    # --- the live sale page: its numbers as /metrics has them, drawn as they move -----
+
+    LIVE_POLL_MS = 2000
+
+    def get_urls(self):
+        live = [
+            path(
+                "<int:voucher_id>/live/",
+                self.admin_site.admin_view(self.live_sale_view),
+                name="vouchers_voucher_live",
+            ),
+            path(
+                "<int:voucher_id>/live/numbers/",
+                self.admin_site.admin_view(self.live_numbers_view),
+                name="vouchers_voucher_live_numbers",
+            ),
+        ]
+        return live + super().get_urls()
+
+    def _sale(self, request, voucher_id: int) -> Voucher:
+        voucher = Voucher.objects.filter(pk=voucher_id, type=Voucher.Kind.SECKILL).first()
+        if voucher is None or not self.has_view_permission(request, voucher):
+            raise Http404(gettext("No such flash sale."))
+        return voucher
+
+    def live_sale_view(self, request, voucher_id: int) -> TemplateResponse:
+        voucher = self._sale(request, voucher_id)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": gettext("Live sale: %(voucher)s") % {"voucher": voucher},
+            "opts": self.model._meta,
+            "voucher": voucher,
+            "shard": shard.shard_of(voucher.id),
+            "numbers_url": reverse("admin:vouchers_voucher_live_numbers", args=[voucher.id]),
+            "interval_ms": self.LIVE_POLL_MS,
+        }
+        return TemplateResponse(request, "admin/vouchers/voucher/live_sale.html", context)
+
+    def live_numbers_view(self, request, voucher_id: int) -> JsonResponse:
+        numbers = metrics.sale_snapshot(self._sale(request, voucher_id))
+        drain = numbers.drain
+        return JsonResponse(
+            {
+                "voucher": numbers.voucher_id,
+                "at_ms": numbers.at_ms,
+                "stock_left": numbers.stock_left,
+                "accepted": numbers.accepted,
+                "refused": numbers.refused,
+                "persisted": numbers.persisted,
+                "drain": {
+                    "shard": drain.shard,
+                    "lag_seconds": round(drain.lag_seconds, 3),
+                    "pending": drain.pending,
+                    "dead_letters": drain.dead_letters,
+                },
+            },
+            headers={"Cache-Control": "no-store"},
+        )
+
+    @admin.display(description=_("live"))
+    def live_link(self, voucher: Voucher) -> str:
+        if not voucher.is_seckill:
+            return "-"
+        url = reverse("admin:vouchers_voucher_live", args=[voucher.id])
+        return format_html('<a href="{}">{}</a>', url, gettext("Live sale"))
 
     def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))

@@ -5,18 +5,24 @@ Celery process that does it, and gauges read from the sale's Redis at scrape tim
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from prometheus_client import Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily, Metric
 
 from dianping import clock
+from dianping.metrics import counter_totals
 from dianping.redis import keys
 
+if TYPE_CHECKING:
+    from .models import Voucher
+
+SECKILL_REQUESTS_NAME = "dianping_seckill_requests"  # exposed as ..._total
 SECKILL_REQUESTS = Counter(
-    "dianping_seckill_requests",
+    SECKILL_REQUESTS_NAME,
     "Flash-sale attempts by voucher and verdict (accepted, sold_out, duplicate, ...); "
     "voucher is 'other' for ids that are no flash sale.",
     ["voucher", "verdict"],
@@ -61,8 +67,6 @@ def sale_metrics() -> Iterable[Metric]:
     from .coupons.jobs import order_jobs
     from .models import Voucher
     from .sale import stock
-    from .sale.drain import LAG_BUCKETS_MS
-    from .sale.shard import accepted_ms, sale_redis
 
     now = clock.now()
     live = list(
@@ -79,15 +83,6 @@ def sale_metrics() -> Iterable[Metric]:
         if units is not None:  # not loaded yet: the first attempt loads it
             stock_left.add_metric([str(voucher_id)], units)
 
-    shards = range(settings.SECKILL_SHARDS)
-    pipe = sale_redis().pipeline(transaction=False)
-    for shard in shards:
-        pipe.xrange(keys.seckill_orders(shard), count=1)
-        pipe.hlen(keys.seckill_pending(shard))
-        pipe.xlen(keys.seckill_dead_letters(shard))
-        pipe.hgetall(keys.seckill_lag(shard))
-    replies = pipe.execute()
-    now_ms = clock.now_ms()
     lag = GaugeMetricFamily(
         "dianping_drain_lag_seconds",
         "Age of the oldest accepted order not yet persisted, per shard (0: drained).",
@@ -108,14 +103,18 @@ def sale_metrics() -> Iterable[Metric]:
         "Accept-to-persist lag of drained orders, per shard (kept in Redis by the drain; no _sum).",
         labels=["shard"],
     )
-    for shard in shards:
-        oldest, pending_count, dead_count, histogram = replies[shard * 4 : shard * 4 + 4]
-        label = [str(shard)]
-        age = (now_ms - accepted_ms(oldest[0][0])) / 1000 if oldest else 0.0
-        lag.add_metric(label, max(age, 0.0))
-        pending.add_metric(label, pending_count)
-        dead.add_metric(label, dead_count)
-        persist_lag.add_metric(label, _cumulative(histogram, LAG_BUCKETS_MS), sum_value=None)
+    for state in shard_states(range(settings.SECKILL_SHARDS)):
+        label = [str(state.shard)]
+        lag.add_metric(label, state.lag_seconds)
+        pending.add_metric(label, state.pending)
+        dead.add_metric(label, state.dead_letters)
+        persist_lag.add_metric(label, _cumulative(state.persist_lag), sum_value=None)
+
+    stall = GaugeMetricFamily(
+        "dianping_drain_stall_threshold_seconds",
+        "Drain lag past which /api/health says the drain stalled (SECKILL_DRAIN_STALL_SECONDS).",
+    )
+    stall.add_metric([], settings.SECKILL_DRAIN_STALL_SECONDS)
 
     jobs = GaugeMetricFamily(
         "dianping_delay_queue_depth",
@@ -123,13 +122,88 @@ def sale_metrics() -> Iterable[Metric]:
         labels=["queue"],
     )
     jobs.add_metric(["order-pay-timeout"], order_jobs().pending())
-    return [stock_left, lag, pending, dead, persist_lag, jobs]
+    return [stock_left, lag, pending, dead, persist_lag, stall, jobs]
 
 
-def _cumulative(fields: dict[bytes, bytes], bounds_ms: Iterable[int]) -> list[tuple[str, float]]:
+@dataclass(frozen=True)
+class ShardState:
+    """What a shard's Redis says of its drain, read at one moment."""
+
+    shard: int
+    lag_seconds: float  # the oldest accepted order not yet persisted (0: drained)
+    pending: int  # accepted orders not yet in the database
+    dead_letters: int
+    persist_lag: dict[bytes, bytes]  # the drain's histogram: le_<ms> and le_inf counts
+
+
+def shard_states(shards: Iterable[int]) -> list[ShardState]:
+    """Each shard's drain state, in one pipelined round trip to the sale's Redis."""
+    from .sale.shard import accepted_ms, sale_redis
+
+    shards = list(shards)
+    pipe = sale_redis().pipeline(transaction=False)
+    for shard in shards:
+        pipe.xrange(keys.seckill_orders(shard), count=1)
+        pipe.hlen(keys.seckill_pending(shard))
+        pipe.xlen(keys.seckill_dead_letters(shard))
+        pipe.hgetall(keys.seckill_lag(shard))
+    replies = pipe.execute()
+    now_ms = clock.now_ms()
+    states = []
+    for index, shard in enumerate(shards):
+        oldest, pending, dead, histogram = replies[index * 4 : index * 4 + 4]
+        age = (now_ms - accepted_ms(oldest[0][0])) / 1000 if oldest else 0.0
+        states.append(ShardState(shard, max(age, 0.0), int(pending), int(dead), histogram))
+    return states
+
+
+@dataclass(frozen=True)
+class SaleSnapshot:
+    """One flash sale's numbers for the admin's live page: the same sources `/metrics`
+    reads (the verdict counters summed over every process, the sale's Redis, the
+    database), so the page, a scrape and Prometheus agree."""
+
+    voucher_id: int
+    at_ms: int
+    stock_left: int | None  # None: not loaded into Redis yet
+    accepted: int
+    refused: dict[str, int]  # verdict -> attempts
+    persisted: int  # its orders in the database
+    drain: ShardState  # of the shard the sale lives on (shared with other sales)
+
+
+def sale_snapshot(voucher: Voucher) -> SaleSnapshot:
+    from .models import VoucherOrder
+    from .sale import stock
+    from .sale.shard import shard_of
+
+    label = str(voucher.id)
+    accepted, refused = 0, dict[str, int]()
+    for labels, value in counter_totals(SECKILL_REQUESTS_NAME):
+        if labels.get("voucher") != label or not value:
+            continue
+        if labels["verdict"] == "accepted":
+            accepted += int(value)
+        else:
+            refused[labels["verdict"]] = refused.get(labels["verdict"], 0) + int(value)
+    (drain,) = shard_states([shard_of(voucher.id)])
+    return SaleSnapshot(
+        voucher_id=voucher.id,
+        at_ms=clock.now_ms(),
+        stock_left=stock.live_stock([voucher.id])[voucher.id],
+        accepted=accepted,
+        refused=refused,
+        persisted=VoucherOrder.objects.filter(voucher_id=voucher.id).count(),
+        drain=drain,
+    )
+
+
+def _cumulative(fields: dict[bytes, bytes]) -> list[tuple[str, float]]:
     """The drain's per-bucket counts (le_<ms>, le_inf) as Prometheus's cumulative buckets."""
+    from .sale.drain import LAG_BUCKETS_MS
+
     buckets, total = [], 0
-    for bound in bounds_ms:
+    for bound in LAG_BUCKETS_MS:
         total += int(fields.get(f"le_{bound}".encode(), 0))
         buckets.append((repr(bound / 1000), float(total)))
     total += int(fields.get(b"le_inf", 0))
