@@ -3,8 +3,14 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
+.DEFAULT_GOAL := help
 
-.PHONY: run run-guard test test-cluster screenshots lint format messages setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity bench-memory bench-uploads bench-api bench-search probe clean
+.PHONY: help run run-guard test test-cluster screenshots lint format messages setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity bench-memory bench-uploads bench-api bench-search probe clean
+
+help:  ## list the targets (this page; `make` alone shows it)
+	@echo "Dianping: \`make run\` serves everything on http://127.0.0.1:8000/, \`make test\` runs the suite."
+	@echo
+	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-z][a-z-]*:[^=]*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -14,9 +20,9 @@ $(STAMP): requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	@touch $(STAMP)
 
-setup:
+setup:  ## the system packages, the virtualenv and its packages (every target below does this first)
 	@PYTHON=$(PYTHON) scripts/bootstrap-system.sh $(SETUP_FOR)
-	@$(MAKE) --no-print-directory $(STAMP)
+	@$(MAKE) --no-print-directory --silent $(STAMP)
 
 run: SETUP_FOR = run
 run: run-guard setup  ## everything set up, then web + worker + beat until Ctrl-C
@@ -34,8 +40,8 @@ test-cluster: setup  ## the whole suite on a local 3-master Redis Cluster (start
 	@scripts/test-cluster.sh $(PYTEST_ARGS)
 
 screenshots: SETUP_FOR = test
-screenshots: setup  ## the browser tests, saving the README's screenshots to docs/screenshots/
-	@UPDATE_SCREENSHOTS=1 scripts/test.sh tests/web
+screenshots: setup  ## retake the README's screenshots (docs/screenshots/) from the demo data
+	@UPDATE_SCREENSHOTS=1 scripts/test.sh tests/web/test_screenshots.py
 
 # The translations: strings extracted into locale/zh_Hans (edit the .po files, then run
 # this again); the compiled .mo files are committed, so installs need no gettext.
@@ -51,20 +57,20 @@ lint: setup  ## ruff, then mypy over the packages pyproject.toml lists
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-format: setup
+format: setup  ## ruff's fixes and formatting, applied
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-redis-start:
+redis-start:  ## start make run's two Redis servers alone (6390, and 6392 for the sale)
 	@scripts/redis.sh start run && scripts/redis.sh start sale
 
-redis-stop:
+redis-stop:  ## stop the two Redis servers redis-start started
 	@scripts/redis.sh stop run; scripts/redis.sh stop sale
 
-mariadb-start:
+mariadb-start:  ## a throwaway MariaDB on 127.0.0.1:3307; prints its DATABASE_URL
 	@scripts/mariadb.sh start
 
-mariadb-stop:
+mariadb-stop:  ## stop the MariaDB mariadb-start started
 	@scripts/mariadb.sh stop
 
 bench-setup: SETUP_FOR = bench
@@ -99,5 +105,5 @@ probe: SETUP_FOR = test
 probe: setup  ## schemathesis, every check, against a live production server (DATABASE_URL for MariaDB)
 	@scripts/probe.sh
 
-clean:
+clean:  ## delete the virtualenv, var/ (databases, Redis data, media) and the tools' caches
 	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache .schemathesis .hypothesis

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from dianping import clock
 
@@ -60,7 +61,9 @@ class Blog(models.Model):
     # The like script's counter value behind `liked`: a count is written only if it is
     # newer than the one stored, so racing or retried writes never make it drift.
     liked_version = models.PositiveBigIntegerField(_("likes version"), default=0, editable=False)
-    comments = models.PositiveIntegerField(_("comments"), default=0)
+    # "comments" is also the Comment model's plural: the count's own context keeps the two
+    # apart in Chinese (评论数 here, 评论 there).
+    comments = models.PositiveIntegerField(pgettext_lazy("a count", "comments"), default=0)
     created_at = models.DateTimeField(_("created at"), default=clock.now, db_index=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
     # Set when the push to the followers' feeds finished; a blog left without it (its

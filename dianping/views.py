@@ -28,10 +28,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from dianping import imagework, uploads
-from dianping.api.exceptions import domain_error_json
+from dianping.api.exceptions import domain_error_json, json_error
 from dianping.api.schema import api_errors
 from dianping.api.throttles import WriteLimited
-from dianping.errors import Code, MethodNotAllowed, NotFound, PayloadTooLarge
+from dianping.errors import Code, Forbidden, MethodNotAllowed, NotFound, PayloadTooLarge
 from dianping.redis.client import get_redis
 from dianping.redis.outage import OUTAGE_ERRORS
 
@@ -133,8 +133,9 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """CSRF_FAILURE_VIEW: the API never uses cookies, so a CSRF refusal there can only
     come from a view that forgot its exemption; answer in the API's shape anyway."""
     if _is_api(request):
-        body = {"detail": gettext("CSRF verification failed."), "code": Code.CSRF_FAILED}
-        return JsonResponse(body, status=403)
+        return domain_error_json(
+            Forbidden(gettext("CSRF verification failed."), code=Code.CSRF_FAILED)
+        )
     return csrf.csrf_failure(request, reason)
 
 
@@ -149,14 +150,14 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
         if isinstance(exception, RequestDataTooBig):  # read by a middleware or plain view
             return domain_error_json(PayloadTooLarge())
         body = {"detail": gettext("Bad request."), "code": Code.BAD_REQUEST}
-        return JsonResponse(body, status=400)
+        return json_error(body, 400)
     return defaults.bad_request(request, exception)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
     if _is_api(request):
         body = {"detail": gettext("Server error."), "code": Code.SERVER_ERROR}
-        return JsonResponse(body, status=500)
+        return json_error(body, 500)
     return defaults.server_error(request)
 
 

@@ -68,9 +68,10 @@ cleanup() {
   done
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
+# Ctrl-C, a service manager's SIGTERM and a closed terminal's SIGHUP are how make run is
+# meant to end: a clean stop, status 0 (make prints no error; GNU make itself still ends
+# by the signal it got, as it always does). A process that dies on its own is exit 1 below.
+trap 'exit 0' INT TERM HUP
 
 # Started in the background and waited for, so a signal that arrives while Redis loads its
 # data is handled at once, and the Redis it started is stopped too. The start ignores the

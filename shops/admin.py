@@ -8,7 +8,7 @@ from .models import Shop, ShopStaff, ShopType
 
 @admin.register(ShopType)
 class ShopTypeAdmin(admin.ModelAdmin):
-    list_display = ["id", "name", "sort", "icon"]
+    list_display = ["id", "name", "name_en", "sort", "icon"]
     ordering = ["sort", "id"]
 
     def save_model(self, request, obj, form, change):

@@ -32,4 +32,6 @@ def shop_type_cache() -> CacheClient:
     return CacheClient("shop-types", ttl=settings.SHOP_TYPE_CACHE_TTL)
 
 
-SHOP_TYPES_IDENT = "all"
+def shop_types_ident(*, english: bool) -> str:
+    """The type list's entry: one per language, as the names are (ShopType.name_en)."""
+    return "all:en" if english else "all"

@@ -38,6 +38,14 @@ TYPES = [
      (80, 400), "10:00-21:30", 40),
 ]  # fmt: skip
 
+# The categories in English (ShopType.name_en): the product's words, translated; the
+# shops' own names and addresses are what merchants wrote, and stay as written.
+ENGLISH_TYPES = {
+    "美食": "Food", "KTV": "KTV", "丽人·美发": "Hair salons", "健身运动": "Fitness",
+    "按摩·足疗": "Massage", "美容SPA": "Beauty & spa", "亲子游乐": "Family fun", "酒吧": "Bars",
+    "轰趴馆": "Party houses", "美睫·美甲": "Lashes & nails",
+}  # fmt: skip
+
 # Business districts with their real centres (longitude, latitude).
 AREAS = [
     ("人民广场", 121.4737, 31.2304, "西藏中路"), ("南京西路", 121.4590, 31.2290, "南京西路"),
@@ -91,7 +99,12 @@ def seed_shops() -> tuple[int, int]:
     with transaction.atomic():
         types = {}
         for name, sort, *_ in TYPES:
-            types[name], _ = ShopType.objects.get_or_create(name=name, defaults={"sort": sort})
+            types[name], _ = ShopType.objects.get_or_create(
+                name=name, defaults={"sort": sort, "name_en": ENGLISH_TYPES[name]}
+            )
+        # Types seeded before they had English names get theirs (an operator's is kept).
+        for name, english in ENGLISH_TYPES.items():
+            ShopType.objects.filter(name=name, name_en="").update(name_en=english)
         demo = {shop.name: shop for shop in _demo_shops(types)}
         existing = {shop.name: shop for shop in Shop.objects.only("id", "name", "images")}
         fresh = [shop for name, shop in demo.items() if name not in existing]

@@ -13,6 +13,10 @@ LATITUDE_LIMIT = 85.05112878
 
 class ShopType(models.Model):
     name = models.CharField(_("name"), max_length=32, unique=True)
+    name_en = models.CharField(
+        _("English name"), max_length=32, blank=True, default="", db_default="",
+        help_text=_("What English readers see; blank: the name."),
+    )  # fmt: skip
     icon = models.CharField(_("icon"), max_length=255, blank=True)
     sort = models.PositiveIntegerField(
         _("sort order"), default=0, help_text=_("Lower comes first.")

@@ -16,10 +16,10 @@ from dianping.api.lists import listed
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 
-from .caches import SHOP_TYPES_IDENT, shop_cache, shop_type_cache
+from .caches import shop_cache, shop_type_cache, shop_types_ident
 from .errors import ShopNotFound
 from .models import Shop, ShopStaff, ShopType
-from .serializers import ShopSerializer, ShopTypeSerializer
+from .serializers import ShopSerializer, ShopTypeSerializer, reads_english
 
 Hit = tuple[float, int]  # a shop found near a point: (metres, shop id)
 
@@ -62,7 +62,7 @@ def shop_types_json() -> bytes:
     def load() -> list[dict[str, Any]]:
         return listed(ShopTypeSerializer(ShopType.objects.order_by("sort", "id"), many=True))
 
-    raw = shop_type_cache().get(SHOP_TYPES_IDENT, load)
+    raw = shop_type_cache().get(shop_types_ident(english=reads_english()), load)
     assert raw is not None  # only a loader returning None makes a miss, and this one never does
     return raw
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.utils import translation
 from django.utils.translation import gettext
 from rest_framework import serializers
 
@@ -16,9 +17,22 @@ from .models import Shop, ShopType
 
 
 class ShopTypeSerializer(serializers.ModelSerializer):
+    """A type's `name` in the reader's language: the categories are the product's own
+    words, so English readers get `name_en` where an operator gave one."""
+
     class Meta:
         model = ShopType
         fields = ["id", "name", "icon", "sort"]
+
+    def to_representation(self, instance: ShopType) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        if instance.name_en and reads_english():
+            data["name"] = instance.name_en
+        return data
+
+
+def reads_english() -> bool:
+    return (translation.get_language() or "").startswith("en")
 
 
 class ShopSerializer(serializers.ModelSerializer):

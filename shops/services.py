@@ -19,7 +19,7 @@ from dianping.redis.client import get_redis
 from dianping.redis.lock import RedisLock
 from search import index as search_index
 
-from .caches import SHOP_TYPES_IDENT, shop_bloom, shop_cache, shop_type_cache
+from .caches import shop_bloom, shop_cache, shop_type_cache, shop_types_ident
 from .errors import Code, ShopNotFound
 from .models import Shop, ShopType
 
@@ -159,7 +159,8 @@ def shop_type_delete(*, shop_type: ShopType) -> None:
 
 def shop_types_changed() -> None:
     """Drop the cached type list (after bulk imports that bypass shop_type_save)."""
-    shop_type_cache().evict(SHOP_TYPES_IDENT)
+    for english in (False, True):
+        shop_type_cache().evict(shop_types_ident(english=english))
 
 
 def shop_indexes_rebuild(*, progress: bool = False) -> tuple[dict[int, int], int]:

@@ -15,8 +15,10 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 from django.test import Client
+from django.utils import translation
 from rest_framework.test import APIClient
 
+from blogs.models import Blog, BlogComment
 from tests.factories import VoucherFactory
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -133,6 +135,11 @@ def test_the_admin_shows_chinese_model_names_by_default_and_english_on_request(
 
     for name in ("商户分类", "优惠券订单", "核销记录", "探店笔记", "关注关系", "商户店员"):
         assert name in index
+    # The comment model is 评论 (a delete page's summary names it); 评论数 is a note's
+    # count of them, a column of the notes list: one English word, two uses.
+    with translation.override("zh-hans"):
+        assert str(BlogComment._meta.verbose_name_plural) == "评论"
+        assert str(Blog._meta.get_field("comments").verbose_name) == "评论数"
     assert "Shop types" not in index
     for name in ("Shop types", "Voucher orders", "Write-offs", "Blogs", "Shop staff"):
         assert name in index_en

@@ -229,6 +229,23 @@ def test_a_second_make_run_refuses_before_touching_anything() -> None:
     assert "make run is already running" in result.stderr
 
 
+def test_make_alone_lists_every_target_with_what_it_does() -> None:
+    """`make` (and `make help`) is the list of targets, each with its `##` line; only the
+    internal steps (the virtualenv's stamp, run's lock check) stay off it."""
+    import re
+
+    makefile = (ROOT / "Makefile").read_text()
+    rules = set(re.findall(r"^([a-z][a-z-]*):(?!=)", makefile, re.MULTILINE)) - {"run-guard"}
+    listed = subprocess.run(
+        ["make", "--no-print-directory"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    shown = dict(re.findall(r"^  make (\S+) +(.+)$", listed.stdout, re.MULTILINE))
+
+    assert listed.returncode == 0, listed.stderr
+    assert set(shown) == rules
+    assert all(len(description) > 10 for description in shown.values())
+
+
 APPS = ["accounts", "shops", "vouchers", "blogs", "follows", "signin"]
 
 

@@ -50,17 +50,22 @@ def _validation_error_body(errors: dict[str, Any] | list[Any]) -> dict[str, Any]
 _AS_DRF = {"ensure_ascii": False, "separators": (",", ":")}
 
 
+def json_error(
+    body: dict[str, Any], status: int, headers: dict[str, str] | None = None
+) -> JsonResponse:
+    """An error body as DRF's renderer sends one (compact, UTF-8 unescaped), for the
+    plain-Django paths and Django's own error handlers."""
+    return JsonResponse(body, status=status, headers=headers, json_dumps_params=_AS_DRF)
+
+
 def domain_error_json(exc: DomainError) -> JsonResponse:
     """The same answer as the DRF handler's, for the plain-Django paths."""
-    body = _domain_error_body(exc)
-    return JsonResponse(
-        body, status=exc.status_code, headers=domain_error_headers(exc), json_dumps_params=_AS_DRF
-    )
+    return json_error(_domain_error_body(exc), exc.status_code, domain_error_headers(exc))
 
 
 def validation_error_json(errors: dict[str, Any] | list[Any]) -> JsonResponse:
     """The DRF handler's 400 for invalid input, for the plain-Django paths."""
-    return JsonResponse(_validation_error_body(errors), status=400, json_dumps_params=_AS_DRF)
+    return json_error(_validation_error_body(errors), 400)
 
 
 def redis_outage(request: HttpRequest) -> ServiceUnavailable:

@@ -6,7 +6,7 @@ import shutil
 import tempfile
 
 from .base import *  # noqa: F403
-from .base import CACHES, REST_FRAMEWORK, VAR_DIR, celery_broker_url, env
+from .base import CACHES, MIDDLEWARE, REST_FRAMEWORK, VAR_DIR, celery_broker_url, env
 
 VAR_DIR.mkdir(exist_ok=True)  # the SQLite test database lives there
 
@@ -20,6 +20,8 @@ PROMETHEUS_MULTIPROC_DIR = os.environ["PROMETHEUS_MULTIPROC_DIR"]
 METRICS_TOKEN = "test-metrics-token"
 
 DEBUG = False
+# Every JSON answer of the suite is checked to be UTF-8 with no escaped non-ASCII text.
+MIDDLEWARE = ["tests.guards.UnescapedJsonGuard", *MIDDLEWARE]
 # The test Redis of scripts/redis.sh (its own server: a test may restart it, and every test
 # flushes it), never the one `make run` serves from.
 TEST_REDIS_PORT = env.int("TEST_REDIS_PORT", default=6391)

@@ -96,6 +96,22 @@ def test_seed_demo_is_idempotent_and_its_admin_can_log_in(capsys, settings) -> N
 
 
 @pytest.mark.django_db
+def test_seed_demo_reports_the_streak_as_it_stands(capsys, fake_clock) -> None:
+    """Run again two days later, the seed signs the twelve days before the new today,
+    which join the twelve it signed before: the streak is 14 days now, and the message
+    says so (it said "12-day" whatever the history)."""
+    from datetime import timedelta
+
+    call_command("seed_demo", "--force")
+    assert "has a 12-day streak, sign today to extend it" in capsys.readouterr().out
+    fake_clock.advance(timedelta(days=2).total_seconds())
+
+    call_command("seed_demo", "--force")
+
+    assert "has a 14-day streak, sign today to extend it" in capsys.readouterr().out
+
+
+@pytest.mark.django_db
 def test_seed_demo_forced_with_debug_off_never_makes_an_operator(capsys) -> None:
     call_command("seed_demo", "--force")  # the production settings' DEBUG is off
 

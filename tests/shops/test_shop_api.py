@@ -60,6 +60,28 @@ def test_shop_types_are_ordered_by_sort_and_served_from_cache(
 
 
 @pytest.mark.django_db
+def test_english_readers_get_a_type_s_english_name_and_its_change_reaches_both(
+    api, django_capture_on_commit_callbacks
+) -> None:
+    """The categories are the product's words: translated where an English name is set
+    (a type without one keeps its name), each language's list cached on its own."""
+    food = ShopTypeFactory(name="美食", name_en="Food", sort=1)
+    ShopTypeFactory(name="轰趴馆", sort=2)
+
+    def names(language: str) -> list[str]:
+        answer = api.get("/api/shop-types", HTTP_ACCEPT_LANGUAGE=language)
+        return [t["name"] for t in answer.json()]
+
+    assert names("en") == ["Food", "轰趴馆"]
+    assert names("zh-CN") == ["美食", "轰趴馆"]
+    food.name_en = "Eat"
+    with django_capture_on_commit_callbacks(execute=True):
+        services.shop_type_save(shop_type=food)
+    assert names("en") == ["Eat", "轰趴馆"]
+    assert names("zh-CN") == ["美食", "轰趴馆"]
+
+
+@pytest.mark.django_db
 def test_shop_type_change_through_the_service_refreshes_the_list(
     api, django_capture_on_commit_callbacks
 ) -> None:

@@ -140,6 +140,8 @@ def test_operators_see_signed_users_per_day_without_a_scan(
     page = client.get("/admin/signin/report/")
     assert page.status_code == 200
     assert b"2026-06-10" in page.content
+    index = client.get("/admin/").content.decode()  # found from the admin's first page
+    assert '<a href="/admin/signin/report/">每日签到人数</a>' in index
 
 
 def test_sign_keys_of_before_the_buckets_are_moved_into_them(redis_client) -> None:

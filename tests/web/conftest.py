@@ -24,9 +24,11 @@ from accounts.sms import locmem
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parent.parent.parent
-# Every run takes the screenshots; `make screenshots` (UPDATE_SCREENSHOTS=1) writes them
-# to docs/screenshots/ for the README, otherwise they go to var/ and leave git clean.
-SCREENSHOTS = ROOT / ("docs" if os.environ.get("UPDATE_SCREENSHOTS") else "var") / "screenshots"
+# Every run takes the screenshots into var/screenshots/. The README's come from the demo
+# data (tests/web/test_screenshots.py): `make screenshots` (UPDATE_SCREENSHOTS=1) writes
+# those to docs/screenshots/; the other tests' never go there (their data is made up).
+SCREENSHOTS = ROOT / "var" / "screenshots"
+README_SCREENSHOTS = ROOT / "docs" / "screenshots"
 PHONE: ViewportSize = {"width": 390, "height": 844}
 # Chromium logs every non-2xx fetch as a console error. A test lists the statuses it
 # provokes on purpose in `expected_http`; any other fails it.
@@ -86,9 +88,14 @@ def page(
     assert problems == []
 
 
-def screenshot(page: Page, name: str) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+def screenshot(page: Page, name: str, *, readme: bool = False) -> None:
+    folder = SCREENSHOTS
+    if readme and os.environ.get("UPDATE_SCREENSHOTS"):
+        folder = README_SCREENSHOTS
+    elif readme:
+        name = f"readme-{name}"
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
 
 
 # The login page's words in each language the tests speak.

@@ -42,14 +42,22 @@ def test_log_in_grab_a_voucher_pay_for_it_and_be_told_on_a_second_grab(
     screenshot(page, "shop")
 
     drain_all()  # what the Celery drain does within a second under `make run`
+    # My vouchers opens where the API's list does, on the coupons ready to use: none yet.
     page.goto("/#/vouchers")
+    expect(page.get_by_role("tab", name="未使用")).to_have_attribute("aria-selected", "true")
+    expect(page.get_by_text("还没有可用的券。去首页抢购秒杀，或到店铺领一张。")).to_be_visible()
+    page.get_by_role("tab", name="待支付").click()
     expect(page.get_by_text("¥100 秒杀券")).to_be_visible()
     pay = page.get_by_role("button", name=re.compile("^支付"))
     expect(pay).to_be_visible()
-    screenshot(page, "my-vouchers")
     pay.click()
     expect(page.get_by_text("支付成功，可在“未使用”中查看。")).to_be_visible()
     assert sale.orders.get().status == VoucherOrder.Status.PAID
+    # Right after paying, the coupon is on the tab My vouchers opens on.
+    page.goto("/#/")
+    page.goto("/#/vouchers")
+    expect(page.locator("article", has_text="¥100 秒杀券")).to_contain_text("未使用")
+    screenshot(page, "my-vouchers")
 
     page.goto(f"/#/shops/{shop.id}")
     card = page.locator("article", has_text="¥100 秒杀券")

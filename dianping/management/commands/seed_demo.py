@@ -13,6 +13,7 @@ from blogs import demo as blogs_demo
 from notifications import demo as notifications_demo
 from shops import demo as shops_demo
 from signin import demo as signin_demo
+from signin import services as signin_services
 from vouchers import demo as vouchers_demo
 
 
@@ -56,7 +57,11 @@ class Command(BaseCommand):
                 f"follows: {social['follows']} (first run only)"
             )
         )
-        self.stdout.write(ok(f"sign-ins: {signins} new (13800000001 has a 12-day streak)"))
+        run = signin_services.streak(user_id=users[0].id)  # as it stands now, not as seeded
+        today = "signed today" if run.signed_today else "sign today to extend it"
+        self.stdout.write(
+            ok(f"sign-ins: {signins} new ({users[0].phone} has a {run.days}-day streak, {today})")
+        )
         self.stdout.write(ok(f"notifications: {notified} waiting for {users[0].phone}"))
         self._seed_admin()
 

@@ -25,7 +25,7 @@ function notificationText(n) {
 function notificationLink(n) {
   if (n.blog) return `#/blogs/${n.blog.id}`;
   if (n.order_id && n.kind === "coupon_expiring") return `#/orders/${n.order_id}`;
-  if (n.kind === "order_cancelled") return "#/vouchers";
+  if (n.kind === "order_cancelled") return "#/vouchers?tab=cancelled";
   if (n.kind === "followed" && n.actor) return `#/users/${n.actor.id}`;
   return "#/";
 }

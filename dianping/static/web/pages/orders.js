@@ -23,12 +23,23 @@ function validity(order) {
   ].join("");
 }
 
+// What an empty tab says: where such vouchers come from.
+const EMPTY = {
+  unused: gettext("No coupons to use yet. Grab a flash sale or claim one at a shop."),
+  unpaid: gettext("Nothing to pay."),
+  used: gettext("No coupon used yet."),
+  expired: gettext("No expired coupons."),
+  cancelled: gettext("No cancelled orders."),
+  refunded: gettext("No refunded coupons."),
+};
+
 export async function vouchersPage(params) {
   const show = screen();
   if (needLogin()) return;
-  const tabs = [["unpaid", gettext("To pay")], ["unused", gettext("Unused")], ["used", gettext("Used")], ["expired", gettext("Expired")],
+  // Unused first and by default, as the API's list: a buyer who just paid finds the coupon.
+  const tabs = [["unused", gettext("Unused")], ["unpaid", gettext("To pay")], ["used", gettext("Used")], ["expired", gettext("Expired")],
     ["cancelled", gettext("Cancelled")], ["refunded", gettext("Refunded")]];
-  const current = params.get("tab") || "unpaid";
+  const current = tabs.some(([key]) => key === params.get("tab")) ? params.get("tab") : "unused";
   const list = h("div");
   const status = h("p", { class: "message", role: "status" });
   const more = h("button", { type: "button", class: "secondary", hidden: true }, gettext("More"));
@@ -64,7 +75,7 @@ export async function vouchersPage(params) {
     list.append(...data.results.map(orderRow));
     lastId = data.last_id;
     more.hidden = !lastId;
-    if (!list.children.length) list.append(h("p", {}, gettext("Nothing here yet. Grab a flash sale from the home page.")));
+    if (!list.children.length) list.append(h("p", {}, EMPTY[current]));
   }
   more.addEventListener("click", act(more, status, load));
   await load();

@@ -8,7 +8,7 @@ import { fmt, money, when } from "../lib/format.js";
 import { needLogin, session } from "../lib/session.js";
 
 export function discountText(voucher) {
-  // What a coupon takes off, in the words of its discount rule (SPEC §3.4).
+  // What a coupon takes off, in the words of its discount rule.
   const from = voucher.amount_condition
     ? fmt(gettext(" on bills from %(amount)s"), { amount: money(voucher.amount_condition) }) : "";
   if (voucher.discount_type === "full_reduction") {
@@ -70,7 +70,9 @@ export function voucherCard(voucher) {
   grab.addEventListener("click", act(grab, status, async () => {
     if (needLogin()) return;
     const result = await api("POST", `vouchers/${voucher.id}/seckill`);
-    message(status, fmt(gettext("Got it! Order %(order)s. Pay for it in My vouchers."), { order: result.order_id }), true);
+    const next = fmt(gettext("Got it! Order %(order)s. Pay for it in My vouchers."), { order: result.order_id });
+    status.replaceChildren(`${next} `, h("a", { href: `#/orders/${result.order_id}` }, gettext("Pay now")));
+    status.className = "message ok";
     left = Math.max(0, left - 1);
     stock.textContent = leftText(left);
   }));
