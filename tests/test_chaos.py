@@ -136,6 +136,8 @@ ONE_REDIS, OWN_SALE_REDIS = "one Redis", "the sale on its own Redis"
 def stack(request, tmp_path, transactional_db) -> Iterator[Stack]:
     """The stack on a Redis of the test's own (`appendfsync always`); parametrized with
     OWN_SALE_REDIS, the sale on a second one (SECKILL_REDIS_URL), the first at everysec."""
+    if settings.REDIS_CLUSTER:  # the same stack as the single-Redis runs: nothing new here
+        pytest.skip("a Redis of the test's own: `make test` runs it; the Cluster's is below")
     own_sale_redis = getattr(request, "param", ONE_REDIS) == OWN_SALE_REDIS
     servers_started: list[PrivateRedis] = []
     for name in ("redis", "sale-redis") if own_sale_redis else ("redis",):

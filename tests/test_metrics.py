@@ -29,9 +29,14 @@ def scrape(client) -> Samples:
     response = client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {TOKEN}")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/plain; version=0.0.4")
+    return samples_of(response.content.decode())
+
+
+def samples_of(exposition: str) -> Samples:
+    """Every sample of a Prometheus text exposition, by name and labels."""
     return {
         (sample.name, frozenset(sample.labels.items())): sample.value
-        for family in text_string_to_metric_families(response.content.decode())
+        for family in text_string_to_metric_families(exposition)
         for sample in family.samples
     }
 

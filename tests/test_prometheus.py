@@ -25,7 +25,7 @@ from accounts.tokens import tokens_issue
 from tests import servers
 from tests.factories import UserFactory
 from tests.helpers import free_port, wait_until
-from tests.test_metrics import value
+from tests.test_metrics import Samples, samples_of, value
 from tests.vouchers.sales import start_sale
 from tests.workers import ROOT, current_database_url, kill, start_celery
 from vouchers.models import VoucherOrder
@@ -107,16 +107,10 @@ class Running:
         result = self.query(promql)
         return float(result[0]["value"][1]) if result else None
 
-    def scrape(self) -> dict:
-        from prometheus_client.parser import text_string_to_metric_families
-
+    def scrape(self) -> Samples:
         status, _, body = servers.call(f"{self.url}/metrics", Authorization=f"Bearer {TOKEN}")
         assert status == 200
-        return {
-            (sample.name, frozenset(sample.labels.items())): sample.value
-            for family in text_string_to_metric_families(body.decode())
-            for sample in family.samples
-        }
+        return samples_of(body.decode())
 
     def admin_numbers(self, voucher_id: int) -> dict[str, Any]:
         """The admin live page's numbers, as an operator's browser reads them."""

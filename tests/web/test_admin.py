@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 from dianping.errors import Conflict
 from dianping.redis import keys
 from tests.factories import UserFactory
-from tests.test_metrics import TOKEN, value
+from tests.test_metrics import TOKEN, Samples, samples_of, value
 from tests.vouchers.sales import drain_all, start_sale
 from tests.web.conftest import screenshot
 from vouchers.sale import seckill, shard
@@ -28,19 +28,12 @@ def _points(page: Page, series: str) -> list[str]:
     return (page.locator(f'polyline[data-series="{series}"]').get_attribute("points") or "").split()
 
 
-def _scrape(base_url: str) -> dict:
-    from prometheus_client.parser import text_string_to_metric_families
-
+def _scrape(base_url: str) -> Samples:
     request = urllib.request.Request(
         f"{base_url}/metrics", headers={"Authorization": f"Bearer {TOKEN}"}
     )
     with urllib.request.urlopen(request, timeout=10) as response:
-        text = response.read().decode()
-    return {
-        (sample.name, frozenset(sample.labels.items())): sample.value
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-    }
+        return samples_of(response.read().decode())
 
 
 def test_an_operator_watches_a_sale_live(
