@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `make probe`: the attacker's schema check against a live server. The production
-# settings under granian, with demo data, a Redis of its own and the database that
-# DATABASE_URL names (a SQLite file under var/probe by default; CI gives it MariaDB);
-# then schemathesis with every check (scripts/schemathesis.toml), as a user and as staff. Any
-# failure fails the run; the reports stay in var/probe/report-*.
+# settings under granian (with a Celery worker and beat), with demo data, a Redis of its
+# own and the database that DATABASE_URL names (a SQLite file under var/probe by default;
+# CI gives it MariaDB); then schemathesis with every check (scripts/schemathesis.toml), as
+# a user and as staff. Any failure fails the run; the reports stay in var/probe/report-*.
 #   PROBE_EXAMPLES=N   examples per operation and phase (default 20)
 #   PROBE_SECONDS=S    time budget of the user's and the staff's runs, each (default 240)
 set -euo pipefail
@@ -74,6 +74,17 @@ curl -fsS "http://127.0.0.1:$web_port/api/ping" >/dev/null || {
   tail -30 "$dir/server.log" >&2
   exit 1
 }
+
+# The deployment is whole, as in production: a worker drains the orders the probe's sale
+# accepts and beat runs the heartbeat (without them /api/health rightly answers 503 a
+# minute after the first order, which schemathesis reports as a server error).
+echo "==> Celery worker and beat"
+setsid "$root/.venv/bin/celery" -A dianping worker --pool solo --loglevel WARNING \
+  --without-heartbeat --without-mingle --without-gossip >>"$dir/worker.log" 2>&1 &
+pids+=($!)
+setsid "$root/.venv/bin/celery" -A dianping beat --loglevel WARNING \
+  --schedule "$dir/beat-schedule" >>"$dir/beat.log" 2>&1 &
+pids+=($!)
 
 status=0
 probe() {

@@ -1,19 +1,20 @@
 """The admin in a real browser: an operator watches a flash sale live, its numbers and
-charts moving as buyers grab, the drain stores and a letter goes dead."""
+charts moving as buyers grab (one of them from the web client), the drain stores and a
+letter goes dead."""
 
 from __future__ import annotations
 
 import urllib.request
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from dianping.errors import Conflict
 from dianping.redis import keys
 from tests.factories import UserFactory
 from tests.test_metrics import TOKEN, Samples, samples_of, value
 from tests.vouchers.sales import drain_all, start_sale
-from tests.web.conftest import screenshot
+from tests.web.conftest import PHONE, log_in, screenshot
 from vouchers.sale import seckill, shard
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -37,7 +38,7 @@ def _scrape(base_url: str) -> Samples:
 
 
 def test_an_operator_watches_a_sale_live(
-    page: Page, live_server, redis_client, expected_http: set[int]
+    page: Page, browser: Browser, live_server, redis_client, expected_http: set[int]
 ) -> None:
     expected_http.add(404)  # Django's admin names no icon: the browser asks for /favicon.ico
     operator = UserFactory(username="operator", is_staff=True, is_superuser=True)
@@ -56,9 +57,20 @@ def test_an_operator_watches_a_sale_live(
     # The counters live as long as the process: this test reads from where they stand.
     accepted_before = int(_number(page, "accepted").inner_text())
 
-    buyers = [UserFactory() for _ in range(3)]
+    buyers = [UserFactory() for _ in range(2)]
     for buyer in buyers:
         seckill.voucher_seckill(user_id=buyer.id, voucher_id=sale.id)
+    # A third buyer grabs from the web client, in a browser of their own.
+    shopper = browser.new_context(viewport=PHONE, base_url=live_server.url, locale="zh-CN")
+    try:
+        shop_page = shopper.new_page()
+        log_in(shop_page, "13900000301")
+        shop_page.goto(f"/#/shops/{sale.shop_id}")
+        card = shop_page.locator("article", has_text="直播秒杀券")
+        card.get_by_role("button", name="抢购").click()
+        expect(card.get_by_role("status")).to_contain_text("抢到了！")
+    finally:
+        shopper.close()
     with pytest.raises(Conflict):  # a second grab: refused as a duplicate
         seckill.voucher_seckill(user_id=buyers[0].id, voucher_id=sale.id)
 
