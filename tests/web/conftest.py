@@ -1,6 +1,6 @@
 """A real Chromium (Debian's, driven by Playwright) against a live Django server with the
-real Redis and test database. Screenshots of the main pages land in var/screenshots/, or
-in docs/screenshots/ with UPDATE_SCREENSHOTS=1 (`make screenshots`)."""
+real Redis and test database. Screenshots land in var/screenshots/; the README's (of the
+demo data) in docs/screenshots/ with UPDATE_SCREENSHOTS=1 (`make screenshots`)."""
 
 from __future__ import annotations
 
