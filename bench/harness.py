@@ -7,6 +7,7 @@ mean something. Rounds alternate baseline and target and medians are reported.
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import shutil
@@ -38,6 +39,14 @@ class WrkResult:
 METRICS_TOKEN = "bench-metrics-token"
 
 
+def _metrics_dir() -> str:
+    """A multiprocess directory for one environment's servers and workers, removed when
+    the bench exits."""
+    path = tempfile.mkdtemp(prefix="bench-metrics-")
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
 def server_env(**extra: str) -> dict[str, str]:
     """Production settings, reachable over plain HTTP on loopback, counting metrics as
     production does (one multiprocess directory for the servers and workers of a run)."""
@@ -50,7 +59,7 @@ def server_env(**extra: str) -> dict[str, str]:
         "LOG_LEVEL": "WARNING",
         "NUM_PROXIES": "0",
         "SECKILL_REDIS_URL": "",  # one Redis unless the bench asks (bench/api.py does)
-        "PROMETHEUS_MULTIPROC_DIR": tempfile.mkdtemp(prefix="bench-metrics-"),
+        "PROMETHEUS_MULTIPROC_DIR": _metrics_dir(),
         "METRICS_TOKEN": METRICS_TOKEN,
         **extra,
     }

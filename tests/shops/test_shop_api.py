@@ -60,11 +60,12 @@ def test_shop_types_are_ordered_by_sort_and_served_from_cache(
 
 
 @pytest.mark.django_db
-def test_english_readers_get_a_type_s_english_name_and_its_change_reaches_both(
-    api, django_capture_on_commit_callbacks
+def test_english_readers_get_a_type_s_english_name_and_an_admin_edit_reaches_both(
+    api, admin_client, django_capture_on_commit_callbacks
 ) -> None:
     """The categories are the product's words: translated where an English name is set
-    (a type without one keeps its name), each language's list cached on its own."""
+    (a type without one keeps its name), each language's list cached on its own, and
+    both refreshed by an edit in the admin (the one place types are written)."""
     food = ShopTypeFactory(name="美食", name_en="Food", sort=1)
     ShopTypeFactory(name="轰趴馆", sort=2)
 
@@ -72,13 +73,14 @@ def test_english_readers_get_a_type_s_english_name_and_its_change_reaches_both(
         answer = api.get("/api/shop-types", HTTP_ACCEPT_LANGUAGE=language)
         return [t["name"] for t in answer.json()]
 
-    assert names("en") == ["Food", "轰趴馆"]
+    assert names("en") == ["Food", "轰趴馆"]  # both lists cached now
     assert names("zh-CN") == ["美食", "轰趴馆"]
-    food.name_en = "Eat"
+    form = {"name": "美食天地", "name_en": "Eat", "icon": "", "sort": 1}
     with django_capture_on_commit_callbacks(execute=True):
-        services.shop_type_save(shop_type=food)
+        saved = admin_client.post(f"/admin/shops/shoptype/{food.id}/change/", form)
+    assert saved.status_code == 302  # saved, back to the list
     assert names("en") == ["Eat", "轰趴馆"]
-    assert names("zh-CN") == ["美食", "轰趴馆"]
+    assert names("zh-CN") == ["美食天地", "轰趴馆"]
 
 
 @pytest.mark.django_db

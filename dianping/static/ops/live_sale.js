@@ -20,9 +20,9 @@ function record(name, at, value) {
   while (points.length && points[0][0] < at - WINDOW_MS) points.shift();
 }
 
-// Per-second rates between two reads (none on the first read, or after a counter reset).
+// A per-second rate between two reads (0 after a counter reset: a restarted host).
 function rate(current, before, seconds) {
-  return before === undefined || current < before ? 0 : (current - before) / seconds;
+  return current < before ? 0 : (current - before) / seconds;
 }
 
 // A round ceiling for the y axis: 1, 2 or 5 times a power of ten.

@@ -23,23 +23,21 @@ function validity(order) {
   ].join("");
 }
 
-// What an empty tab says: where such vouchers come from.
-const EMPTY = {
-  unused: gettext("No coupons to use yet. Grab a flash sale or claim one at a shop."),
-  unpaid: gettext("Nothing to pay."),
-  used: gettext("No coupon used yet."),
-  expired: gettext("No expired coupons."),
-  cancelled: gettext("No cancelled orders."),
-  refunded: gettext("No refunded coupons."),
-};
+// My vouchers' tabs: (status, name, what the tab says while empty). Unused first and by
+// default, as the API's list: a buyer who just paid finds the coupon there.
+const TABS = [
+  ["unused", gettext("Unused"), gettext("No coupons to use yet. Grab a flash sale or claim one at a shop.")],
+  ["unpaid", gettext("To pay"), gettext("Nothing to pay.")],
+  ["used", gettext("Used"), gettext("No coupon used yet.")],
+  ["expired", gettext("Expired"), gettext("No expired coupons.")],
+  ["cancelled", gettext("Cancelled"), gettext("No cancelled orders.")],
+  ["refunded", gettext("Refunded"), gettext("No refunded coupons.")],
+];
 
 export async function vouchersPage(params) {
   const show = screen();
   if (needLogin()) return;
-  // Unused first and by default, as the API's list: a buyer who just paid finds the coupon.
-  const tabs = [["unused", gettext("Unused")], ["unpaid", gettext("To pay")], ["used", gettext("Used")], ["expired", gettext("Expired")],
-    ["cancelled", gettext("Cancelled")], ["refunded", gettext("Refunded")]];
-  const current = tabs.some(([key]) => key === params.get("tab")) ? params.get("tab") : "unused";
+  const [current, , empty] = TABS.find(([key]) => key === params.get("tab")) || TABS[0];
   const list = h("div");
   const status = h("p", { class: "message", role: "status" });
   const more = h("button", { type: "button", class: "secondary", hidden: true }, gettext("More"));
@@ -75,13 +73,13 @@ export async function vouchersPage(params) {
     list.append(...data.results.map(orderRow));
     lastId = data.last_id;
     more.hidden = !lastId;
-    if (!list.children.length) list.append(h("p", {}, EMPTY[current]));
+    if (!list.children.length) list.append(h("p", {}, empty));
   }
   more.addEventListener("click", act(more, status, load));
   await load();
   show(h("h1", {}, gettext("My vouchers")),
     h("p", {}, h("a", { href: "#/bills" }, gettext("My bills at shops"))),
-    h("div", { class: "tabs", role: "tablist" }, tabs.map(([key, label]) =>
+    h("div", { class: "tabs", role: "tablist" }, TABS.map(([key, label]) =>
       h("button", { type: "button", role: "tab", "aria-selected": String(key === current),
         onclick: () => { location.hash = `#/vouchers?tab=${key}`; } }, label))),
     status, list, more);
