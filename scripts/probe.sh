@@ -36,10 +36,10 @@ export DATABASE_URL="${DATABASE_URL:-sqlite:///$dir/db.sqlite3}" SMS_BACKEND=fil
   SMS_FILE_PATH="$dir/sms"
 # The probe asks for the schema's truth, not for the rate limits (tests/test_limits.py
 # proves those): thousands of generated writes a minute must not all answer 429.
-for name in BLOG COMMENT LIKE FOLLOW CLAIM CHECKOUT REDEEM REDEEM_MISS UPLOAD; do
+for name in BLOG COMMENT LIKE FOLLOW CLAIM CHECKOUT REDEEM REDEEM_MISS UPLOAD SEARCH; do
   export "THROTTLE_${name}_USER=100000/minute"
 done
-export THROTTLE_SMS_IP=100000/minute THROTTLE_LOGIN_IP=100000/minute
+export THROTTLE_SMS_IP=100000/minute THROTTLE_LOGIN_IP=100000/minute THROTTLE_SEARCH_IP=100000/minute
 
 echo "==> migrate, demo data, GEO and stock"
 if [[ "$DATABASE_URL" == mysql://* ]]; then

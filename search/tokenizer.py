@@ -24,6 +24,8 @@ def normalize(text: str) -> str:
     letters and digits to ASCII), case folded, accents dropped (café to cafe: MariaDB's
     collations compare them equal, so the index must not hold both)."""
     decomposed = unicodedata.normalize("NFKD", text.casefold())
+    if decomposed.isascii():  # no accents left to drop, nothing to compose: done, in C
+        return decomposed
     bare = "".join(char for char in decomposed if not unicodedata.combining(char))
     return unicodedata.normalize("NFKC", bare)
 

@@ -12,7 +12,8 @@ from rest_framework.request import Request
 from dianping.api.fastpath import fast_path, json_response
 from dianping.api.pagination import PageNumberPagination
 from dianping.api.queries import query_params
-from dianping.api.schema import PAGE_PARAMETERS
+from dianping.api.schema import PAGE_PARAMETERS, api_errors
+from dianping.api.throttles import throttle
 from dianping.api.viewer import touch_viewer
 
 from . import selectors
@@ -32,12 +33,15 @@ class SearchViewSet(viewsets.ViewSet):
         parameters=[SearchQuerySerializer, *PAGE_PARAMETERS],
         responses=search_page_serializer(),
     )
+    @api_errors(429)  # limited in the view (decision 279): the fast path has no DRF throttles
     def list(self, request: Request) -> HttpResponse:
         """Shops, notes or users matching the words of `q` (Chinese is segmented into
         words), 10 a page, `page_size` up to 50: those matching the most words first, then
         those matching in names and titles, then the most popular (shops by score and
         reviews, notes by likes, users by followers). Each result is the kind's usual list
-        item plus `highlight`: the fields shown, cut into fragments, the hits marked."""
+        item plus `highlight`: the fields shown, cut into fragments, the hits marked.
+        Limited per client address for anonymous callers and per user for signed-in
+        ones (429 with Retry-After past it)."""
         return _search(request._request)  # GETs take `search_view`; HEADs come here
 
 
@@ -47,10 +51,15 @@ def search_view(request: HttpRequest) -> HttpResponse:
 
 
 def _search(request: HttpRequest) -> HttpResponse:
+    viewer = touch_viewer(request)
+    # Before any parsing, as DRF runs its throttles (decision 279).
+    if viewer is None:
+        throttle("search_ip", request)
+    else:
+        throttle("search_user", request, user_id=viewer["id"])
     params = query_params(request, SearchQuerySerializer)
     paginator = SearchPagination()
     paginator.begin(request)
-    viewer = touch_viewer(request)
     paginator.count, items = selectors.search(
         kind=params["kind"],
         query_terms=query_terms(params["q"]),

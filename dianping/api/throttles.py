@@ -8,6 +8,7 @@ from typing import Any
 from django.conf import settings
 from rest_framework.throttling import BaseThrottle
 
+from dianping.errors import RateLimited
 from dianping.redis.ratelimit import FunnelLimiter, SlidingWindowLimiter, parse_rate
 
 from .clients import client_ip
@@ -18,6 +19,7 @@ __all__ = [
     "UserSlidingWindowThrottle",
     "WriteLimited",
     "parse_rate",
+    "throttle",
 ]
 
 
@@ -92,3 +94,14 @@ class FunnelThrottle(_LimiterThrottle):
         if getattr(user, "is_authenticated", False):
             return f"user:{user.id}"
         return super().get_subject(request, view)
+
+
+def throttle(scope: str, request: Any, *, user_id: int | None = None) -> None:
+    """A DRF throttle for the plain-Django paths, which skip DRF's: one hit of `scope`'s
+    rate for the signed-in `user_id`, else for the client's address as the DRF throttles
+    name it; RateLimited (429 with Retry-After) past the rate, the refusal not counted."""
+    limit = SlidingWindowThrottle(scope)
+    subject = f"user:{user_id}" if user_id is not None else limit.get_subject(request, None)
+    decision = limit.limiter.hit(subject)
+    if not decision.allowed:
+        raise RateLimited(decision.retry_after)

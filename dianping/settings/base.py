@@ -236,6 +236,9 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "sms_ip": env.str("THROTTLE_SMS_IP", default="20/hour"),
         "login_ip": env.str("THROTTLE_LOGIN_IP", default="30/minute"),
+        # Searches: per client address for anonymous callers, per user for signed-in ones.
+        "search_ip": env.str("THROTTLE_SEARCH_IP", default="60/minute"),
+        "search_user": env.str("THROTTLE_SEARCH_USER", default="120/minute"),
         # Per user: writes one can repeat cheaply (SPEC §0).
         "blog_user": env.str("THROTTLE_BLOG_USER", default="10/hour"),
         "comment_user": env.str("THROTTLE_COMMENT_USER", default="5/10seconds"),  # seed 001

@@ -263,6 +263,24 @@ def test_highlights_survive_text_that_normalizing_resizes() -> None:
     ]  # fmt: skip
 
 
+def test_a_hit_across_a_chunk_edge_is_found_and_one_past_the_scan_shows_the_start() -> None:
+    across = highlight.fragments("x" * 127 + "咖啡" + "y" * 500, ["咖啡"], window=80)
+    far = highlight.fragments("x" * (highlight.LOCATE_MAX + 99) + "咖啡", ["咖啡"], window=80)
+
+    assert _hits(across) == ["咖啡"]
+    assert far == [{"text": "x" * 80, "hit": False}, {"text": "…", "hit": False}]
+
+
+def test_marks_are_capped_per_term_and_per_field_and_a_run_is_one_hit() -> None:
+    one_term = highlight.fragments("咖啡 " * 40, ["咖啡"])
+    four_terms = highlight.fragments("咖啡 拿铁 火锅 烧烤 " * 15, ["咖啡", "拿铁", "火锅", "烧烤"])
+    run = highlight.fragments("aaaaaaaaa b", ["aa"])
+
+    assert _hits(one_term) == ["咖啡"] * highlight.HITS_PER_TERM
+    assert len(_hits(four_terms)) == highlight.HITS_PER_FIELD
+    assert run == [{"text": "aaaaaaaaa", "hit": True}, {"text": " b", "hit": False}]
+
+
 def test_the_query_seeks_its_terms_in_the_covering_index() -> None:
     ShopFactory(name="火锅")
     index.rebuild()
