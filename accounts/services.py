@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 
 _VERIFY_CODE = lua(__file__, "verify_code.lua")
 _NICK_ALPHABET = string.ascii_lowercase + string.digits
-_CODE_ACCEPTED, _CODE_WRONG = 1, 0
+_CODE_ACCEPTED = 1  # verify_code.lua's answers: 0 wrong, -1 no live code
 
 
 def _code_digest(phone: str, code: str) -> str:
@@ -86,12 +86,11 @@ def auth_login(*, phone: str, code: str) -> tuple[str, User]:
     verdict = _VERIFY_CODE(
         [keys.login_code(phone)], [_code_digest(phone, code), settings.AUTH_CODE_MAX_ATTEMPTS]
     )
-    if verdict == _CODE_WRONG:
-        raise InvalidInput(gettext("The code is wrong."), code=Code.INVALID_CODE)
     if verdict != _CODE_ACCEPTED:
-        raise InvalidInput(
-            gettext("No valid code for this phone; request a new one."), code=Code.INVALID_CODE
-        )
+        # One answer whether the code was wrong or the phone has no live code (none sent,
+        # expired, used or burnt): telling them apart told anyone which phones had a live
+        # code (decision 283).
+        raise InvalidInput(gettext("The code is wrong or no longer valid."), code=Code.INVALID_CODE)
     user = user_get_or_create_by_phone(phone=phone)
     if not user.is_active:
         raise Forbidden(gettext("This account is disabled."), code=Code.ACCOUNT_DISABLED)

@@ -61,12 +61,18 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
     def get_permissions(self):
         return [AllowAny()] if self.action in self._public else [IsAuthenticated()]
 
+    def is_replay(self, request: Request) -> bool:
+        return self.action == "create" and idempotency.stored(
+            request, scope="blog", user_id=authenticated_id(request)
+        )
+
     @extend_schema(
         parameters=[
             idempotency.header_parameter(
                 "Retries with the same key (24 h) answer the first publication again, with "
-                "`Idempotent-Replayed: true`, instead of publishing twice; the same key with "
-                "another body is a 409 `idempotency_key_reused`, and while the first request "
+                "`Idempotent-Replayed: true`, instead of publishing twice, and use none of "
+                "the write limit; the same key with another body is a 409 "
+                "`idempotency_key_reused`, and while the first request "
                 "still runs a duplicate waits briefly, then 409 `idempotency_in_progress`; "
                 "once the note it published is deleted, the key is a 409 "
                 "`idempotency_key_spent`."

@@ -57,10 +57,21 @@ class UnreadSerializer(serializers.Serializer):
 
 
 class MarkReadSerializer(serializers.Serializer):
-    """Exactly one of `ids` (the caller's; others' are ignored) and `all`."""
+    """One of `ids` (the caller's; others' are ignored) and `"all": true`."""
 
     ids = serializers.ListField(child=fields.IdField(), max_length=200, required=False)
     all = fields.BooleanField(required=False, help_text="true: mark every notification read.")
+    # What validate() admits, in the schema's words (decision 284): `ids`, with `all` left
+    # out or false; or `"all": true` without `ids`. ("not true" rather than an enum: the
+    # schema generator would turn an enum into a shared component, one for both branches.)
+    schema_one_of = [
+        {"required": ["ids"], "properties": {"all": {"not": {"enum": [True]}}}},
+        {
+            "required": ["all"],
+            "properties": {"all": {"not": {"enum": [False]}}},
+            "not": {"required": ["ids"]},
+        },
+    ]
 
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
         if ("ids" in data) == bool(data.get("all")):

@@ -8,7 +8,7 @@ import pytest
 from django.test import RequestFactory
 
 from blogs.models import Blog, BlogComment
-from dianping.api.clients import client_ip
+from dianping.api.clients import client_address, client_ip
 from follows.models import Follow
 from tests.factories import BlogFactory, UserFactory
 from tests.helpers import throttle_rates
@@ -35,6 +35,89 @@ def test_forwarded_for_is_trusted_only_for_our_proxies(settings, proxies, forwar
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": proxies}
 
     assert client_ip(_request("10.0.0.9", forwarded)) == expected
+
+
+@pytest.mark.parametrize(
+    ("forwarded", "prefix", "expected"),
+    [
+        ("6.6.6.6, 2001:db8:1:2:aaaa::5", 64, "2001:db8:1:2::/64"),
+        ("2001:DB8:1:2:0:0:0:ffff", 64, "2001:db8:1:2::/64"),  # any spelling, one network
+        ("2001:db8:1:2:aaaa::5", 48, "2001:db8:1::/48"),
+        ("2001:db8:1:2:aaaa::5", 128, "2001:db8:1:2:aaaa::5"),  # each address alone
+        ("fe80::1%eth0", 64, "fe80::/64"),
+        ("::ffff:198.51.100.7", 64, "198.51.100.7"),  # a dual-stack socket's IPv4 client
+        ("198.51.100.7", 64, "198.51.100.7"),  # IPv4 as it was
+        ("unknown", 64, "unknown"),  # no address: its own bucket, as before
+    ],
+)
+def test_an_ipv6_client_counts_by_its_network(settings, forwarded, prefix, expected) -> None:
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    settings.CLIENT_IPV6_PREFIX = prefix
+
+    assert client_ip(_request("10.0.0.9", forwarded)) == expected
+    assert client_address(_request("10.0.0.9", forwarded)) == forwarded.split(", ")[-1]
+
+
+def _codes_from(api, settings, addresses: list[str]) -> list[int]:
+    """POST /api/auth/code from each address in turn (behind our one proxy), a new phone
+    each time so that only the per-address limit can refuse."""
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    throttle_rates(settings, sms_ip="20/hour")
+    return [
+        api.post(
+            "/api/auth/code", {"phone": f"139{i:08d}"}, format="json",
+            HTTP_X_FORWARDED_FOR=f"6.6.6.6, {address}",  # what the client wrote, then our proxy
+        ).status_code
+        for i, address in enumerate(addresses)
+    ]  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_codes_from_the_addresses_of_one_ipv6_64_share_one_limit(api, settings, sms_outbox):
+    one_host = [f"2001:db8:1:2:{i:x}::{i + 1:x}" for i in range(21)]
+    elsewhere = ["2001:db8:1:3::1", "2001:db8:2:2::1"]  # other /64s, their own budgets
+
+    statuses = _codes_from(api, settings, one_host + elsewhere)
+
+    assert statuses == [202] * 20 + [429] + [202, 202]
+    assert len(sms_outbox) == 22
+
+
+@pytest.mark.django_db
+def test_ipv4_addresses_count_alone_and_a_mapped_one_as_itself(api, settings, sms_outbox):
+    many = [f"198.51.100.{i}" for i in range(21)]
+    one = ["203.0.113.9"] * 10 + ["::ffff:203.0.113.9"] * 11
+
+    statuses = _codes_from(api, settings, many + one)
+
+    assert statuses == [202] * 21 + [202] * 20 + [429]
+    assert len(sms_outbox) == 41
+
+
+@pytest.mark.django_db
+def test_a_prefix_of_128_counts_each_ipv6_address_alone(api, settings, sms_outbox) -> None:
+    settings.CLIENT_IPV6_PREFIX = 128
+
+    statuses = _codes_from(api, settings, [f"2001:db8:1:2::{i + 1:x}" for i in range(21)])
+
+    assert statuses == [202] * 21
+
+
+@pytest.mark.django_db
+def test_logins_from_the_addresses_of_one_ipv6_64_share_one_limit(api, settings) -> None:
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    throttle_rates(settings, login_ip="3/minute")
+
+    def login(address: str) -> int:
+        return api.post(
+            "/api/auth/login", {"phone": "13912345678", "code": "000000"}, format="json",
+            HTTP_X_FORWARDED_FOR=address,
+        ).status_code  # fmt: skip
+
+    statuses = [login(f"2001:db8:9:9::{i + 1:x}") for i in range(4)]
+
+    assert statuses == [400, 400, 400, 429]
+    assert login("2001:db8:9:a::1") == 400  # the next /64: its own budget
 
 
 @pytest.mark.django_db

@@ -236,10 +236,17 @@ class ShopOrderViewSet(WriteLimited, viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
     write_limits = {"create": "checkout_user"}
 
+    def is_replay(self, request: Request) -> bool:
+        key = idempotency.idempotency_key(request) if self.action == "create" else None
+        return key is not None and checkout.shop_order_keyed(
+            user_id=authenticated_id(request), idempotency_key=key
+        )
+
     @extend_schema(
         parameters=[
             idempotency.header_parameter(
-                "Retries with the same key return the first checkout's order."
+                "Retries with the same key return the first checkout's order, and use "
+                "none of the write limit."
             )
         ],
         request=ShopOrderCreateSerializer,

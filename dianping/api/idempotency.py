@@ -7,6 +7,9 @@ or gets a 409 `idempotency_in_progress`. The same key with another body is a 409
 free, so a corrected retry with the same key goes through. A replay of something deleted
 since is a 409 `idempotency_key_spent`, never an id that leads nowhere.
 
+A replay of a stored answer writes nothing, so it is answered whatever the write limits
+say: a view's `is_replay` asks `stored` before its throttles run (decision 282).
+
 Redis is the store: after Redis loses its data, or past the TTL, a retry writes again."""
 
 from __future__ import annotations
@@ -55,6 +58,20 @@ def idempotency_key(request: Request) -> str | None:
     return key
 
 
+def stored(request: Request, *, scope: str, user_id: int) -> bool:
+    """Whether this request's key already has a stored answer, so that `once` writes
+    nothing: it replays the answer, or refuses another body or a deleted note with a 409.
+    The answer read here is the one `once` uses, so one that expires in between is still
+    replayed, never written again past a limit that let it through."""
+    found = _identity(request, scope, user_id)
+    if found is None:
+        return False
+    store = found[0]
+    raw = get_redis().get(store)
+    request._idempotency_read = (store, raw)  # type: ignore[attr-defined]
+    return raw is not None
+
+
 def once(
     request: Request,
     *,
@@ -65,16 +82,13 @@ def once(
 ) -> Response:
     """`run()` once per user and key (see the module), or its first answer again while
     `still_there(first answer's body)` holds."""
-    key = idempotency_key(request)
-    if key is None:
+    found = _identity(request, scope, user_id)
+    if found is None:
         return run()
-    digest = hashlib.sha256(key.encode()).hexdigest()
-    # The stdlib's encoder: a body may hold integers past 64 bits (refused later, or not
-    # at all where a field ignores them), which orjson cannot encode.
-    body = json.dumps(request.data, sort_keys=True, ensure_ascii=False, default=str)
-    fingerprint_hex = hashlib.sha256(body.encode()).hexdigest()
-    store = keys.idempotency(scope, user_id, digest)
-    if (earlier := _replay(store, fingerprint_hex, still_there)) is not None:
+    store, fingerprint_hex, digest = found
+    read = getattr(request, "_idempotency_read", None)  # what `stored` read, if it ran
+    raw = read[1] if read is not None and read[0] == store else get_redis().get(store)
+    if (earlier := _replay(raw, fingerprint_hex, still_there)) is not None:
         return earlier
     lock = RedisLock(
         keys.idempotency_lock(scope, user_id, digest),
@@ -88,7 +102,8 @@ def once(
         )
     try:
         # A duplicate that waited for the lock finds the first answer here.
-        if (earlier := _replay(store, fingerprint_hex, still_there)) is not None:
+        raw = get_redis().get(store)
+        if (earlier := _replay(raw, fingerprint_hex, still_there)) is not None:
             return earlier
         response = run()
         if 200 <= response.status_code < 300:
@@ -100,8 +115,22 @@ def once(
         lock.release()
 
 
-def _replay(store: str, fingerprint: str, still_there: Callable[[Any], bool]) -> Response | None:
-    raw = get_redis().get(store)
+def _identity(request: Request, scope: str, user_id: int) -> tuple[str, str, str] | None:
+    """(the answer's key, the body's fingerprint, the key's digest), or None without a key."""
+    key = idempotency_key(request)
+    if key is None:
+        return None
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    # The stdlib's encoder: a body may hold integers past 64 bits (refused later, or not
+    # at all where a field ignores them), which orjson cannot encode.
+    body = json.dumps(request.data, sort_keys=True, ensure_ascii=False, default=str)
+    fingerprint = hashlib.sha256(body.encode()).hexdigest()
+    return keys.idempotency(scope, user_id, digest), fingerprint, digest
+
+
+def _replay(
+    raw: bytes | str | None, fingerprint: str, still_there: Callable[[Any], bool]
+) -> Response | None:
     if raw is None:
         return None
     answer: dict[str, Any] = orjson.loads(raw)

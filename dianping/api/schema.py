@@ -105,6 +105,24 @@ class ApiSchema(AutoSchema):
                 del schema["oneOf"]
                 schema.update(inner)
 
+    def _map_serializer(
+        self, serializer: Any, direction: str, bypass_extensions: bool = False
+    ) -> dict[str, Any]:
+        """A body whose fields are valid only in some combinations says which, as its
+        serializer's `schema_one_of` (a list of JSON Schema branches): `validate()` is code
+        the schema cannot read, and a schema that admits what it refuses is a lie."""
+        schema: dict[str, Any] = super()._map_serializer(serializer, direction, bypass_extensions)
+        one_of = getattr(serializer, "schema_one_of", None)
+        return {**schema, "oneOf": one_of} if one_of else schema
+
+    def _get_request_for_media_type(
+        self, serializer: Any, direction: str = "request"
+    ) -> tuple[Any, bool]:
+        """A body with `schema_one_of` is required: each of its branches requires a field,
+        so no body at all is refused, and the schema must not offer it."""
+        schema, required = super()._get_request_for_media_type(serializer, direction)
+        return schema, required or bool(getattr(serializer, "schema_one_of", None))
+
     def get_operation_id(self) -> str:
         """`<path>_list` for list actions, as before they stopped counting as list views."""
         operation_id = super().get_operation_id()

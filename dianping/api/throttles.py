@@ -28,7 +28,7 @@ class _LimiterThrottle(BaseThrottle):
     _wait = 0.0
 
     def get_ident(self, request: Any) -> str:
-        return client_ip(request)  # one rule for the client's address (NUM_PROXIES)
+        return client_ip(request)  # one rule: NUM_PROXIES, an IPv6 client's /64 (decision 281)
 
     def get_subject(self, request: Any, view: Any) -> str:
         return f"ip:{self.get_ident(request)}"
@@ -67,7 +67,8 @@ class UserSlidingWindowThrottle(SlidingWindowThrottle):
 
 class WriteLimited:
     """Viewset mixin: the actions in `write_limits` are limited per user, each at its
-    scope's rate (SPEC §0: writes a user can repeat cheaply answer 429 past it)."""
+    scope's rate (SPEC §0: writes a user can repeat cheaply answer 429 past it). A request
+    for which `is_replay` holds writes nothing and passes uncounted (decision 282)."""
 
     write_limits: dict[str, str] = {}
     action: str  # as DRF's stubs have it; None when no action matched (hence the `or`)
@@ -75,6 +76,16 @@ class WriteLimited:
     def get_throttles(self) -> list[BaseThrottle]:
         scope = self.write_limits.get(self.action or "")
         return [UserSlidingWindowThrottle(scope)] if scope else []
+
+    def is_replay(self, request: Any) -> bool:
+        """Whether the request repeats a stored write (an Idempotency-Key's replay), to be
+        answered from what is stored: the views with such keys say (after permissions)."""
+        return False
+
+    def check_throttles(self, request: Any) -> None:
+        if self.is_replay(request):
+            return
+        super().check_throttles(request)  # type: ignore[misc]  # APIView's, after this mixin
 
 
 class FunnelThrottle(_LimiterThrottle):

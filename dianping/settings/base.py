@@ -262,6 +262,11 @@ REST_FRAMEWORK = {
     # Number of trusted reverse proxies in front of the app (for the client IP).
     "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
 }
+# An IPv6 client's limits count by its network of this many bits: every host has a /64 of
+# addresses to pick from (dianping.api.clients; 128 counts each address alone).
+CLIENT_IPV6_PREFIX = env.int("CLIENT_IPV6_PREFIX", default=64)
+if not 0 <= CLIENT_IPV6_PREFIX <= 128:
+    raise ImproperlyConfigured("CLIENT_IPV6_PREFIX must be a prefix length from 0 to 128")
 SPECTACULAR_SETTINGS = {
     "TITLE": "Dianping API",
     "DESCRIPTION": "Shops, reviews, follows, feeds, sign-in streaks and coupon flash sales.",

@@ -78,6 +78,26 @@ def test_failures_per_address_are_limited_across_usernames(operator, settings) -
 
 
 @pytest.mark.django_db
+def test_failures_from_the_addresses_of_one_ipv6_64_share_one_limit(operator, settings) -> None:
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    _limit(settings, admin_login_ip="3/15minutes", admin_login_user_ip="3/15minutes")
+    client = Client()
+
+    def sign_in(address: str, password: str = "guess") -> int:
+        return client.post(
+            "/admin/login/?next=/admin/",
+            {"username": "operator", "password": password},
+            HTTP_X_FORWARDED_FOR=address,
+        ).status_code
+
+    failures = [sign_in(f"2001:db8:5:5::{i + 1:x}") for i in range(3)]
+
+    assert failures == [200, 200, 200]
+    assert sign_in("2001:db8:5:5:ffff::1", "right-password-123") == 429  # same /64
+    assert sign_in("2001:db8:5:6::1", "right-password-123") == 302  # the next /64
+
+
+@pytest.mark.django_db
 def test_successful_sign_ins_use_no_budget(operator, settings) -> None:
     _limit(settings, admin_login_ip="2/15minutes", admin_login_user_ip="2/15minutes")
 

@@ -206,6 +206,35 @@ def test_wrong_code_is_refused_and_five_misses_burn_the_code(api, sms_outbox, re
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("language", ["zh-hans", "en"])
+def test_a_wrong_code_answers_alike_whether_or_not_the_phone_has_a_live_code(
+    api, sms_outbox, redis_client, language
+) -> None:
+    _send(api)
+    wrong = f"{(int(_code_from(sms_outbox)) + 1) % 10**6:06d}"
+    burnt, expired, never = "13912345601", "13912345602", "13912345603"
+    _send(api, burnt)
+    for _ in range(5):
+        _login(api, wrong, burnt)
+    _send(api, expired)
+    redis_client.delete(keys.login_code(expired))
+
+    answers = {
+        (r.status_code, r.content)
+        for r in (
+            api.post("/api/auth/login", {"phone": phone, "code": wrong}, format="json",
+                     HTTP_ACCEPT_LANGUAGE=language)
+            for phone in (PHONE, burnt, expired, never)
+        )
+    }  # fmt: skip
+
+    assert len(answers) == 1  # a live code, a burnt one, an expired one, none ever sent
+    status, content = answers.pop()
+    assert status == 400
+    assert b'"code":"invalid_code"' in content.replace(b" ", b"")
+
+
+@pytest.mark.django_db
 def test_four_misses_still_allow_the_right_code(api, sms_outbox) -> None:
     _send(api)
     code = _code_from(sms_outbox)

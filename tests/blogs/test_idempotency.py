@@ -7,7 +7,9 @@ import pytest
 
 from blogs.models import Blog
 from dianping.api.idempotency import REPLAYED
-from tests.helpers import client_for, run_concurrently
+from dianping.redis import keys
+from dianping.redis.ratelimit import parse_rate
+from tests.helpers import client_for, run_concurrently, throttle_rates
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -74,6 +76,25 @@ def test_racing_duplicates_publish_once(user) -> None:
     assert len({r.json()["id"] for r in responses}) == 1
     assert Blog.objects.count() == 1
     assert sum(REPLAYED in r for r in responses) == 7
+
+
+def test_racing_replays_of_a_stored_key_get_its_answer_and_use_no_write_budget(
+    user, settings, redis_client
+) -> None:
+    throttle_rates(settings, blog_user="2/hour")
+    api = client_for(user)
+    first = _post(api, "stored")
+    apis = [client_for(user) for _ in range(20)]
+
+    replays = run_concurrently(lambda i: _post(apis[i], "stored"), workers=20)
+
+    assert [r.status_code for r in replays] == [201] * 20
+    assert all(r.json() == first.json() and r[REPLAYED] == "true" for r in replays)
+    counted = keys.sliding_window("blog_user", f"user:{user.id}", parse_rate("2/hour")[1] * 1000)
+    assert redis_client.zcard(counted) == 1  # the publication alone
+    assert _post(api, "another").status_code == 201  # the second of two
+    assert _post(api, "a-third").status_code == 429
+    assert Blog.objects.count() == 2
 
 
 def test_a_duplicate_that_outwaits_the_first_gets_in_progress(user, settings) -> None:

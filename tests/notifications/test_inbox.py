@@ -3,7 +3,9 @@ scroll paging; the bound; unread count and mark-read; nobody else's inbox."""
 
 from __future__ import annotations
 
+import jsonschema
 import pytest
+from drf_spectacular.generators import SchemaGenerator
 
 from notifications import services
 from notifications.models import Kind, Notification
@@ -193,6 +195,50 @@ def test_mark_read_needs_ids_or_all(user, user_api, body) -> None:
     assert response.status_code == 400
     assert response.json()["code"] == "invalid"
     assert _unread(user_api) == 1
+
+
+@pytest.fixture(scope="module")
+def mark_read_body_schema() -> jsonschema.Draft4Validator:
+    """The request body `POST /api/notifications/read` publishes, as a validator."""
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    content = schema["paths"]["/api/notifications/read"]["post"]["requestBody"]["content"]
+    body = content["application/json"]["schema"]
+    return jsonschema.Draft4Validator({**body, "components": schema["components"]})
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"ids": [], "all": True},  # schemathesis's ST202: the schema admitted it
+        {"ids": [1], "all": True},
+        {"ids": [1], "all": False},
+        {"ids": []},
+        {"ids": [1]},
+        {"all": True},
+        {"all": False},
+        {},
+    ],
+)
+def test_the_schema_admits_exactly_the_bodies_mark_read_takes(
+    user, user_api, mark_read_body_schema, body
+) -> None:
+    _add(user, 1)
+
+    response = user_api.post("/api/notifications/read", body, format="json")
+
+    assert response.status_code in (200, 400)
+    assert mark_read_body_schema.is_valid(body) == (response.status_code == 200)
+
+
+@pytest.mark.django_db
+def test_mark_read_without_a_body_is_refused_and_the_schema_requires_one(user_api) -> None:
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+
+    response = user_api.post("/api/notifications/read")
+
+    assert response.status_code == 400
+    assert schema["paths"]["/api/notifications/read"]["post"]["requestBody"]["required"] is True
 
 
 @pytest.mark.django_db

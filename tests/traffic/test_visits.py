@@ -76,6 +76,34 @@ def test_a_script_inventing_visitor_ids_adds_a_bounded_number_of_visitors(
 
 
 @pytest.mark.django_db
+def test_invented_visitors_from_one_ipv6_64_are_bounded_together(
+    api, redis_client, fake_clock, settings
+) -> None:
+    settings.ANON_VISITORS_PER_ADDRESS = 20
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    shop = ShopFactory()
+    day = visits.local_day()
+
+    for i in range(100):  # one host: a new address of its /64 and a new id every time
+        api.get(
+            f"/api/shops/{shop.id}",
+            HTTP_X_CLIENT_ID=f"script-{i:06d}",
+            HTTP_X_FORWARDED_FOR=f"2001:db8:7:7:{i:x}::1",
+        )
+    for i in range(5):  # other /64s count as before
+        api.get(
+            f"/api/shops/{shop.id}",
+            HTTP_X_CLIENT_ID=f"phone-{i:04d}",
+            HTTP_X_FORWARDED_FOR=f"2001:db8:8:{i:x}::1",
+        )
+    visits.flush()
+
+    # 20 ids of their own, the rest as the one /64; 5 phones.
+    assert redis_client.pfcount(keys.visits_uv(f"shop:{shop.id}", day)) == 20 + 1 + 5
+    assert int(redis_client.get(keys.visits_pv(f"shop:{shop.id}", day))) == 100 + 5
+
+
+@pytest.mark.django_db
 def test_views_are_written_in_batches_by_the_background_flusher(
     api, redis_client, fake_clock
 ) -> None:

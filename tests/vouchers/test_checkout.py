@@ -242,6 +242,23 @@ def test_concurrent_retries_with_one_key_make_one_order(user, shop, with_coupon)
     assert WriteOff.objects.count() == (1 if with_coupon else 0)
 
 
+@pytest.mark.django_db(transaction=True)
+def test_racing_retries_of_a_done_checkout_get_its_order_and_use_no_budget(user, shop, settings):
+    throttle_rates(settings, checkout_user="2/minute")
+    api = client_for(user)
+    key = {"HTTP_IDEMPOTENCY_KEY": "till-3-receipt-7"}
+    first = _checkout(api, shop, 1200, None, **key)
+    clients = [client_for(user) for _ in range(20)]
+
+    retries = run_concurrently(lambda i: _checkout(clients[i], shop, 1200, None, **key), 20)
+
+    assert [r.status_code for r in retries] == [201] * 20
+    assert all(r.json() == first.json() and r["Idempotent-Replayed"] == "true" for r in retries)
+    assert _checkout(api, shop, 1300).status_code == 201  # the second of two
+    assert _checkout(api, shop, 1400).status_code == 429
+    assert ShopOrder.objects.count() == 2
+
+
 @pytest.mark.django_db
 def test_a_refunded_checkout_gives_its_coupon_back_to_use_again(user_api, other_user, shop) -> None:
     coupon = _coupon(user_api, NormalVoucherFactory(shop=shop, pay_value=0, actual_value=900))

@@ -87,6 +87,12 @@ def _coupon(user_id: int, coupon_id: int, order: ShopOrder) -> VoucherOrder:
     return coupon
 
 
+def shop_order_keyed(*, user_id: int, idempotency_key: str) -> bool:
+    """Whether the caller already has an order under this key: a retry, which writes nothing
+    (its order again, or a 409), so the checkout limit lets it through (decision 282)."""
+    return ShopOrder.objects.filter(user_id=user_id, idempotency_key=idempotency_key).exists()
+
+
 def _keyed(user_id: int, key: str) -> ShopOrder | None:
     return ShopOrder.objects.filter(user_id=user_id, idempotency_key=key).first()
 
