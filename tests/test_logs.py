@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.test import Client
 
 from accounts import tokens
 from dianping import logs
@@ -150,7 +151,7 @@ def test_production_writes_json_and_dev_plain_lines(monkeypatch) -> None:
     production: Any = importlib.import_module("dianping.settings.production")
     try:
         assert production.LOGGING["handlers"]["console"]["formatter"] == "json"
-        assert production.LOGGING["handlers"]["console"]["filters"] == ["request"]
+        assert production.LOGGING["handlers"]["console"]["filters"] == ["request", "client_errors"]
         assert base.LOGGING["handlers"]["console"]["formatter"] == "plain"  # untouched
         # Only the metrics' timer comes before the request id, so every line has one.
         assert production.MIDDLEWARE[:4] == [
@@ -177,3 +178,80 @@ def test_a_tasks_lines_carry_its_task_id(lines) -> None:
     assert "[task-1 user=None] in the task" in lines.getvalue()
     assert "[None user=None] after it" in lines.getvalue()
     assert logs.request_id.get() is None
+
+
+@pytest.fixture
+def production_lines() -> Iterator[io.StringIO]:
+    """What production writes during the test: the JSON console handler, at the levels
+    LOGGING gives the root and the named loggers (the handler test above runs at DEBUG)."""
+    handler = _configured("json")
+    levels = {"": base.LOGGING["root"]["level"]}
+    levels.update({name: c["level"] for name, c in base.LOGGING["loggers"].items()})
+    old = {name: logging.getLogger(name or None).level for name in levels}
+    root = logging.getLogger()
+    root.addHandler(handler)
+    for name, level in levels.items():
+        logging.getLogger(name or None).setLevel(level)
+    try:
+        yield handler.stream  # type: ignore[attr-defined]
+    finally:
+        root.removeHandler(handler)
+        for name, level in old.items():
+            logging.getLogger(name or None).setLevel(level)
+
+
+@pytest.mark.django_db
+def test_bad_hosts_are_short_warnings_without_a_traceback(production_lines) -> None:
+    """A refused Host is the client's mistake: 50 of 4 KB each write a few KB in all, not
+    a 9 KB ERROR with a traceback each (decision 289)."""
+    host = "h" * 4096
+    for _ in range(50):
+        assert Client(HTTP_HOST=host).get("/api/shop-types").status_code == 400
+
+    written = production_lines.getvalue()
+    records = [json.loads(line) for line in written.splitlines()]
+    assert len(records) == 50  # once per request
+    assert len(written.encode()) < 50 * 600
+    for record in records:
+        assert (record["level"], record["logger"]) == ("WARNING", "django.security.DisallowedHost")
+        assert record["status_code"] == 400
+        assert "exc_info" not in record
+        assert record["message"].startswith("Invalid HTTP_HOST header: 'hhh")
+        assert len(record["message"]) == logs.MESSAGE_LIMIT + 1
+        assert record["message"].endswith("hhh…")
+
+
+@pytest.mark.django_db
+def test_bad_host_lines_can_be_turned_off_by_their_loggers_level(production_lines) -> None:
+    """Django writes them as ERRORs: a logger set to ERROR (docs/operations.md "Logs")
+    must still drop them once they are WARNINGs."""
+    logger = logging.getLogger("django.security.DisallowedHost")
+    logger.setLevel(logging.ERROR)
+    try:
+        assert Client(HTTP_HOST="bad.example").get("/api/shop-types").status_code == 400
+    finally:
+        logger.setLevel(logging.NOTSET)
+    assert production_lines.getvalue() == ""
+
+
+@pytest.mark.django_db
+def test_other_refused_requests_are_warnings_and_real_errors_keep_their_traceback(
+    production_lines,
+) -> None:
+    fields = "&".join(f"f{i}=1" for i in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 1))
+    form = "application/x-www-form-urlencoded"
+    assert Client().post("/admin/login/", fields, content_type=form).status_code == 400
+    assert Client().get("/api/shop-types").status_code == 200  # a normal request: no line
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        logging.getLogger("django.request").error(
+            "Internal Server Error: /x", exc_info=True, extra={"status_code": 500}
+        )
+
+    too_many, failed = (json.loads(line) for line in production_lines.getvalue().splitlines())
+    assert too_many["logger"] == "django.security.TooManyFieldsSent"
+    assert too_many["level"] == "WARNING"
+    assert "exc_info" not in too_many
+    assert (failed["level"], failed["status_code"]) == ("ERROR", 500)
+    assert "ValueError: boom" in failed["exc_info"]

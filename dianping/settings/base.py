@@ -338,7 +338,11 @@ if PROMETHEUS_MULTIPROC_DIR:
 LOGGING: dict[str, Any] = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request": {"()": "dianping.logs.RequestContextFilter"}},
+    "filters": {
+        "request": {"()": "dianping.logs.RequestContextFilter"},
+        # A client's 4xx: one short WARNING, no traceback (decision 289).
+        "client_errors": {"()": "dianping.logs.ClientErrorFilter"},
+    },
     "formatters": {
         "plain": {
             "format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s user=%(user_id)s] "
@@ -356,7 +360,7 @@ LOGGING: dict[str, Any] = {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": env.str("LOG_FORMAT", default="plain"),
-            "filters": ["request"],
+            "filters": ["request", "client_errors"],
         }
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
