@@ -13,7 +13,7 @@ Both cost a header read, a few random bytes and two `ContextVar.set` per request
 fast paths (dianping/api/fastpath.py) pay no more than that.
 
 A second filter on the same handler keeps the lines Django writes for a request the
-client got wrong short and quiet (decision 289).
+client got wrong short, and one per kind every few seconds at most (decision 289).
 """
 
 from __future__ import annotations
@@ -21,11 +21,14 @@ from __future__ import annotations
 import logging
 import os
 import re
+import threading
 from contextvars import ContextVar
 from typing import Any
 
 from pythonjsonlogger.core import RESERVED_ATTRS
 from pythonjsonlogger.json import JsonFormatter as _JsonFormatter
+
+from dianping import clock
 
 HEADER = "X-Request-ID"
 META_KEY = "HTTP_X_REQUEST_ID"
@@ -69,10 +72,25 @@ class ClientErrorFilter(logging.Filter):
     MESSAGE_LIMIT characters. Django writes a refused Host as an ERROR with a stack and the
     Host quoted twice: 50 requests with a 4 KB Host wrote 877 KB, and paged on demand.
 
+    A `django.security.*` logger then writes at most one such line per `interval` seconds
+    (CLIENT_ERROR_LOG_INTERVAL) in this process; the next line it writes carries how many
+    it dropped meanwhile (`suppressed`, and `[N suppressed]` after the message), so a
+    scanner cannot drive log volume by sending more. Those loggers are named after
+    Django's exception classes, so the table stays small whatever the requests say.
+    `django.request`'s 4xx are not limited: they are written only when an operator asks
+    for every 4xx (REQUEST_LOG_LEVEL=WARNING). 0 turns the limit off.
+
     On the handler, not the loggers: a logger's filter never sees its children's records,
     and the `django.security` family is open-ended. The record is changed in place (a
     filter cannot replace it before Python 3.12); the console is its only handler.
     """
+
+    def __init__(self, name: str = "", interval: float = 0.0) -> None:
+        super().__init__(name)
+        self.interval = interval
+        # Per logger: when its last line was written, and how many were dropped since.
+        self._last: dict[str, tuple[float, int]] = {}
+        self._lock = threading.Lock()  # a server's threads log through one handler
 
     def filter(self, record: logging.LogRecord) -> bool:
         status = getattr(record, "status_code", None)
@@ -87,12 +105,26 @@ class ClientErrorFilter(logging.Filter):
             if not logging.getLogger(record.name).isEnabledFor(logging.WARNING):
                 return False
             record.levelno, record.levelname = logging.WARNING, "WARNING"
+        suppressed = 0
+        if self.interval > 0 and record.name != "django.request":
+            now = clock.now_seconds()
+            with self._lock:
+                last, suppressed = self._last.get(record.name, (None, 0))
+                # A clock stepped back writes rather than staying quiet until it catches up.
+                if last is not None and 0 <= now - last < self.interval:
+                    self._last[record.name] = (last, suppressed + 1)
+                    return False
+                self._last[record.name] = (now, 0)
         record.exc_info = None
         record.exc_text = None
         record.stack_info = None
         message = record.getMessage()
         if len(message) > MESSAGE_LIMIT:
-            record.msg, record.args = message[:MESSAGE_LIMIT] + "…", ()
+            message = message[:MESSAGE_LIMIT] + "…"
+        if suppressed:
+            record.suppressed = suppressed
+            message += f" [{suppressed} suppressed]"
+        record.msg, record.args = message, ()
         return True
 
 
