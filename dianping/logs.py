@@ -11,6 +11,9 @@ the console handler:
 
 Both cost a header read, a few random bytes and two `ContextVar.set` per request: the
 fast paths (dianping/api/fastpath.py) pay no more than that.
+
+A second filter on the same handler keeps the lines Django writes for a request the
+client got wrong short, and one per kind every few seconds at most (decision 289).
 """
 
 from __future__ import annotations
@@ -18,11 +21,14 @@ from __future__ import annotations
 import logging
 import os
 import re
+import threading
 from contextvars import ContextVar
 from typing import Any
 
 from pythonjsonlogger.core import RESERVED_ATTRS
 from pythonjsonlogger.json import JsonFormatter as _JsonFormatter
+
+from dianping import clock
 
 HEADER = "X-Request-ID"
 META_KEY = "HTTP_X_REQUEST_ID"
@@ -53,6 +59,72 @@ class RequestContextFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         record.request_id = request_id.get()
         record.user_id = user_id.get()
+        return True
+
+
+MESSAGE_LIMIT = 240  # characters of a client error's message: what it quotes, cut
+
+
+class ClientErrorFilter(logging.Filter):
+    """Django's line for a request refused as the client's fault (a 4xx of `django.request`
+    or of a `django.security.*` logger: a Host not allowed, too many form fields, a body it
+    cannot parse) becomes one WARNING without the traceback, its message cut to
+    MESSAGE_LIMIT characters. Django writes a refused Host as an ERROR with a stack and the
+    Host quoted twice: 50 requests with a 4 KB Host wrote 877 KB, and paged on demand.
+
+    A `django.security.*` logger then writes at most one such line per `interval` seconds
+    (CLIENT_ERROR_LOG_INTERVAL) in this process; the next line it writes carries how many
+    it dropped meanwhile (`suppressed`, and `[N suppressed]` after the message), so a
+    scanner cannot drive log volume by sending more. Those loggers are named after
+    Django's exception classes, so the table stays small whatever the requests say.
+    `django.request`'s 4xx are not limited: they are written only when an operator asks
+    for every 4xx (REQUEST_LOG_LEVEL=WARNING). 0 turns the limit off.
+
+    On the handler, not the loggers: a logger's filter never sees its children's records,
+    and the `django.security` family is open-ended. The record is changed in place (a
+    filter cannot replace it before Python 3.12); the console is its only handler.
+    """
+
+    def __init__(self, name: str = "", interval: float = 0.0) -> None:
+        super().__init__(name)
+        self.interval = interval
+        # Per logger: when its last line was written, and how many were dropped since.
+        self._last: dict[str, tuple[float, int]] = {}
+        self._lock = threading.Lock()  # a server's threads log through one handler
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        status = getattr(record, "status_code", None)
+        if not (
+            isinstance(status, int)
+            and 400 <= status < 500
+            and (record.name == "django.request" or record.name.startswith("django.security."))
+        ):
+            return True
+        if record.levelno > logging.WARNING:
+            # Its logger let it through as an ERROR; as a WARNING it must pass again.
+            if not logging.getLogger(record.name).isEnabledFor(logging.WARNING):
+                return False
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        suppressed = 0
+        if self.interval > 0 and record.name != "django.request":
+            now = clock.now_seconds()
+            with self._lock:
+                last, suppressed = self._last.get(record.name, (None, 0))
+                # A clock stepped back writes rather than staying quiet until it catches up.
+                if last is not None and 0 <= now - last < self.interval:
+                    self._last[record.name] = (last, suppressed + 1)
+                    return False
+                self._last[record.name] = (now, 0)
+        record.exc_info = None
+        record.exc_text = None
+        record.stack_info = None
+        message = record.getMessage()
+        if len(message) > MESSAGE_LIMIT:
+            message = message[:MESSAGE_LIMIT] + "…"
+        if suppressed:
+            record.suppressed = suppressed
+            message += f" [{suppressed} suppressed]"
+        record.msg, record.args = message, ()
         return True
 
 

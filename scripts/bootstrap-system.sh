@@ -4,7 +4,8 @@
 # target's Redis lives elsewhere (REDIS_URL for `run` and `bench`, TEST_REDIS_URL for
 # `test`), chromium, zbar-tools and a CJK font for the browser tests, gettext's msgfmt
 # for the catalog test, prometheus for the alert rules' test, and wrk for the benchmarks.
-# Needs root and apt; says so clearly otherwise.
+# Needs root and apt; says so clearly otherwise. Waits (APT_LOCK_TIMEOUT, 300 s) while
+# another apt holds its lock.
 #   scripts/bootstrap-system.sh [run|test|bench]
 set -euo pipefail
 
@@ -59,5 +60,7 @@ if [ ! -e "$policy" ]; then
   printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy"
   trap 'rm -f "$policy"' EXIT
 fi
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Through scripts/apt.sh: another apt running (unattended upgrades, a second terminal)
+# is waited for, a bounded time, instead of failing the make target at once.
+"$(dirname "$0")/apt.sh" update -qq
+"$(dirname "$0")/apt.sh" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 import time
@@ -227,6 +228,100 @@ def test_a_second_make_run_refuses_before_touching_anything() -> None:
 
     assert result.returncode == 1
     assert "make run is already running" in result.stderr
+
+
+def _apt_sandbox(root: Path) -> list[str]:
+    """apt-get options that put every lock, list, cache and status file apt touches under
+    `root`: the tests hold those locks, never the machine's, which another apt may need."""
+    for folder in ("dpkg", "lists/partial", "cache/archives/partial", "state", "log", "parts"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    (root / "dpkg" / "status").touch()
+    (root / "sources.list").touch()
+    options = {
+        "Dir::State": "state/",
+        "Dir::State::status": "dpkg/status",  # the dpkg locks sit beside it
+        "Dir::State::Lists": "lists/",
+        "Dir::Cache": "cache/",
+        "Dir::Log": "log/",
+        "Dir::Etc::SourceList": "sources.list",
+        "Dir::Etc::SourceParts": "parts/",
+    }
+    return [arg for name, path in options.items() for arg in ("-o", f"{name}={root / path}")]
+
+
+def _hold(path: Path) -> int:
+    """An fcntl write lock on `path`, as apt and dpkg take theirs; closing the fd frees it."""
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o640)
+    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd
+
+
+def _apt(args: list[str], timeout: float, log: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "APT_LOCK_TIMEOUT": str(timeout), "APT_LOCK_RETRY": "0.1"}
+    with open(log, "wb") as errors:
+        return subprocess.Popen(
+            [str(ROOT / "scripts" / "apt.sh"), *args],
+            env=env, stdout=subprocess.DEVNULL, stderr=errors,
+        )  # fmt: skip
+
+
+needs_apt = pytest.mark.skipif(not shutil.which("apt-get"), reason="no apt-get here")
+
+
+@pytest.mark.slow
+@needs_apt
+@pytest.mark.parametrize(
+    ("args", "lock"),
+    [
+        (["update", "-qq"], "lists/lock"),  # apt's DPkg::Lock::Timeout does not cover it
+        (["install", "-y", "-qq"], "dpkg/lock-frontend"),  # the one `make run` met
+    ],
+    ids=["update", "install"],
+)
+def test_apt_waits_while_another_holds_its_lock_then_goes_on(tmp_path, args, lock) -> None:
+    """scripts/apt.sh, which `make run`, `make test` and CI install through, waits for
+    another apt's lock instead of failing at once (decision 290)."""
+    options = _apt_sandbox(tmp_path)
+    log = tmp_path / "stderr"
+    fd = _hold(tmp_path / lock)
+    try:
+        process = _apt([*args, *options], timeout=60, log=log)
+        deadline = time.monotonic() + 30
+        while "waiting up to 60s" not in log.read_text() and time.monotonic() < deadline:
+            assert process.poll() is None, log.read_text()  # it must wait, not fail
+            time.sleep(0.05)
+        assert "waiting up to 60s" in log.read_text()
+        assert f"held by process {os.getpid()}" in log.read_text()
+        assert process.poll() is None
+    finally:
+        os.close(fd)
+    assert process.wait(timeout=30) == 0, log.read_text()
+    assert "the lock was freed after" in log.read_text()
+
+
+@pytest.mark.slow
+@needs_apt
+def test_apt_gives_up_after_its_bound_and_fails_other_errors_at_once(tmp_path) -> None:
+    options = _apt_sandbox(tmp_path)
+    log = tmp_path / "stderr"
+    fd = _hold(tmp_path / "dpkg" / "lock-frontend")
+    try:
+        started = time.monotonic()
+        assert _apt(["install", "-y", "-qq", *options], timeout=1, log=log).wait(30) == 100
+        assert time.monotonic() - started >= 1
+    finally:
+        os.close(fd)
+    said = log.read_text()
+    assert "gave up after 1s: another apt or dpkg still holds its lock" in said
+    assert f"held by process {os.getpid()}" in said
+
+    # Not a lock: apt's own answer at once, no waiting.
+    no_such = _apt(["install", "-y", "-qq", *options, "no-such-package"], timeout=60, log=log)
+    assert no_such.wait(timeout=30) == 100
+    assert "Unable to locate package no-such-package" in log.read_text()
+    assert "waiting" not in log.read_text()
 
 
 def test_make_alone_lists_every_target_with_what_it_does() -> None:

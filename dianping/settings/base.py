@@ -343,10 +343,20 @@ if PROMETHEUS_MULTIPROC_DIR:
 # task's id) and the user id where a token told it (dianping/logs.py). `plain` reads well
 # in a terminal; `json` (python-json-logger: one object per line) is production's default.
 # docs/operations.md "Logs".
+# A `django.security.*` logger (a refused Host, too many fields) writes at most one line
+# per this many seconds per process, the next saying how many it dropped; 0 = every line.
+CLIENT_ERROR_LOG_INTERVAL = env.float("CLIENT_ERROR_LOG_INTERVAL", default=10.0)
 LOGGING: dict[str, Any] = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request": {"()": "dianping.logs.RequestContextFilter"}},
+    "filters": {
+        "request": {"()": "dianping.logs.RequestContextFilter"},
+        # A client's 4xx: one short WARNING, no traceback, rate-limited (decision 289).
+        "client_errors": {
+            "()": "dianping.logs.ClientErrorFilter",
+            "interval": CLIENT_ERROR_LOG_INTERVAL,
+        },
+    },
     "formatters": {
         "plain": {
             "format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s user=%(user_id)s] "
@@ -364,7 +374,7 @@ LOGGING: dict[str, Any] = {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": env.str("LOG_FORMAT", default="plain"),
-            "filters": ["request"],
+            "filters": ["request", "client_errors"],
         }
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
