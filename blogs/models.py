@@ -90,6 +90,8 @@ class Blog(models.Model):
             models.Index(fields=["pushed_at", "created_at"], name="blog_unpushed"),
             models.Index(fields=["shop", "status", "-created_at", "-id"], name="blog_shop_newest"),
             models.Index(fields=["shop", "status", "-liked", "-id"], name="blog_shop_liked"),
+            # The shop's distinct reviewers, counted from the index alone (blogs.reviews).
+            models.Index(fields=["shop", "status", "user"], name="blog_shop_reviewers"),
         ]
 
     def __str__(self) -> str:

@@ -1,7 +1,8 @@
 """A shop's reviews: the notes about it. Each user's newest visible rated note about a
-shop is their rating of it (ShopRating); the shop's review count, rating histogram and
-score are counted again from the rows after every change, under the shop's row lock, so
-they are exact whatever ran concurrently (SPEC §11).
+shop is their rating of it (ShopRating); the shop's review count (its reviewers, each
+once however many notes they wrote), rating histogram and score are counted again from
+the rows after every change, under the shop's row lock, so they are exact whatever ran
+concurrently (SPEC §11).
 
 Lock order: the shop's row first, then the note's. A note's insert share-locks the shop
 row (its foreign key): two of them that then both wanted the row exclusively would
@@ -93,7 +94,14 @@ def _recount(shop_id: int) -> None:
     rows = ShopRating.objects.filter(shop_id=shop_id).values("stars").annotate(n=Count("id"))
     for row in rows:
         histogram[row["stars"]] = row["n"]
-    reviews = Blog.objects.filter(shop_id=shop_id, status=Blog.Status.VISIBLE).count()
+    # One review per reviewer, however many notes they wrote about the shop (decision 286):
+    # counted from the rows, so a note's create, delete, hide or restore cannot drift it.
+    reviews = (
+        Blog.objects.filter(shop_id=shop_id, status=Blog.Status.VISIBLE)
+        .values("user_id")
+        .distinct()
+        .count()
+    )
     review_stats_save(shop_id=shop_id, reviews=reviews, histogram=histogram)
 
 

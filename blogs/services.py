@@ -18,7 +18,7 @@ from . import feed, likes, pages, reviews
 from .caches import blog_evict, hot_evict
 from .errors import BlogNotFound, Code, CommentNotFound
 from .models import Blog, BlogComment, Report, Visibility
-from .signals import comment_posted, content_hidden
+from .signals import comment_posted, comments_deleting, content_hidden
 
 WRITABLE = ("title", "content", "images", "shop_id", "rating")
 
@@ -138,6 +138,7 @@ def comment_delete(*, blog_id: int, comment_id: int, user_id: int | None) -> int
             )
         thread = _thread(comment_id)
         counted = BlogComment.objects.filter(pk__in=thread, status=Visibility.VISIBLE).count()
+        comments_deleting.send(sender=BlogComment, comment_ids=thread)
         BlogComment.objects.filter(pk__in=thread).delete()
         _recount(blog_id, -counted)
     return len(thread)

@@ -11,3 +11,6 @@ note_liked = Signal()
 comment_posted = Signal()
 # A moderator hid a note or a comment. Arguments: blog_id or comment_id (the other None).
 content_hidden = Signal()
+# Comments are about to be deleted (a thread, by its author or a moderator), their note's
+# row locked. Argument: comment_ids.
+comments_deleting = Signal()

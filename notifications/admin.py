@@ -9,7 +9,7 @@ from .models import Notification, SaleWatch
 class NotificationAdmin(admin.ModelAdmin):
     """Read-only: notifications are made by their tasks, once per event."""
 
-    list_display = ["id", "recipient", "kind", "actor", "read_at", "created_at"]
+    list_display = ["id", "recipient", "kind", "actor", "count", "read_at", "created_at"]
     list_filter = ["kind"]
     raw_id_fields = ["recipient", "actor", "blog", "comment", "voucher"]
     list_select_related = ["recipient", "actor"]

@@ -67,6 +67,9 @@ class Notification(models.Model):
         verbose_name=_("voucher"),
     )
     order_id = models.BigIntegerField(_("order"), null=True, blank=True)
+    # Comments on one note collapse into one unread item per recipient (decision 285): how
+    # many it stands for; `actor` and `comment` are the newest. 1 for every other kind.
+    count = models.PositiveIntegerField(_("count"), default=1, editable=False)
     # One notification per event, whatever repeats it: a like, unlike and like again, a
     # retried task, a beat job that runs twice (services.DEDUP_KEYS).
     dedup_key = models.CharField(_("deduplication key"), max_length=64, editable=False)

@@ -15,7 +15,7 @@ from follows.models import Follow
 from vouchers.models import VoucherOrder
 
 from .models import Kind
-from .services import dedup_key, notification_add
+from .services import dedup_key, notification_add, notification_comment_add
 
 
 def followed(*, follower_id: int, followed_id: int) -> bool:
@@ -44,7 +44,8 @@ def liked(*, blog_id: int, liker_id: int) -> bool:
 def commented(*, comment_id: int) -> int:
     """Tell the note's author about a comment and, for a reply, the comment's author
     (one notification if they are the same person), unless the comment or its note was
-    hidden before the task ran. Returns how many were told."""
+    hidden before the task ran; each recipient's unread item about the note grows
+    (decision 285). Returns how many were told."""
     blog_id = BlogComment.objects.filter(pk=comment_id).values_list("blog_id", flat=True).first()
     if blog_id is None:
         return 0
@@ -62,16 +63,14 @@ def commented(*, comment_id: int) -> int:
         recipients = [comment.blog.user_id]
         if comment.parent is not None:
             recipients.append(comment.parent.user_id)
-        key = dedup_key(Kind.COMMENTED, comment_id)
         return sum(
-            _added(
+            notification_comment_add(
                 recipient_id=recipient_id,
-                kind=Kind.COMMENTED,
-                key=key,
                 actor_id=comment.user_id,
                 blog_id=comment.blog_id,
                 comment_id=comment_id,
             )
+            is not None
             for recipient_id in dict.fromkeys(recipients)
         )
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.db import transaction
 
-from blogs.signals import comment_posted, content_hidden, note_liked
+from blogs.signals import comment_posted, comments_deleting, content_hidden, note_liked
 from follows.signals import follow_synced
 from vouchers.signals import order_timed_out
 
@@ -44,9 +44,16 @@ def _hidden(sender: Any, *, blog_id: int | None = None, comment_id: int | None =
     services.notifications_drop(blog_id=blog_id, comment_id=comment_id)
 
 
+def _deleting(sender: Any, *, comment_ids: list[int], **_: Any) -> None:
+    """Items that also stand for other comments keep standing for those (the rest go with
+    the comments, by cascade), in the deleter's transaction."""
+    services.notifications_comments_gone(comment_ids=comment_ids)
+
+
 def connect() -> None:
     follow_synced.connect(_followed, dispatch_uid="notifications.followed")
     note_liked.connect(_liked, dispatch_uid="notifications.liked")
     comment_posted.connect(_commented, dispatch_uid="notifications.commented")
     order_timed_out.connect(_timed_out, dispatch_uid="notifications.order_cancelled")
     content_hidden.connect(_hidden, dispatch_uid="notifications.hidden")
+    comments_deleting.connect(_deleting, dispatch_uid="notifications.comments_deleting")

@@ -9,7 +9,7 @@ PAGE = 20
 
 # The page's one query: the item, its actor, and of its subjects only what a link shows.
 _COLUMNS = (
-    "id", "recipient_id", "kind", "order_id", "read_at", "created_at",
+    "id", "recipient_id", "kind", "order_id", "count", "read_at", "created_at",
     "actor__id", "actor__nick_name", "actor__icon",
     "blog__id", "blog__title",
     "comment__id", "comment__content",

@@ -36,15 +36,24 @@ class NotificationSerializer(serializers.ModelSerializer):
     kind = serializers.ChoiceField(Kind.choices)
     actor = PublicUserSerializer(allow_null=True, help_text="Who did it (null for the system).")
     blog = BlogLinkSerializer(allow_null=True, help_text="The note it is about.")
-    comment = CommentLinkSerializer(allow_null=True, help_text="The new comment or reply.")
+    comment = CommentLinkSerializer(
+        allow_null=True, help_text="The new comment or reply (the newest of `count`)."
+    )
     voucher = VoucherLinkSerializer(allow_null=True, help_text="The coupon's or sale's voucher.")
     order_id = serializers.CharField(allow_null=True, help_text="The voucher order (a string).")
+    count = serializers.IntegerField(
+        min_value=1,
+        help_text="How many comments it stands for: a note's comments fold into one unread "
+        "item, which shows the newest (`actor`, `comment`) and moves to the top; 1 for every "
+        "other kind.",
+    )
     read = serializers.SerializerMethodField()
 
     class Meta:
         model = Notification
         fields = [
-            "id", "kind", "actor", "blog", "comment", "voucher", "order_id", "read", "created_at",
+            "id", "kind", "actor", "blog", "comment", "voucher", "order_id", "count", "read",
+            "created_at",
         ]  # fmt: skip
         read_only_fields = fields
 

@@ -1,17 +1,23 @@
-"""Inbox writes: add a notification once (its dedup key is unique per recipient), keep
-each inbox to NOTIFICATIONS_MAX, mark read. Called from tasks, never on a request that
-triggered the notification (notifications.receivers enqueue them after the event's commit)."""
+"""Inbox writes: add a notification once (its dedup key is unique per recipient), fold
+comments on one note into one unread item, keep each inbox to NOTIFICATIONS_MAX, mark
+read. Called from tasks, never on a request that triggered the notification
+(notifications.receivers enqueue them after the event's commit)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, F, OuterRef
 
+from blogs.models import BlogComment, Visibility
 from dianping import clock
+from dianping.redis.ratelimit import SlidingWindowLimiter
 
 from .models import Kind, Notification
+
+COMMENT_CAP_SCOPE = "notify_comment"
 
 
 def dedup_key(kind: str, *parts: int) -> str:
@@ -46,6 +52,89 @@ def notification_add(
         return None
     inbox_trim(recipient_id=recipient_id)
     return notification
+
+
+def notification_comment_add(
+    *, recipient_id: int, actor_id: int, blog_id: int, comment_id: int
+) -> Notification | None:
+    """Tell a user about a comment on a note: folded into their unread item about that
+    note, which moves to the top (a new id) with its count grown and this comment and its
+    author shown (decision 285); once they have read it, the next comment starts a new
+    item. Nobody is told about their own comment, a repeat tells nothing, and past
+    NOTIFICATIONS_COMMENTS_PER_HOUR of one user's comments to one recipient nothing more
+    is told (decision 287). The caller holds the note's row (producers.commented), so the
+    note's items change one comment at a time."""
+    if actor_id == recipient_id:
+        return None
+    key = dedup_key(Kind.COMMENTED, comment_id)
+    mine = Notification.objects.filter(recipient_id=recipient_id)
+    if mine.filter(dedup_key=key).exists():  # a repeat must not use up the cap
+        return None
+    cap, subject = _comment_cap(), f"{actor_id}:{recipient_id}"
+    decision = cap.hit(subject) if cap is not None else None
+    if decision is not None and not decision.allowed:
+        return None
+    try:
+        with transaction.atomic():
+            # Locked: a mark-read waits, or marked them first and they are not folded.
+            # Only one is ever unread per note, but inboxes from before decision 285 may
+            # hold several: they fold together.
+            unread = mine.filter(kind=Kind.COMMENTED, blog_id=blog_id, read_at__isnull=True)
+            folded = dict(unread.select_for_update().values_list("id", "count"))
+            mine.filter(pk__in=list(folded)).delete()
+            notification = Notification.objects.create(
+                recipient_id=recipient_id, kind=Kind.COMMENTED, dedup_key=key, actor_id=actor_id,
+                blog_id=blog_id, comment_id=comment_id, count=1 + sum(folded.values()),
+            )  # fmt: skip
+    except IntegrityError:  # a racing repeat, or the note deleted meanwhile
+        if cap is not None and decision is not None:
+            cap.refund(subject, decision)
+        return None
+    inbox_trim(recipient_id=recipient_id)
+    return notification
+
+
+def _comment_cap() -> SlidingWindowLimiter | None:
+    per_hour = settings.NOTIFICATIONS_COMMENTS_PER_HOUR
+    return SlidingWindowLimiter(COMMENT_CAP_SCOPE, [(per_hour, 3600)]) if per_hour > 0 else None
+
+
+def notifications_comments_gone(*, comment_ids: Collection[int]) -> int:
+    """Before comments are deleted or hidden (their note's row locked): an item that shows
+    one of them but stands for more shows instead the newest earlier comment it may stand
+    for, and counts one fewer (decision 288), so taking a comment back never takes other
+    people's with it. Items of that one comment alone are left to go with it. Returns
+    how many items changed."""
+    gone = list(comment_ids)
+    shown = Notification.objects.filter(comment_id__in=gone, count__gt=1).values(
+        "id", "recipient_id", "blog_id", "blog__user_id", "comment_id"
+    )
+    changed = 0
+    for item in shown:
+        recipient_id = item["recipient_id"]
+        # Not one another item shows (a read one, say): that item holds its dedup key.
+        shown_elsewhere = Notification.objects.filter(
+            recipient_id=recipient_id, comment_id=OuterRef("pk")
+        )
+        earlier = (
+            BlogComment.objects.filter(
+                blog_id=item["blog_id"], status=Visibility.VISIBLE, id__lt=item["comment_id"]
+            )
+            .exclude(pk__in=gone)
+            .exclude(user_id=recipient_id)
+            .exclude(Exists(shown_elsewhere))
+        )
+        if item["blog__user_id"] != recipient_id:  # told as the author of the comment replied to
+            earlier = earlier.filter(parent__user_id=recipient_id)
+        newest = earlier.order_by("-id").values("id", "user_id").first()
+        if newest is None:
+            continue
+        Notification.objects.filter(pk=item["id"]).update(
+            comment_id=newest["id"], actor_id=newest["user_id"], count=F("count") - 1,
+            dedup_key=dedup_key(Kind.COMMENTED, newest["id"]),
+        )  # fmt: skip
+        changed += 1
+    return changed
 
 
 def notifications_add_many(notifications: Sequence[Notification]) -> int:
@@ -90,9 +179,12 @@ def notifications_mark_read(*, recipient_id: int, ids: Iterable[int] | None = No
 
 def notifications_drop(*, blog_id: int | None = None, comment_id: int | None = None) -> int:
     """Remove what was said about a note or comment that a moderator hid (a deleted one
-    takes its notifications with it by cascade). Returns how many went."""
+    takes its notifications with it by cascade); an item that stands for other comments
+    too shows one of those instead (`notifications_comments_gone`). Returns how many went."""
     if blog_id is None and comment_id is None:
         return 0
+    if comment_id is not None:
+        notifications_comments_gone(comment_ids=[comment_id])
     rows = Notification.objects.all()
     rows = rows.filter(blog_id=blog_id) if blog_id is not None else rows
     rows = rows.filter(comment_id=comment_id) if comment_id is not None else rows

@@ -58,8 +58,9 @@ class Shop(models.Model):
     )
     sold = models.PositiveIntegerField(_("sold"), default=0)
     # Kept by the review services (blogs.reviews) and the paid orders (vouchers): never
-    # edited by hand. `comments` counts visible notes about the shop; `score` is the mean
-    # of the ratings that count (one per user), x10, rounded half up; 0 when unrated.
+    # edited by hand. `comments` counts the users with a visible note about the shop, each
+    # once however many they wrote (decision 286); `score` is the mean of the ratings that
+    # count (one per user), x10, rounded half up; 0 when unrated.
     comments = models.PositiveIntegerField(_("reviews"), default=0)
     score = models.PositiveSmallIntegerField(
         _("score"),

@@ -128,7 +128,7 @@ class ShopListQuerySerializer(serializers.Serializer):
     sort = fields.ChoiceField(
         choices=SORTS,
         required=False,
-        help_text="score (best first) or popular (most reviews, then most sold); without it, "
+        help_text="score (best first) or popular (most reviewers, then most sold); without it, "
         "nearest first with x and y, by id without.",
     )
 

@@ -511,6 +511,9 @@ CELERY_BEAT_SCHEDULE.update(
 # --- Notifications ---------------------------------------------------------------------
 NOTIFICATIONS_MAX = env.int("NOTIFICATIONS_MAX", default=200)  # newest kept per user
 NOTIFICATIONS_BATCH = 500  # rows a beat job's query takes at a time
+# Comments one user's comments tell another user at most in an hour (decision 287); past
+# it they still post but tell nothing. 0: no cap.
+NOTIFICATIONS_COMMENTS_PER_HOUR = env.int("NOTIFICATIONS_COMMENTS_PER_HOUR", default=20)
 CELERY_BEAT_SCHEDULE.update(
     {
         "remind-expiring-coupons": {

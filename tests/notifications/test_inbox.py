@@ -97,15 +97,16 @@ def test_a_comment_tells_the_author_and_a_reply_the_parent_s_author_too(user, ot
         format="json",
     ).json()
 
-    to_author = _inbox(author)
-    assert [(n["kind"], n["actor"]["id"], n["comment"]["id"]) for n in to_author] == [
-        ("commented", third.id, reply["id"]),
-        ("commented", other_user.id, comment_id),
+    to_author = _inbox(author)  # both comments, folded into one unread item (decision 285)
+    assert [(n["kind"], n["actor"]["id"], n["comment"]["id"], n["count"]) for n in to_author] == [
+        ("commented", third.id, reply["id"], 2),
     ]
     assert to_author[0]["blog"] == {"id": note.id, "title": "鼎泰丰"}
     assert to_author[0]["comment"]["content"] == "好吃！"
     to_commenter = _inbox(commenter)
-    assert [(n["kind"], n["comment"]["id"]) for n in to_commenter] == [("commented", reply["id"])]
+    assert [(n["kind"], n["comment"]["id"], n["count"]) for n in to_commenter] == [
+        ("commented", reply["id"], 1)
+    ]
     assert _inbox(replier) == []
 
 

@@ -36,3 +36,24 @@ def test_a_like_reaches_the_author_s_bell_and_inbox(page: Page) -> None:
     expect(item).to_have_class("card notification")
     item.get_by_role("link").click()
     expect(page.get_by_role("heading", name="生煎包探店")).to_be_visible()
+
+
+def test_a_note_s_comments_show_as_one_item_with_their_count(page: Page) -> None:
+    from blogs import services as blogs
+
+    author = UserFactory(phone="13900000023", nick_name="小杨")
+    note = BlogFactory(user=author, title="小笼包探店")
+    first, second = UserFactory(nick_name="阿明"), UserFactory(nick_name="阿红")
+    for who, words in [(first, "好吃吗"), (second, "排队久吗"), (first, "下周去")]:
+        blogs.comment_create(blog_id=note.id, user_id=who.id, content=words)
+
+    log_in(page, "13900000023")
+
+    expect(page.locator("#bell-count")).to_have_text("1")
+    page.locator("#bell").click()
+    items = page.locator(".notification")
+    expect(items).to_have_count(1)
+    expect(items.first.get_by_role("link")).to_have_text(
+        "“小笼包探店”有 3 条新评论，最新来自 阿明：下周去"
+    )
+    expect(items.first).to_have_class("card notification unread")

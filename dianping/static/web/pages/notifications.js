@@ -13,8 +13,17 @@ function notificationText(n) {
   switch (n.kind) {
     case "followed": return fmt(gettext("%(who)s followed you"), { who });
     case "liked": return fmt(gettext("%(who)s liked your note “%(title)s”"), { who, title });
-    case "commented": return fmt(gettext("%(who)s commented on “%(title)s”: %(text)s"),
-      { who, title, text: n.comment ? n.comment.content : "" });
+    case "commented": {
+      // A note's comments fold into one item while it is unread (decision 285): its
+      // count, and the newest comment with its author.
+      const text = n.comment ? n.comment.content : "";
+      if (n.count > 1) {
+        return fmt(ngettext("%(n)s new comment on “%(title)s”, the newest from %(who)s: %(text)s",
+          "%(n)s new comments on “%(title)s”, the newest from %(who)s: %(text)s", n.count),
+        { n: n.count, who, title, text });
+      }
+      return fmt(gettext("%(who)s commented on “%(title)s”: %(text)s"), { who, title, text });
+    }
     case "coupon_expiring": return fmt(gettext("Your coupon “%(title)s” expires within 24 hours"), { title });
     case "order_cancelled": return fmt(gettext("Your unpaid order for “%(title)s” was cancelled"), { title });
     case "sale_starting": return fmt(gettext("The flash sale “%(title)s” starts soon"), { title });
