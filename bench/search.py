@@ -24,6 +24,7 @@ import time
 import urllib.parse
 from pathlib import Path
 
+import redis
 from harness import (
     ROOT,
     VENV_BIN,
@@ -93,12 +94,18 @@ def main() -> None:
     args = parser.parse_args()
 
     database = os.environ.get("DATABASE_URL")
+    fresh: dict[str, str] = {}
     if database is None:
         path = ROOT / "var" / "bench-search.sqlite3"
         path.unlink(missing_ok=True)
         database = f"sqlite:///{path}"
+        if "REDIS_URL" not in os.environ:
+            # A database made anew has no Redis data: a Redis database of its own, emptied
+            # (the last run's database identity is in it; decision 292 would refuse it).
+            fresh["REDIS_URL"] = f"redis://127.0.0.1:{os.environ.get('REDIS_PORT', '6390')}/9"
+            redis.Redis.from_url(fresh["REDIS_URL"]).flushdb()
     # wrk sends from one address: the search limit (decision 279) would answer 429s.
-    env = server_env(DATABASE_URL=database, THROTTLE_SEARCH_IP="100000000/minute")
+    env = server_env(DATABASE_URL=database, THROTTLE_SEARCH_IP="100000000/minute", **fresh)
     manage("migrate", "--noinput", "-v0", env=env)
     corpus_env = {
         **env, "SEARCH_SHOPS": str(args.shops), "SEARCH_NOTES": str(args.notes),

@@ -8,10 +8,14 @@ class DianpingConfig(AppConfig):
 
     def ready(self) -> None:
         from django.contrib import admin
+        from django.db.models.signals import post_migrate
 
+        from . import identity
         from .api import converters
 
         converters.register()
+        # Every migrated database has its identity (decision 291), a new one at once.
+        post_migrate.connect(identity.ensure_after_migrate, sender=self)
         # The admin's own titles, in the operator's language like the rest of it.
         admin.site.site_header = _("Dianping operators' admin")
         admin.site.site_title = _("Dianping admin")

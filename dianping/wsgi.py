@@ -8,6 +8,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dianping.settings.production")
 
 application = get_wsgi_application()
 
+# A Redis that holds another database's data is not served from (decision 292): the
+# worker ends here, with the reason, before it answers anything.
+from dianping import identity  # noqa: E402 (needs the configured settings)
+
+identity.verify_at_start("web")
+
 # The near cache's listener and the UV/PV flusher start now rather than on the first
 # requests (a worker forked after this starts its own, see dianping.runtime).
 from dianping import runtime  # noqa: E402 (needs the configured settings)

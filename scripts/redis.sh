@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Project-local Redis servers on loopback, one per purpose, so `make test` never touches
 # what `make run` serves:
-#   run   127.0.0.1:${REDIS_PORT:-6390}, data and AOF under var/redis
-#   sale  127.0.0.1:${SALE_REDIS_PORT:-6392}, var/redis-sale: make run's flash sale
-#         (SECKILL_REDIS_URL), `appendfsync always` in SECKILL_DURABILITY=fsync
+#   run   127.0.0.1:${REDIS_PORT:-6390}, data and AOF under var/redis/<database>
+#   sale  127.0.0.1:${SALE_REDIS_PORT:-6392}, var/redis-sale/<database>: make run's flash
+#         sale (SECKILL_REDIS_URL), `appendfsync always` in SECKILL_DURABILITY=fsync
 #   test  127.0.0.1:${TEST_REDIS_PORT:-6391}, data under var/redis-test
 # Another port gets a directory of its own (var/redis-<port>, var/redis-test-<port>): two
 # servers sharing one would overwrite each other's AOF and pid file.
+#
+# run and sale keep one data directory per database (decision 294): <database> is
+# `default` while DATABASE_URL is unset, else the first 12 hex digits of its SHA-256. On
+# a port where this checkout's Redis serves another database's directory, start and
+# ensure stop it and start this database's, so switching DATABASE_URL brings back that
+# database's own Redis data. (The Unix socket stays var/redis/redis.sock, and so on.)
 #
 #   scripts/redis.sh start|stop|status [run|sale|test]      (default: run)
 #   scripts/redis.sh ensure [run|sale|test]
@@ -15,19 +21,28 @@
 #     elsewhere, else that Redis, started or
 #     waited for. Prints "external", "running" or "started", so the caller knows
 #     whether to stop it afterwards; a start that fails leaves nothing running.
+#   scripts/redis.sh dir [run|sale|test]    prints the data directory, relative to the checkout
 # Messages go to stderr.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd -P "$(dirname "$0")/.."  # physical paths, as Redis reports its dir
 
 purpose="${2:-run}"
 case "$purpose" in
-  run) port="${REDIS_PORT:-6390}"; dir="$PWD/var/redis"; default=6390; external="${REDIS_URL:-}" ;;
-  sale) port="${SALE_REDIS_PORT:-6392}"; dir="$PWD/var/redis-sale"; default=6392
-    external="${SECKILL_REDIS_URL:-${REDIS_URL:-}}" ;;
-  test) port="${TEST_REDIS_PORT:-6391}"; dir="$PWD/var/redis-test"; default=6391; external="${TEST_REDIS_URL:-}" ;;
-  *) echo "usage: $0 start|stop|status|ensure [run|sale|test]" >&2; exit 2 ;;
+  run) port="${REDIS_PORT:-6390}"; base="$PWD/var/redis"; default=6390; external="${REDIS_URL:-}"
+    port_setting=REDIS_PORT ;;
+  sale) port="${SALE_REDIS_PORT:-6392}"; base="$PWD/var/redis-sale"; default=6392
+    external="${SECKILL_REDIS_URL:-${REDIS_URL:-}}"; port_setting=SALE_REDIS_PORT ;;
+  test) port="${TEST_REDIS_PORT:-6391}"; base="$PWD/var/redis-test"; default=6391; external="${TEST_REDIS_URL:-}" ;;
+  *) echo "usage: $0 start|stop|status|ensure|dir [run|sale|test]" >&2; exit 2 ;;
 esac
-[ "$port" = "$default" ] || dir="$dir-$port"
+[ "$port" = "$default" ] || base="$base-$port"
+if [ "$purpose" = test ]; then
+  dir="$base"  # every test empties it: no database's data to keep
+elif [ -n "${DATABASE_URL:-}" ]; then
+  dir="$base/$(printf %s "$DATABASE_URL" | sha256sum | cut -c1-12)"
+else
+  dir="$base/default"
+fi
 pidfile="$dir/redis.pid"
 
 # alive: something answers on the port; ready: it answers PONG (not "LOADING": after a
@@ -49,7 +64,7 @@ start() {
   mkdir -p "$dir" || return 1
   redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" \
     --daemonize yes --pidfile "$pidfile" --logfile "$dir/redis.log" \
-    --unixsocket "$dir/redis.sock" --unixsocketperm 700 \
+    --unixsocket "$base/redis.sock" --unixsocketperm 700 \
     --appendonly yes --appendfsync "$(appendfsync)" --save "" \
     --maxclients 10000 --protected-mode yes >&2 || return 1
   wait_ready || return 1
@@ -83,20 +98,59 @@ already_running() {
   echo "redis ($purpose): already running on 127.0.0.1:$port" >&2
 }
 
+# The Redis on the port is this database's (0), this checkout's for another database (1:
+# stopped here, so that this one's can start), or someone else's (2: left alone).
+claim_port() {
+  [ "$purpose" = test ] && return 0
+  wait_ready || return 2
+  local serving
+  serving=$(redis-cli -h 127.0.0.1 -p "$port" config get dir 2>/dev/null | sed -n 2p)
+  [ "$serving" = "$dir" ] && return 0
+  case "$serving" in
+    "$base" | "$base"/*)  # this checkout's, for another database (or from before 294)
+      # Never from under a make run serving it, unless make run itself asks.
+      if [ -z "${RUN_LOCK_HELD:-}" ] && [ -e var/run.lock ] && ! flock -n var/run.lock true; then
+        echo "error: make run serves ${serving#"$PWD"/}, another database's, on 127.0.0.1:$port;" \
+          "stop it first, or set $port_setting to another port" >&2
+        return 2
+      fi
+      echo "redis ($purpose): 127.0.0.1:$port serves ${serving#"$PWD"/}, another database's;" \
+        "stopping it for ${dir#"$PWD"/}" >&2
+      stop
+      return 1
+      ;;
+  esac
+  echo "error: 127.0.0.1:$port is a Redis serving ${serving:-an unknown directory}, not this" \
+    "checkout's; stop it, or set $port_setting to another port" >&2
+  return 2
+}
+
+# Running already (0: nothing to start), or not (1: start it); exits on someone else's.
+running() {
+  alive || return 1
+  local status=0
+  claim_port || status=$?
+  [ "$status" = 2 ] && exit 1
+  [ "$status" = 0 ] && already_running
+  return "$status"
+}
+
 case "${1:-}" in
   start)
-    if alive; then already_running; else start; fi
+    if ! running; then start; fi
     ;;
   ensure)
     if [ -n "$external" ]; then
       echo external
-    elif alive; then
-      already_running
+    elif running; then
       echo running
     else
       start || { stop; exit 1; }
       echo started
     fi
+    ;;
+  dir)
+    echo "${dir#"$PWD"/}"
     ;;
   stop)
     stop
@@ -106,7 +160,7 @@ case "${1:-}" in
       || { echo "redis ($purpose): not running"; exit 1; }
     ;;
   *)
-    echo "usage: $0 start|stop|status|ensure [run|sale|test]" >&2
+    echo "usage: $0 start|stop|status|ensure|dir [run|sale|test]" >&2
     exit 2
     ;;
 esac

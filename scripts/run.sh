@@ -81,7 +81,9 @@ ensure_redis() {
   local purpose=$1
   redis_state[$purpose]=$(mktemp)
   redis[$purpose]=starting  # before the start: a signal from here on waits for it
-  (trap '' INT TERM HUP; exec scripts/redis.sh ensure "$purpose") >"${redis_state[$purpose]}" 9>&- &
+  # RUN_LOCK_HELD: it may stop this checkout's Redis of another database (decision 294).
+  (trap '' INT TERM HUP; RUN_LOCK_HELD=1 exec scripts/redis.sh ensure "$purpose") \
+    >"${redis_state[$purpose]}" 9>&- &
   redis_pid[$purpose]=$!
   wait "${redis_pid[$purpose]}" || { unset "redis[$purpose]"; rm -f "${redis_state[$purpose]}"; exit 1; }
   redis[$purpose]=$(cat "${redis_state[$purpose]}")
@@ -97,6 +99,23 @@ fi
 
 echo "==> migrating the database"
 $PY manage.py migrate --noinput
+# Each database keeps its own Redis data (scripts/redis.sh): a Redis that holds another
+# database's (one made anew at this DATABASE_URL, or a REDIS_URL of another) is refused.
+echo "==> checking that Redis holds this database's data"
+status=0
+$PY manage.py redis_identity || status=$?
+if [ "$status" != 0 ]; then
+  dirs=()
+  for purpose in run sale; do
+    if [ "${redis[$purpose]}" != external ]; then dirs+=("$(scripts/redis.sh dir "$purpose")"); fi
+  done
+  if [ "$status" = 3 ] && [ "${#dirs[@]}" -gt 0 ]; then
+    echo "       make run keeps this database's Redis data in ${dirs[*]}. If the database was" >&2
+    echo "       made anew at this DATABASE_URL, that data is the old one's: once make run has" >&2
+    echo "       stopped, run \`make redis-stop; rm -rf ${dirs[*]}\` and start it again." >&2
+  fi
+  exit 1
+fi
 echo "==> loading demo data"
 $PY manage.py seed_demo --force
 echo "==> preloading the GEO index, Bloom filter, search index and flash-sale stock"

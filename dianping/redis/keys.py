@@ -54,6 +54,11 @@ def heartbeat() -> str:
     return "ops:heartbeat"
 
 
+def db_identity() -> str:
+    """The identity of the database this Redis's data belongs to (dianping.identity)."""
+    return "ops:db-identity"
+
+
 # --- accounts ----------------------------------------------------------------------
 
 

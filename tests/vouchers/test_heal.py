@@ -5,9 +5,13 @@ orders, then marks it live, with no operator command."""
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
+from dianping import identity
 from dianping.redis import keys
 from tests.factories import UserFactory
 from tests.helpers import PrivateRedis, client_for
@@ -108,3 +112,36 @@ def test_reconcile_fix_verifies_every_shard_for_a_start_without_a_worker(
     call_command("reconcile_seckill", "--fix")
 
     assert heal.unverified(shards) == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_sale_redis_of_another_database_is_neither_drained_nor_healed(
+    redis_client, fake_clock
+) -> None:
+    """Decision 292: the sale's Redis emptied mid-run and claimed meanwhile by another
+    database's processes holds that database's stock and orders. The drain stores none
+    of them here and heals nothing from this database; emptied of that identity, the
+    Redis is claimed back at the next run, healed and drained."""
+    sale = start_sale(stock=10)
+    assert _buy(UserFactory(), sale).status_code == 200  # accepted, pending in the stream
+    shard_no = shard.shard_of(sale.id)
+    redis_client.delete(keys.seckill_live(shard_no))  # a heal would rewrite the shard
+    redis_client.set(keys.db_identity(), str(uuid.uuid4()))
+
+    assert drain_task_once() == 0
+    with pytest.raises(identity.RedisOfAnotherDatabase):
+        heal.shard_heal(shard_no)
+    with pytest.raises(CommandError, match="holds the data of another database"):
+        call_command("reconcile_seckill", "--fix")
+
+    assert VoucherOrder.objects.count() == 0
+    assert heal.unverified([shard_no]) == [shard_no]  # still paused
+    assert redis_client.get(shard.stock_key(sale.id)) == b"9"
+
+    redis_client.delete(keys.db_identity())
+    drain_task_once()
+
+    assert redis_client.get(keys.db_identity()).decode() == identity.database_identity()
+    assert heal.unverified([shard_no]) == []
+    assert VoucherOrder.objects.count() == 1
+    assert Voucher.objects.get(pk=sale.pk).stock == 9

@@ -24,7 +24,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, transaction
 from django.db.models import F
 
-from dianping import clock
+from dianping import clock, identity
 from dianping.bulk import insert_rows
 from dianping.redis import keys
 from dianping.redis.scripts import lua
@@ -145,6 +145,7 @@ def drain_run() -> int:
     ]
     settled = 0
     recover = True
+    checked = False  # the sale's Redis is this database's: once a run (decision 292)
     try:
         deadline = time.monotonic() + settings.SECKILL_DRAIN_LOOP_SECONDS
         while locks and time.monotonic() < deadline:
@@ -152,7 +153,10 @@ def drain_run() -> int:
                 log.warning("seckill drain: a shard lock was lost; stopping this run")
                 break
             try:
+                checked = checked or _sale_redis_is_ours()
                 per_shard = _drain_pass([shard for shard, _ in locks], recover=recover)
+            except identity.RedisOfAnotherDatabase:
+                break  # logged; the next run looks again
             except NOT_THEIR_FAULT:
                 log.exception("seckill drain: database unavailable; nothing acked, retrying")
                 close_old_connections()
@@ -171,12 +175,23 @@ def drain_run() -> int:
     return settled
 
 
+def _sale_redis_is_ours() -> bool:
+    """True once the sale's Redis proved to carry this database's identity (claimed if
+    it carried none); raises RedisOfAnotherDatabase. False while the database cannot
+    say: the pass goes on as it would have, storing nothing, and the next checks again."""
+    try:
+        heal.check_belongs_here()
+    except DATABASE_DOWN:
+        return False
+    return True
+
+
 def _drain_pass(shards: list[int], *, recover: bool) -> list[int]:
     """One batch from each shard; a shard whose Redis lost its state is healed first (its
     sale waits meanwhile), and a recovering pass first trims what was acked but left in
     the stream (by a release that trimmed less), so an idle stream reports no lag."""
     for shard in heal.unverified(shards):
-        heal.shard_heal(shard)
+        heal.shard_heal(shard)  # which claims the Redis back if it was emptied
     if recover:
         for shard in shards:
             trim_acked(shard)

@@ -12,13 +12,17 @@ The drain, which holds the shard's lock, finds the marker gone and heals the sha
 open sale's stock and buyers are rewritten from the database plus the orders still
 pending in the shard's stream (reconcile's rules), then the marker is set and the sale
 goes on. No operator command; what was repaired is logged.
+
+A Redis emptied mid-run has lost its database identity too (dianping.identity): the
+drain claims it back before healing, and neither heals nor drains a sale whose Redis
+another database's processes claimed meanwhile (decision 292).
 """
 
 from __future__ import annotations
 
 import logging
 
-from dianping import clock
+from dianping import clock, identity
 from dianping.redis import keys
 from dianping.redis.scripts import lua
 
@@ -43,7 +47,9 @@ def unverified(shards: list[int]) -> list[int]:
 
 def shard_heal(shard: int) -> list[Drift]:
     """Rewrite the shard's open sales from the database and mark it live; returns the
-    drifts found (clean ones too). The caller holds the shard's lock (the drain)."""
+    drifts found (clean ones too). The caller holds the shard's lock (the drain).
+    Raises RedisOfAnotherDatabase, changing nothing, on another database's Redis."""
+    check_belongs_here()
     now = clock.now()
     open_sales = Voucher.objects.filter(type=Voucher.Kind.SECKILL, end_time__gt=now)
     drifts = [
@@ -61,3 +67,15 @@ def shard_heal(shard: int) -> list[Drift]:
 
 def mark_live(shard: int) -> None:
     _MARK_LIVE([keys.seckill_live(shard)], [])
+
+
+def check_belongs_here() -> None:
+    """Raise RedisOfAnotherDatabase (logged) unless the sale's Redis carries this
+    database's identity; one that carries none (emptied by a restart or a flush) is
+    claimed now. Its stock and orders are otherwise another database's: not to be
+    drained into this one, nor healed from it."""
+    try:
+        identity.claim(SALE_REDIS, identity.database_identity())
+    except identity.RedisOfAnotherDatabase as refused:
+        log.error("seckill: the sale's Redis is not drained or healed: %s", refused)
+        raise

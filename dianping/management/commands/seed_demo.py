@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts import demo as accounts_demo
 from blogs import demo as blogs_demo
+from dianping import identity
 from notifications import demo as notifications_demo
 from shops import demo as shops_demo
 from signin import demo as signin_demo
@@ -30,6 +31,10 @@ class Command(BaseCommand):
             raise CommandError(
                 "seed_demo sets a well-known admin password; use --force to run it with DEBUG off."
             )
+        try:  # never seed beside another database's Redis state (decision 292)
+            identity.verify()
+        except identity.RedisOfAnotherDatabase as refused:
+            raise CommandError(str(refused)) from None
         users = accounts_demo.seed_users()
         types, shops = shops_demo.seed_shops()
         vouchers = vouchers_demo.seed_vouchers()["vouchers"]

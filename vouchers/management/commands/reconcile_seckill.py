@@ -3,8 +3,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from dianping import identity
 from vouchers.sale import heal, reconcile
 from vouchers.sale.shard import shard_lock
 
@@ -20,6 +21,11 @@ class Command(BaseCommand):
         parser.add_argument("--fix", action="store_true", help="Rewrite Redis from the database.")
 
     def handle(self, *args: Any, voucher: int | None, fix: bool, **options: Any) -> None:
+        if fix:  # never rewrite another database's sale from this one (decision 292)
+            try:
+                heal.check_belongs_here()
+            except identity.RedisOfAnotherDatabase as refused:
+                raise CommandError(str(refused)) from None
         drifts = [d for d in reconcile.seckill_drift(voucher_id=voucher) if not d.clean]
         for drift in drifts:
             if fix:
