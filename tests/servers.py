@@ -16,7 +16,7 @@ from pathlib import Path
 from django.conf import settings
 
 from tests.helpers import free_port, wait_until
-from tests.workers import ROOT
+from tests.workers import ROOT, forget_database_identity
 
 
 def production_env(database_url: str, media_root: Path, **extra: str) -> dict[str, str]:
@@ -43,6 +43,7 @@ def start_web(
 ) -> tuple[subprocess.Popen, str]:
     """The documented production command (scripts/web.sh), once it answers; its output
     goes to `log`, if given."""
+    forget_database_identity(env)
     port = free_port()
     output = log.open("ab") if log else subprocess.DEVNULL
     process = subprocess.Popen(

@@ -10,7 +10,11 @@ from pathlib import Path
 from typing import IO
 
 import redis
+from django.conf import settings
 from django.db import connection
+
+from dianping.redis import keys
+from dianping.redis.client import get_redis
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,6 +43,19 @@ def unreachable_database_url() -> str:
     return "mysql://nobody:nothing@127.0.0.1:1/nowhere"
 
 
+def forget_database_identity(env: dict[str, str] | None = None) -> None:
+    """Let the process about to start on `env` claim its Redis for the test database as
+    it is now. The database's identity changes at every flush (a transactional test's
+    teardown), and a Redis the tests share may still carry the one an earlier test's
+    process claimed; a process would then rightly refuse it (decision 292)."""
+    env = env or {}
+    urls = {env.get("REDIS_URL") or settings.REDIS_URL, env.get("SECKILL_REDIS_URL") or None}
+    for url in urls - {None}:
+        # The suite's own Redis (a Cluster in the Cluster run) through its client.
+        client = get_redis() if url == settings.REDIS_URL else redis.Redis.from_url(url)
+        client.delete(keys.db_identity())
+
+
 def start_celery(
     *args: str, env: dict[str, str] | None = None, capture: bool = False, log: Path | None = None
 ) -> subprocess.Popen:
@@ -54,6 +71,7 @@ def start_celery(
     # And what killed workers of earlier tests left unacknowledged: kombu would hand it
     # to this worker once its visibility timeout passed, in the middle of its test.
     redis.Redis.from_url(app.conf.broker_url).delete("unacked", "unacked_index")
+    forget_database_identity(env)
     stdout: int | IO[bytes]
     stdout, stderr = (subprocess.PIPE, subprocess.STDOUT) if capture else (subprocess.DEVNULL,) * 2
     if log is not None:
