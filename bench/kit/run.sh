@@ -19,7 +19,7 @@ T0=$(date +%s)
 LOCAL="${LOCAL:-0}"
 OUT="${OUT:?OUT must name the folder for the results}"
 if [ "$LOCAL" = 1 ]; then
-  PY="${PYTHON:?LOCAL=1 needs PYTHON (a virtualenv with the project's packages)}"
+  PY="${PYTHON:?LOCAL=1 needs PYTHON (a virtualenv with the packages)}"
   WORK="${WORK_DIR:-/tmp/latency-kit-local}"
   REDIS_PORT="${REDIS_PORT:-6547}"; SALE_PORT="${SALE_PORT:-6548}"; WEB_PORT="${WEB_PORT:-8597}"
   SHAPES="${SHAPES:-1x4,1x1}"; ENDPOINTS="${ENDPOINTS:-bare,sale}"; LEVELS="${LEVELS:-30,70}"
