@@ -336,7 +336,7 @@ def measure(
         script = WRK_DIR / "paths.lua"
         if token_file:
             lua_env["TOKENS_FILE"] = str(token_file)
-    workers = shape.workers or os.cpu_count() or 2
+    workers = shape.workers or cpu_count(args.server_cpus)
     threads = min(4, cpu_count(args.load_cpus))
     connections = max(16, 16 * workers)
 
