@@ -163,6 +163,7 @@ class PinnedServer:
 
     def __init__(self, shape: Shape, port: int, env: dict[str, str], cpus: str) -> None:
         self.url = f"http://127.0.0.1:{port}"
+        self.workers = shape.workers
         self.metrics_url = f"http://127.0.0.1:{port + 1000}/metrics"
         command = [
             "taskset", "-c", cpus, str(ROOT / "scripts" / "web.sh"), "--log-level", "warning",
@@ -177,6 +178,8 @@ class PinnedServer:
             try:
                 with urllib.request.urlopen(f"{self.url}/api/ping", timeout=1) as response:
                     if response.status == 200:
+                        # The first worker answers; the others may still be loading Django.
+                        time.sleep(1 + (self.workers or 2) / 4)
                         return self
             except OSError:
                 if self.process.poll() is not None:
@@ -289,7 +292,7 @@ def main() -> None:
     }
     endpoints = {key: catalogue[key] for key in wanted}
     rows: list[dict] = []
-    per_cell = args.warm + args.peak + len(levels) * (args.step + args.gap) + 5
+    per_cell = args.warm + args.peak + 1 + len(levels) * (args.step + args.gap) + 5
     for index, shape in enumerate(shapes):
         if args.budget and time.monotonic() - t0 + per_cell + 5 > args.budget:
             notes.append(f"{shape.label}: skipped, out of the time budget")
