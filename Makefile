@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
 .DEFAULT_GOAL := help
 
-.PHONY: help run run-guard test test-cluster screenshots lint format messages setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity bench-memory bench-uploads bench-api bench-search probe clean
+.PHONY: help run run-guard test test-cluster screenshots lint format messages setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity bench-memory bench-uploads bench-api bench-search bench-latency probe clean
 
 help:  ## list the targets (this page; `make` alone shows it)
 	@echo "Dianping: \`make run\` serves everything on http://127.0.0.1:8000/, \`make test\` runs the suite."
@@ -97,6 +97,9 @@ bench-api: bench-setup  ## the reads users make most, each against the bare view
 
 bench-search: bench-setup  ## GET /api/search vs the bare view on 13k generated documents; index freshness
 	@scripts/bench.sh search.py $(BENCH_ARGS)
+
+bench-latency: bench-setup  ## p50/p99/p99.9 at 30-90 % of each endpoint's peak (k6 open model, pinned cores)
+	@scripts/bench.sh latency.py $(BENCH_ARGS)
 
 bench-uploads: bench-setup  ## the shop page's p99 while bombs and big photos are uploaded
 	@scripts/bench.sh uploads.py $(BENCH_ARGS)

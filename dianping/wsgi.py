@@ -1,10 +1,17 @@
 """WSGI entry point. Production servers set DJANGO_SETTINGS_MODULE explicitly."""
 
 import os
+import sys
 
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dianping.settings.production")
+
+# WEB_SWITCH_INTERVAL (seconds): how long a thread waiting for the GIL waits before it asks
+# the running one to let go (Python's default 0.005). Only matters with several blocking
+# threads per worker (docs/operations.md "Sizing the web tier", decision 300).
+if os.environ.get("WEB_SWITCH_INTERVAL"):
+    sys.setswitchinterval(float(os.environ["WEB_SWITCH_INTERVAL"]))
 
 application = get_wsgi_application()
 

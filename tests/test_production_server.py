@@ -73,6 +73,36 @@ def test_a_web_worker_that_dies_is_started_again(production_env, tmp_path) -> No
         servers.stop(process)
 
 
+def _web_command(tmp_path: Path, cpus: str, **env: str) -> list[str]:
+    """The granian command line scripts/web.sh would run on `cpus`, read from a stand-in
+    granian that prints its arguments."""
+    fake = tmp_path / "granian"
+    fake.write_text('#!/bin/sh\necho "$@"\n')
+    fake.chmod(0o755)
+    base = {k: v for k, v in os.environ.items() if not k.startswith("WEB_")}
+    out = subprocess.run(
+        ["taskset", "-c", cpus, str(ROOT / "scripts" / "web.sh")],
+        env={**base, "GRANIAN": str(fake), **env}, capture_output=True, text=True,
+        check=True, timeout=30,
+    ).stdout  # fmt: skip
+    return out.split()
+
+
+def test_web_sh_runs_one_worker_per_core_with_one_thread(tmp_path) -> None:
+    """Issue 37: several blocking threads per worker let one thread keep the GIL while the
+    requests the others took waited (p99 up to 1.4 s); web.sh sizes itself from the cores
+    it may use (decision 299), and WEB_WORKERS / WEB_THREADS still override it."""
+    one = _web_command(tmp_path, "0")
+    assert one[one.index("--workers") + 1] == "1"
+    assert one[one.index("--blocking-threads") + 1] == "1"
+    cores = sorted(os.sched_getaffinity(0))
+    every = _web_command(tmp_path, ",".join(map(str, cores)), OMP_NUM_THREADS="1")
+    assert every[every.index("--workers") + 1] == str(len(cores))
+    chosen = _web_command(tmp_path, "0", WEB_WORKERS="3", WEB_THREADS="2")
+    assert chosen[chosen.index("--workers") + 1] == "3"
+    assert chosen[chosen.index("--blocking-threads") + 1] == "2"
+
+
 def _children(pid: int) -> list[int]:
     """The worker processes granian's main process `pid` runs (from /proc)."""
     children = []
