@@ -60,6 +60,22 @@ def test_production_settings_refuse_to_start_without_a_secret_key() -> None:
     assert "SECRET_KEY" in result.stderr
 
 
+def test_a_drain_stall_threshold_a_healthy_drain_can_reach_is_refused() -> None:
+    """Beat starts a drain every 10 s, the first one 10 s after it starts: a threshold at
+    or below that calls a healthy drain stalled (decision 296)."""
+    env = {**os.environ, "SECKILL_DRAIN_STALL_SECONDS": "10"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0
+    assert "SECKILL_DRAIN_STALL_SECONDS must exceed the drain's interval, 10 s" in result.stderr
+
+
 @pytest.mark.django_db
 def test_openapi_schema_lists_the_api(api) -> None:
     response = api.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
