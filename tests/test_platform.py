@@ -223,6 +223,28 @@ def test_bad_page_numbers_are_400(query) -> None:
         _paginate(query, 1)
 
 
+def test_under_load_runs_the_command_beside_busy_loops_and_kills_them_after() -> None:
+    """scripts/under-load.sh (CI's contention step): the loops run while the command does,
+    its status is the script's, and none is left once it ends, even when it failed."""
+    listing = (
+        "for p in $(pgrep -P $PPID); do echo $p; pgrep -P $p; done; "
+        "ps -o args= --ppid $PPID | grep -c '^timeout '; exit 3"
+    )
+    result = subprocess.run(
+        [str(ROOT / "scripts" / "under-load.sh"), "2", "--", "sh", "-c", listing],
+        env={**os.environ, "UNDER_LOAD_MAX_SECONDS": "60"},  # should the test itself fail
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert result.returncode == 3, result.stderr
+    *pids, loops = result.stdout.split()
+    assert int(loops) == 2
+    alive = [p for p in pids if Path(f"/proc/{p}").exists()]
+    if alive:  # a kill is delivered at once, the exit a moment later
+        time.sleep(0.5)  # not a synchronisation: a grace for the exits, then a check
+        alive = [p for p in alive if Path(f"/proc/{p}").exists()]
+    assert alive == []
+
+
 def test_a_second_make_run_refuses_before_touching_anything() -> None:
     """`make run` holds var/run.lock while it serves; another one stops at its first step
     (`scripts/run.sh --check`, before set-up, migrations or demo data)."""
