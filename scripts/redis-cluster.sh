@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# A local Redis Cluster for `make test-cluster`: 3 masters and 3 replicas on loopback
-# ports of their own (${CLUSTER_PORT:-7001} and the five after it), data under
-# var/redis-cluster/<port>, AOF on as in production.
+# A local Redis Cluster for `make test-cluster`: 3 masters, a replica each and one spare
+# replica, on loopback ports of their own (${CLUSTER_PORT:-7001} and the six after it),
+# data under var/redis-cluster/<port>, AOF on as in production. The spare is what keeps
+# SECKILL_DURABILITY=replica selling after a failover: the promoted replica has no replica
+# of its own, and Redis migrates the spare to it (cluster-migration-barrier 1,
+# docs/operations.md "A master fails").
 #   scripts/redis-cluster.sh start   prints the URL of one node (any node will do)
 #   scripts/redis-cluster.sh stop
 #   scripts/redis-cluster.sh status
@@ -11,7 +14,7 @@ cd "$(dirname "$0")/.."
 
 first="${CLUSTER_PORT:-7001}"
 ports=()
-for i in 0 1 2 3 4 5; do ports+=($((first + i))); done
+for i in 0 1 2 3 4 5 6; do ports+=($((first + i))); done
 root="$PWD/var/redis-cluster"
 
 up() { [ "$(redis-cli -p "$1" ping 2>/dev/null)" = PONG ]; }
@@ -39,18 +42,18 @@ case "${1:-}" in
       for _ in $(seq 100); do up "$port" && break; sleep 0.05; done
     done
     known=$(redis-cli -p "$first" cluster info | sed -n 's/^cluster_known_nodes:\([0-9]*\).*/\1/p')
-    if [ "${known:-1}" -lt 6 ]; then  # fresh nodes: make them one cluster, a replica each
+    if [ "${known:-1}" -lt ${#ports[@]} ]; then  # fresh nodes: one cluster, a replica each, a spare
       redis-cli --cluster create $(printf '127.0.0.1:%s ' "${ports[@]}") \
         --cluster-replicas 1 --cluster-yes >"$root/create.log" 2>&1
     fi
     for _ in $(seq 200); do healthy && break; sleep 0.1; done
     healthy || { echo "error: the cluster did not come up; see $root" >&2; exit 1; }
-    # Every master with a replica in sync: a failover (and its test) needs one.
+    # Every replica in sync: a failover (and its test) needs one per master.
     for _ in $(seq 300); do
-      [ "$(synced_replicas)" -ge 3 ] && break
+      [ "$(synced_replicas)" -ge 4 ] && break
       sleep 0.1
     done
-    echo "redis cluster: up on 127.0.0.1:${ports[0]}..${ports[5]}" >&2
+    echo "redis cluster: up on 127.0.0.1:${ports[0]}..${ports[6]}" >&2
     echo "redis://127.0.0.1:$first/0"
     ;;
   stop)

@@ -61,6 +61,22 @@ def test_production_settings_refuse_to_start_without_a_secret_key() -> None:
     assert "SECRET_KEY" in result.stderr
 
 
+def test_a_drain_stall_threshold_a_healthy_drain_can_reach_is_refused() -> None:
+    """Beat starts a drain every 10 s, the first one 10 s after it starts: a threshold at
+    or below that calls a healthy drain stalled (decision 296)."""
+    env = {**os.environ, "SECKILL_DRAIN_STALL_SECONDS": "10"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0
+    assert "SECKILL_DRAIN_STALL_SECONDS must exceed the drain's interval, 10 s" in result.stderr
+
+
 @pytest.mark.django_db
 def test_openapi_schema_lists_the_api(api) -> None:
     response = api.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
@@ -206,6 +222,28 @@ def test_bad_page_numbers_are_400(query) -> None:
 
     with pytest.raises(ValidationError):
         _paginate(query, 1)
+
+
+def test_under_load_runs_the_command_beside_busy_loops_and_kills_them_after() -> None:
+    """scripts/under-load.sh (CI's contention step): the loops run while the command does,
+    its status is the script's, and none is left once it ends, even when it failed."""
+    listing = (
+        "for p in $(pgrep -P $PPID); do echo $p; pgrep -P $p; done; "
+        "ps -o args= --ppid $PPID | grep -c '^timeout '; exit 3"
+    )
+    result = subprocess.run(
+        [str(ROOT / "scripts" / "under-load.sh"), "2", "--", "sh", "-c", listing],
+        env={**os.environ, "UNDER_LOAD_MAX_SECONDS": "60"},  # should the test itself fail
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert result.returncode == 3, result.stderr
+    *pids, loops = result.stdout.split()
+    assert int(loops) == 2
+    alive = [p for p in pids if Path(f"/proc/{p}").exists()]
+    if alive:  # a kill is delivered at once, the exit a moment later
+        time.sleep(0.5)  # not a synchronisation: a grace for the exits, then a check
+        alive = [p for p in alive if Path(f"/proc/{p}").exists()]
+    assert alive == []
 
 
 def test_a_second_make_run_refuses_before_touching_anything() -> None:

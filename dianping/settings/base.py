@@ -455,6 +455,13 @@ if SECKILL_DURABILITY not in ("fsync", "replica", "none"):
 SECKILL_REPLICA_WAIT_MS = env.int("SECKILL_REPLICA_WAIT_MS", default=200)  # then a 503
 # /api/health answers 503 once an accepted order has waited this long to be persisted.
 SECKILL_DRAIN_STALL_SECONDS = env.float("SECKILL_DRAIN_STALL_SECONDS", default=60.0)
+if SECKILL_DRAIN_STALL_SECONDS <= SECKILL_DRAIN_INTERVAL:
+    # A healthy drain may leave an order waiting a whole interval (beat starts the first
+    # drain one interval after it starts): less would call it stalled (decision 296).
+    raise ImproperlyConfigured(
+        "SECKILL_DRAIN_STALL_SECONDS must exceed the drain's interval, "
+        f"{SECKILL_DRAIN_INTERVAL:g} s"
+    )
 # After a pass in which no shard filled a batch, the drain waits this long before reading
 # again: the price is at most this much more accept-to-persist lag (docs/benchmarks.md).
 SECKILL_DRAIN_LINGER = env.float("SECKILL_DRAIN_LINGER", default=0.2)
