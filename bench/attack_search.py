@@ -23,18 +23,14 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
-import shutil
-import socket
 import statistics
-import subprocess
-import tempfile
 import threading
 import time
 import urllib.parse
 from collections import Counter
 from pathlib import Path
 
-from harness import ROOT, Server, manage, server_env
+from harness import Server, free_port, manage, own_stack
 
 CORPUS = """
 from django.db import transaction
@@ -66,22 +62,8 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=50, help="notes of each kind")
     args = parser.parse_args()
 
-    workdir = Path(tempfile.mkdtemp(prefix="bench-attack-"))
-    web_port, redis_port = _free_port(), _free_port()
-    redis = subprocess.Popen(
-        ["redis-server", "--bind", "127.0.0.1", "--port", str(redis_port), "--dir", str(workdir),
-         "--save", "", "--appendonly", "no", "--logfile", str(workdir / "redis.log")],
-    )  # fmt: skip
-    try:
-        _wait_for_redis(redis_port)
-        database = ROOT / "var" / "bench-attack.sqlite3"
-        database.unlink(missing_ok=True)
-        base = server_env(
-            DATABASE_URL=f"sqlite:///{database}",
-            REDIS_URL=f"redis://127.0.0.1:{redis_port}/0",
-            CELERY_BROKER_URL=f"redis://127.0.0.1:{redis_port}/1",
-        )
-        manage("migrate", "--noinput", "-v0", env=base)
+    web_port = free_port()
+    with own_stack("bench-attack") as base:
         manage("shell", "-v0", "-c", CORPUS.format(notes=args.notes), env=base)
         manage("rebuild_search_index", "-v0", env=base)
         print(
@@ -97,10 +79,6 @@ def main() -> None:
             env = {**base, **extra}
             with Server("granian", args.workers, web_port, env, args.threads) as server:
                 _report(label, server, args)
-    finally:
-        redis.terminate()
-        redis.wait(timeout=30)
-        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def _report(label: str, server: Server, args: argparse.Namespace) -> None:
@@ -190,24 +168,6 @@ def _server_cpu(server: Server) -> float:
         if int(fields[3]) == session:  # fields after the name: state ppid pgrp session ...
             total += int(fields[11]) + int(fields[12])  # utime, stime
     return total / TICK
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _wait_for_redis(port: int) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        ping = subprocess.run(
-            ["redis-cli", "-p", str(port), "ping"], capture_output=True, text=True, check=False
-        )
-        if ping.stdout.strip() == "PONG":
-            return
-        time.sleep(0.1)
-    raise RuntimeError("redis-server did not answer within 30 s")
 
 
 if __name__ == "__main__":

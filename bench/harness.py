@@ -11,12 +11,15 @@ import atexit
 import os
 import re
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -177,3 +180,51 @@ def manage_output(*args: str, env: dict[str, str] | None = None) -> str:
     return subprocess.run(
         command, cwd=ROOT, check=True, env=env, capture_output=True, text=True
     ).stdout
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for_redis(port: int) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        ping = subprocess.run(
+            ["redis-cli", "-p", str(port), "ping"], capture_output=True, text=True, check=False
+        )
+        if ping.stdout.strip() == "PONG":
+            return
+        time.sleep(0.1)
+    raise RuntimeError("redis-server did not answer within 30 s")
+
+
+@contextmanager
+def own_stack(name: str, **extra: str) -> Iterator[dict[str, str]]:
+    """A Redis (nothing saved) and a migrated SQLite database (var/<name>.sqlite3, made
+    afresh) of the bench's own, so nothing of `make run`'s is touched: yields the
+    production environment (server_env) that points at them; the Redis stops on exit."""
+    workdir = Path(tempfile.mkdtemp(prefix=f"{name}-"))
+    redis_port = free_port()
+    redis = subprocess.Popen(
+        ["redis-server", "--bind", "127.0.0.1", "--port", str(redis_port), "--dir", str(workdir),
+         "--save", "", "--appendonly", "no", "--logfile", str(workdir / "redis.log")],
+    )  # fmt: skip
+    try:
+        wait_for_redis(redis_port)
+        database = ROOT / "var" / f"{name}.sqlite3"
+        for suffix in ("", "-wal", "-shm"):  # a stale WAL would be replayed onto the new file
+            Path(f"{database}{suffix}").unlink(missing_ok=True)
+        env = server_env(
+            DATABASE_URL=f"sqlite:///{database}",
+            REDIS_URL=f"redis://127.0.0.1:{redis_port}/0",
+            CELERY_BROKER_URL=f"redis://127.0.0.1:{redis_port}/1",
+            **extra,
+        )
+        manage("migrate", "--noinput", "-v0", env=env)
+        yield env
+    finally:
+        redis.terminate()
+        redis.wait(timeout=30)
+        shutil.rmtree(workdir, ignore_errors=True)
