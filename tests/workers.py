@@ -49,8 +49,8 @@ def forget_database_identity(env: dict[str, str] | None = None) -> None:
     teardown), and a Redis the tests share may still carry the one an earlier test's
     process claimed; a process would then rightly refuse it (decision 292)."""
     env = env or {}
-    urls = {env.get("REDIS_URL") or settings.REDIS_URL, env.get("SECKILL_REDIS_URL") or None}
-    for url in urls - {None}:
+    urls = {env.get("REDIS_URL") or settings.REDIS_URL, env.get("SECKILL_REDIS_URL") or ""}
+    for url in urls - {""}:
         # The suite's own Redis (a Cluster in the Cluster run) through its client.
         client = get_redis() if url == settings.REDIS_URL else redis.Redis.from_url(url)
         client.delete(keys.db_identity())
