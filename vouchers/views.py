@@ -165,11 +165,12 @@ class SeckillViewSet(viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=None, responses={200: OrderIdSerializer})
-    @api_errors(409, 429, 503)  # the sale's verdicts; the funnel; stock not loadable
+    @api_errors(409, 429, 503)  # the sale's verdicts; the funnel or admission; no stock
     def create(self, request: Request, voucher_id: int) -> Response:
         """Grab one unit of a flash sale: 200 with the order id, or 409 not_started /
         ended / sold_out / duplicate_order (`not_a_sale` for a normal voucher: claim it);
-        429 (Retry-After) when the per-user funnel (5 at once, then 2 a second) is full."""
+        429 (Retry-After) when the per-user funnel (5 at once, then 2 a second) is full,
+        or when more grabs arrive than the server lets through to the sale at once."""
         order_id = seckill.voucher_seckill(user_id=authenticated_id(request), voucher_id=voucher_id)
         return Response({"order_id": str(order_id)})
 

@@ -435,6 +435,13 @@ CELERY_BEAT_SCHEDULE.update(
 SECKILL_FUNNEL_CAPACITY = 5
 SECKILL_FUNNEL_PER_SECOND = 2.0
 SECKILL_SOLD_OUT_FLAG_TTL = 1.0  # seconds a process remembers "sold out" before asking Redis
+# Admission before Redis (vouchers/sale/admission.py): grabs a second each web process lets
+# through to the sale script per voucher, after a burst (0: one second of the rate); the
+# rest answer 429 from memory. 0 = no limit. Size it in docs/operations.md.
+SECKILL_ADMISSION_RATE = env.float("SECKILL_ADMISSION_RATE", default=0.0)
+SECKILL_ADMISSION_BURST = env.int("SECKILL_ADMISSION_BURST", default=0)
+if SECKILL_ADMISSION_RATE < 0 or SECKILL_ADMISSION_BURST < 0:
+    raise ImproperlyConfigured("SECKILL_ADMISSION_RATE and SECKILL_ADMISSION_BURST must be >= 0")
 ORDER_PAY_TIMEOUT = env.int("ORDER_PAY_TIMEOUT", default=15 * 60)  # seconds to pay
 # How long past its pay timeout an unpaid order may stay before the backstop cancels it
 # (its job, in Redis, normally does it on time; the drain schedules it a little later).

@@ -29,7 +29,7 @@ from dianping.redis.scripts import FUNNEL_LIB, lua
 from ..errors import Code
 from ..metrics import OTHER, verdict_counter
 from ..models import Voucher
-from . import durability, shard, stock
+from . import admission, durability, shard, stock
 from .shard import LIVE_LIB, SALE_REDIS
 
 _SECKILL = lua(__file__, "seckill.lua", prelude=(FUNNEL_LIB, LIVE_LIB), alias=SALE_REDIS)
@@ -147,6 +147,7 @@ def _parse_window(raw: bytes) -> SaleWindow:
 def voucher_seckill(*, user_id: int, voucher_id: int) -> int:
     """Buy one unit for `user_id`; returns the new order id. Raises the sale's verdicts."""
     window = _open_window(voucher_id)
+    admission.seckill_admit(voucher_id=voucher_id)
     return _decide(_run(voucher_id, window, user_id=user_id), voucher_id, window)
 
 
@@ -161,6 +162,9 @@ def voucher_seckill_by_token(*, token: str, voucher_id: int) -> int:
     except DomainError:
         _authenticate(token)  # the refresh every request owes, and 401 before 404/409
         raise
+    # Past the answers that need no sale script, before any round trip: a refused grab
+    # touches no Redis, its token's refresh included (decision 301).
+    admission.seckill_admit(voucher_id=voucher_id)
     if settings.REDIS_CLUSTER or shard.sale_has_own_redis():
         return _decide(_run(voucher_id, window, user_id=_authenticate(token)), voucher_id, window)
     return _decide(_run(voucher_id, window, token=token), voucher_id, window)
