@@ -16,16 +16,27 @@ One middleware, the first, so the hot paths pay one hop for all of it:
 - headers: a Content-Security-Policy without inline script, a Permissions-Policy, and
   `Cache-Control: no-store` on every JSON answer to a request that carried a token (a
   redeem code, an order, a profile must not sit in a shared or browser cache).
+
+Below it, Django's locale and messages middleware, each doing on the bare view only what
+its answer needs (the floor every request pays, docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.conf.urls.i18n import is_language_prefix_patterns_used
+from django.contrib.messages.middleware import MessageMiddleware as _MessageMiddleware
+from django.contrib.messages.storage import default_storage
 from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase, ResponseHeaders
+from django.middleware.locale import LocaleMiddleware as _LocaleMiddleware
+from django.utils import translation
+from django.utils.functional import SimpleLazyObject, empty
 from django.utils.log import log_response
 
 from dianping import images, logs
@@ -36,6 +47,7 @@ from dianping.redis.outage import OUTAGE_ERRORS
 UPLOAD_PATH = "/api/uploads"
 UPLOAD_OVERHEAD = 64 * 1024  # multipart boundaries and headers around the picture
 _DRAIN_CHUNK = 64 * 1024  # small reads: the drain's deadline is looked at between them
+_ID_KEY = logs.HEADER.lower()
 
 
 class GuardMiddleware:
@@ -43,10 +55,15 @@ class GuardMiddleware:
         self.get_response = get_response
         self.body_limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         self.upload_limit = images.MAX_BYTES + UPLOAD_OVERHEAD
-        self.headers = {
-            "Content-Security-Policy": settings.CONTENT_SECURITY_POLICY,
-            "Permissions-Policy": settings.PERMISSIONS_POLICY,
-        }
+        # Checked and encoded once, as Django's response headers store them (lower-cased
+        # name: (name, value)), and put straight into each answer's store where not set.
+        headers = ResponseHeaders(
+            {
+                "Content-Security-Policy": settings.CONTENT_SECURITY_POLICY,
+                "Permissions-Policy": settings.PERMISSIONS_POLICY,
+            }
+        )
+        self.headers = list(headers._store.items())
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         request_id = logs.accepted_request_id(request.META.get(logs.META_KEY))
@@ -66,9 +83,13 @@ class GuardMiddleware:
         finally:
             logs.request_id.reset(id_token)
             logs.user_id.reset(user_token)
-        response[logs.HEADER] = request_id
-        for name, value in self.headers.items():
-            response.headers.setdefault(name, value)
+        # The id is plain ASCII (logs.accepted_request_id): stored as `response[...] = `
+        # would, without its check and encoding.
+        store = response.headers._store
+        store[_ID_KEY] = (logs.HEADER, request_id)
+        for key, pair in self.headers:
+            if key not in store:
+                store[key] = pair
         if (
             "HTTP_AUTHORIZATION" in request.META
             and response.get("Content-Type", "").startswith("application/json")
@@ -134,7 +155,7 @@ def _allowed_methods(view: Any) -> frozenset[str] | None:
     answers every method itself."""
     cached = getattr(view, "_allowed_methods", None)
     if cached is not None:
-        return cached
+        return None if cached is _ANY_METHOD else cached
     actions = getattr(view, "actions", None)
     cls = getattr(view, "cls", None)
     if actions is not None:
@@ -142,6 +163,8 @@ def _allowed_methods(view: Any) -> frozenset[str] | None:
     elif cls is not None:
         methods = {m.upper() for m in cls.http_method_names if hasattr(cls, m)}
     else:
+        with contextlib.suppress(AttributeError):  # a bound method: asked again next time
+            view._allowed_methods = _ANY_METHOD
         return None
     methods.add("OPTIONS")
     if "GET" in methods:
@@ -149,3 +172,68 @@ def _allowed_methods(view: Any) -> frozenset[str] | None:
     allowed = frozenset(methods)
     view._allowed_methods = allowed
     return allowed
+
+
+_ANY_METHOD = frozenset({"*"})  # remembered on a plain Django view: it answers every method
+
+
+class LocaleMiddleware(_LocaleMiddleware):
+    """Django's, answering the same language and headers, with what the bare view paid
+    for on every request remembered: the language chosen for a (language cookie,
+    Accept-Language) pair, and whether the URLs have language prefixes (they do not
+    here: then the path is never looked at). Django's own code runs where they do."""
+
+    _MEMO_SIZE = 1024  # distinct (cookie, Accept-Language) pairs; emptied when full
+    _MEMO_KEY_CHARS = 256  # longer pairs are worked out each time, not remembered
+
+    def __init__(self, get_response: Any) -> None:
+        super().__init__(get_response)
+        self._languages: dict[tuple[str | None, str], str] = {}
+
+    def process_request(self, request: HttpRequest) -> None:
+        urlconf = getattr(request, "urlconf", settings.ROOT_URLCONF)
+        if is_language_prefix_patterns_used(urlconf)[0]:
+            return super().process_request(request)
+        key = (
+            request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME),
+            request.META.get("HTTP_ACCEPT_LANGUAGE", ""),
+        )
+        language = self._languages.get(key)
+        if language is None:
+            language = translation.get_language_from_request(request, check_path=False)
+            if len(key[0] or "") + len(key[1]) <= self._MEMO_KEY_CHARS:
+                if len(self._languages) >= self._MEMO_SIZE:
+                    self._languages.clear()
+                self._languages[key] = language
+        translation.activate(language)
+        request.LANGUAGE_CODE = translation.get_language()
+        return None
+
+    def process_response(
+        self, request: HttpRequest, response: HttpResponseBase
+    ) -> HttpResponseBase:
+        urlconf = getattr(request, "urlconf", settings.ROOT_URLCONF)
+        store = response.headers._store
+        if is_language_prefix_patterns_used(urlconf)[0] or "vary" in store:
+            return super().process_response(request, response)
+        # What patch_vary_headers and setdefault write on an answer with no Vary yet (a
+        # language code is plain ASCII).
+        store["vary"] = ("Vary", "Accept-Language")
+        if "content-language" not in store:
+            store["content-language"] = ("Content-Language", translation.get_language())
+        return response
+
+
+class MessageMiddleware(_MessageMiddleware):
+    """Django's, with each request's message storage made when first used: the API's
+    requests never use it (only the admin's pages do), and a storage never used stores
+    nothing into the answer, so an unused one need not be made at all."""
+
+    def process_request(self, request: HttpRequest) -> None:
+        request._messages = SimpleLazyObject(lambda: default_storage(request))  # type: ignore[attr-defined]
+
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        messages = getattr(request, "_messages", None)
+        if isinstance(messages, SimpleLazyObject) and messages._wrapped is empty:
+            return response
+        return super().process_response(request, response)

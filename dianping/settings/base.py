@@ -55,12 +55,14 @@ MIDDLEWARE = [
     "dianping.middleware.GuardMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    # The language: the switch's cookie, else Accept-Language, else LANGUAGE_CODE.
-    "django.middleware.locale.LocaleMiddleware",
+    # The language: the switch's cookie, else Accept-Language, else LANGUAGE_CODE (Django's,
+    # its choice remembered per cookie and header: dianping/middleware.py).
+    "dianping.middleware.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    # Django's, the storage made when first used (the admin's pages): dianping/middleware.py.
+    "dianping.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
