@@ -33,7 +33,7 @@ from django.conf.urls.i18n import is_language_prefix_patterns_used
 from django.contrib.messages.middleware import MessageMiddleware as _MessageMiddleware
 from django.contrib.messages.storage import default_storage
 from django.http import HttpRequest, HttpResponse
-from django.http.response import HttpResponseBase, ResponseHeaders
+from django.http.response import HttpResponseBase
 from django.middleware.locale import LocaleMiddleware as _LocaleMiddleware
 from django.utils import translation
 from django.utils.functional import SimpleLazyObject, empty
@@ -47,7 +47,6 @@ from dianping.redis.outage import OUTAGE_ERRORS
 UPLOAD_PATH = "/api/uploads"
 UPLOAD_OVERHEAD = 64 * 1024  # multipart boundaries and headers around the picture
 _DRAIN_CHUNK = 64 * 1024  # small reads: the drain's deadline is looked at between them
-_ID_KEY = logs.HEADER.lower()
 
 
 class GuardMiddleware:
@@ -55,15 +54,10 @@ class GuardMiddleware:
         self.get_response = get_response
         self.body_limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         self.upload_limit = images.MAX_BYTES + UPLOAD_OVERHEAD
-        # Checked and encoded once, as Django's response headers store them (lower-cased
-        # name: (name, value)), and put straight into each answer's store where not set.
-        headers = ResponseHeaders(
-            {
-                "Content-Security-Policy": settings.CONTENT_SECURITY_POLICY,
-                "Permissions-Policy": settings.PERMISSIONS_POLICY,
-            }
-        )
-        self.headers = list(headers._store.items())
+        self.headers = {
+            "Content-Security-Policy": settings.CONTENT_SECURITY_POLICY,
+            "Permissions-Policy": settings.PERMISSIONS_POLICY,
+        }
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         request_id = logs.accepted_request_id(request.META.get(logs.META_KEY))
@@ -83,13 +77,9 @@ class GuardMiddleware:
         finally:
             logs.request_id.reset(id_token)
             logs.user_id.reset(user_token)
-        # The id is plain ASCII (logs.accepted_request_id): stored as `response[...] = `
-        # would, without its check and encoding.
-        store = response.headers._store
-        store[_ID_KEY] = (logs.HEADER, request_id)
-        for key, pair in self.headers:
-            if key not in store:
-                store[key] = pair
+        response[logs.HEADER] = request_id
+        for name, value in self.headers.items():
+            response.headers.setdefault(name, value)
         if (
             "HTTP_AUTHORIZATION" in request.META
             and response.get("Content-Type", "").startswith("application/json")
@@ -213,14 +203,11 @@ class LocaleMiddleware(_LocaleMiddleware):
         self, request: HttpRequest, response: HttpResponseBase
     ) -> HttpResponseBase:
         urlconf = getattr(request, "urlconf", settings.ROOT_URLCONF)
-        store = response.headers._store
-        if is_language_prefix_patterns_used(urlconf)[0] or "vary" in store:
+        if is_language_prefix_patterns_used(urlconf)[0] or response.has_header("Vary"):
             return super().process_response(request, response)
-        # What patch_vary_headers and setdefault write on an answer with no Vary yet (a
-        # language code is plain ASCII).
-        store["vary"] = ("Vary", "Accept-Language")
-        if "content-language" not in store:
-            store["content-language"] = ("Content-Language", translation.get_language())
+        # What patch_vary_headers and setdefault write on an answer with no Vary yet.
+        response["Vary"] = "Accept-Language"
+        response.headers.setdefault("Content-Language", translation.get_language())
         return response
 
 
