@@ -1,14 +1,10 @@
 from django.urls import path
 
-from .views import NotificationViewSet, SaleWatchViewSet
+from .views import NotificationViewSet, SaleWatchViewSet, inbox_view, unread_count_view
 
 urlpatterns = [
-    path("notifications", NotificationViewSet.as_view({"get": "list"}), name="notifications"),
-    path(
-        "notifications/unread-count",
-        NotificationViewSet.as_view({"get": "unread_count"}),
-        name="notifications-unread",
-    ),
+    path("notifications", inbox_view, name="notifications"),
+    path("notifications/unread-count", unread_count_view, name="notifications-unread"),
     path(
         "notifications/read",
         NotificationViewSet.as_view({"post": "mark_read"}),
