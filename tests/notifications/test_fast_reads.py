@@ -9,6 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.conf import settings as django_settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.renderers import JSONRenderer
@@ -134,18 +135,28 @@ def test_each_read_is_one_round_trip_and_a_page_one_query(user, monkeypatch) -> 
 
     with CaptureQueriesContext(connection) as queries:
         assert _unread(api) == count
-    assert (len(queries), len(round_trips)) == (0, 1)  # the token and the count, together
+    assert len(queries) == 0
+    _one_batch_per_server(round_trips)  # the token and the count, together
 
     round_trips.clear()
     with CaptureQueriesContext(connection) as queries:
         assert len(api.get("/api/notifications").json()["results"]) == 7
-    assert (len(queries), len(round_trips)) == (1, 1)  # the token; the page
+    assert len(queries) == 1
+    _one_batch_per_server(round_trips)  # the token
 
     unread.unread_evict([user.id])
     round_trips.clear()
     with CaptureQueriesContext(connection) as queries:
         assert _unread(api) == count
-    assert (len(queries), len(round_trips)) == (1, 2)  # a miss: counted, then stored
+    assert len(queries) == 1  # a miss: counted, then stored
+    assert len(round_trips) >= 2 if django_settings.REDIS_CLUSTER else len(round_trips) == 2
+
+
+def _one_batch_per_server(round_trips: list[tuple]) -> None:
+    """One round trip: on a Cluster, one batch per node holding a key."""
+    assert len(round_trips) == len(set(round_trips)) >= 1
+    if not django_settings.REDIS_CLUSTER:
+        assert len(round_trips) == 1
 
 
 def _like(ctx: dict[str, Any]) -> None:
