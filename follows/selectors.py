@@ -72,7 +72,7 @@ def follow_rows(
 ) -> tuple[list[tuple[Any, ...]], int | None]:
     """`follow_list` as tuples (follow id, followed at, the other user's id, nick name and
     icon), in one query compiled once (decision 305); the listed user checked in the
-    user cache (decision 306). Unknown or disabled user: 404."""
+    user cache (decision 304). Unknown or disabled user: 404."""
     public_user_document(user_id=user_id)
     if last_id is None:
         rows = _PAGES[direction, False].rows(user_id=user_id)

@@ -104,7 +104,7 @@ def _other(follow: Follow, direction: str):
     return follow.user if direction == "followers" else follow.followed
 
 
-# The lists without DRF (decision 306): the page from one query compiled once, then the
+# The lists without DRF (decision 304): the page from one query compiled once, then the
 # caller's token refreshed with their follow states in one round trip (the states need
 # the page's ids); each item as FollowItemSerializer writes it.
 

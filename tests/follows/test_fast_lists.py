@@ -1,4 +1,4 @@
-"""The followers and following lists without DRF (decision 306): byte for byte what the
+"""The followers and following lists without DRF (decision 304): byte for byte what the
 DRF viewset answered, in one query and one Redis round trip."""
 
 from __future__ import annotations
