@@ -2,14 +2,14 @@ from django.urls import path
 
 from .views import NotificationViewSet, SaleWatchViewSet, inbox_view, unread_count_view
 
-# Every signed-in client polls the unread count: dianping/urls.py lists this route at its
-# top level (no include to descend into), right after the shop pages.
-poll_urlpatterns = [
+# The bell's reads (every signed-in client polls the unread count): dianping/urls.py lists
+# these routes at its top level (no include to descend into), right after the shop pages.
+bell_urlpatterns = [
     path("api/notifications/unread-count", unread_count_view, name="notifications-unread"),
+    path("api/notifications", inbox_view, name="notifications"),
 ]
 
 urlpatterns = [
-    path("notifications", inbox_view, name="notifications"),
     path(
         "notifications/read",
         NotificationViewSet.as_view({"post": "mark_read"}),
