@@ -39,5 +39,8 @@ class UserSource(Source):
         return User.objects.filter(is_active=True).order_by("id").values_list("id", flat=True)
 
     def items(self, ids: list[int], *, viewer_id: int | None) -> dict[int, dict[str, Any]]:
-        users = User.objects.filter(pk__in=ids, is_active=True)
-        return {user.id: PublicUserSerializer(user).data for user in users}
+        """From the user cache, as the user pages show them (a query and a serializer per
+        user cost a users' search more than the search itself)."""
+        from .selectors import public_user_documents
+
+        return public_user_documents(ids)

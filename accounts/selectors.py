@@ -35,6 +35,19 @@ def public_user_document(*, user_id: int) -> dict[str, Any]:
     return orjson.loads(raw)
 
 
+def public_user_documents(user_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """Active users as others see them, from the user cache (the process's near copies
+    first), one round trip for those it lacks; unknown or disabled ones left out."""
+    from .serializers import PublicUserSerializer
+
+    def load(missing: list[int]) -> dict[int, dict[str, Any]]:
+        users = User.objects.filter(pk__in=missing, is_active=True)
+        return {user.id: PublicUserSerializer(user).data for user in users}
+
+    raws = user_cache().lookup_many(user_ids, load)
+    return {i: orjson.loads(raw) for i in user_ids if (raw := raws.get(i)) is not None}
+
+
 def me_get(*, user_id: int) -> User:
     """The caller's own account; a token outliving its (deleted or disabled) user is a 401."""
     try:

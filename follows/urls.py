@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import FollowListViewSet, FollowViewSet
+from .views import FollowViewSet, followers_view, following_view
 
 urlpatterns = [
     path(
@@ -9,14 +9,6 @@ urlpatterns = [
         name="follow",
     ),
     path("follows/common/<id:user_id>", FollowViewSet.as_view({"get": "common"}), name="common"),
-    path(
-        "users/<id:user_id>/followers",
-        FollowListViewSet.as_view({"get": "followers"}),
-        name="user-followers",
-    ),
-    path(
-        "users/<id:user_id>/following",
-        FollowListViewSet.as_view({"get": "following"}),
-        name="user-following",
-    ),
+    path("users/<id:user_id>/followers", followers_view, name="user-followers"),
+    path("users/<id:user_id>/following", following_view, name="user-following"),
 ]

@@ -7,12 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.db.models.signals import post_delete, post_save
 
 from blogs.signals import comment_posted, comments_deleting, content_hidden, note_liked
 from follows.signals import follow_synced
 from vouchers.signals import order_timed_out
 
 from . import services, tasks
+from .models import Notification
+from .unread import unread_changed
 
 
 def _after_commit(task: Any, *args: int) -> None:
@@ -50,6 +53,20 @@ def _deleting(sender: Any, *, comment_ids: list[int], **_: Any) -> None:
     services.notifications_comments_gone(comment_ids=comment_ids)
 
 
+def _saved(sender: Any, instance: Notification, using: str, **_: Any) -> None:
+    """However a row is saved, its recipient's cached unread count goes after the commit
+    (decision 303); bulk inserts and updates evict in the services."""
+    unread_changed([instance.recipient_id], using=using)
+
+
+def _deleted(sender: Any, instance: Notification, using: str, **_: Any) -> None:
+    """However an unread row goes (trimmed, folded, dropped, in a cascade from its note,
+    comment, actor or voucher, by the admin), its recipient's cached count goes after the
+    commit (decision 303)."""
+    if instance.read_at is None:
+        unread_changed([instance.recipient_id], using=using)
+
+
 def connect() -> None:
     follow_synced.connect(_followed, dispatch_uid="notifications.followed")
     note_liked.connect(_liked, dispatch_uid="notifications.liked")
@@ -57,3 +74,5 @@ def connect() -> None:
     order_timed_out.connect(_timed_out, dispatch_uid="notifications.order_cancelled")
     content_hidden.connect(_hidden, dispatch_uid="notifications.hidden")
     comments_deleting.connect(_deleting, dispatch_uid="notifications.comments_deleting")
+    post_save.connect(_saved, sender=Notification, dispatch_uid="notifications.unread_saved")
+    post_delete.connect(_deleted, sender=Notification, dispatch_uid="notifications.unread_deleted")

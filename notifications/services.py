@@ -16,6 +16,7 @@ from dianping import clock
 from dianping.redis.ratelimit import SlidingWindowLimiter
 
 from .models import Kind, Notification
+from .unread import unread_changed
 
 COMMENT_CAP_SCOPE = "notify_comment"
 
@@ -150,7 +151,8 @@ def notifications_add_many(notifications: Sequence[Notification]) -> int:
         ).values_list("recipient_id", "dedup_key")
     )
     new = [n for n in notifications if (n.recipient_id, n.dedup_key) not in told]
-    Notification.objects.bulk_create(new, ignore_conflicts=True)
+    Notification.objects.bulk_create(new, ignore_conflicts=True)  # no post_save: evicted here
+    unread_changed(n.recipient_id for n in new)
     for recipient_id in {n.recipient_id for n in new}:
         inbox_trim(recipient_id=recipient_id)
     return len(new)
@@ -174,7 +176,10 @@ def notifications_mark_read(*, recipient_id: int, ids: Iterable[int] | None = No
     unread = Notification.objects.filter(recipient_id=recipient_id, read_at__isnull=True)
     if ids is not None:
         unread = unread.filter(id__in=list(ids))
-    return unread.update(read_at=clock.now())
+    changed = unread.update(read_at=clock.now())  # no post_save: evicted here
+    if changed:
+        unread_changed([recipient_id])
+    return changed
 
 
 def notifications_drop(*, blog_id: int | None = None, comment_id: int | None = None) -> int:

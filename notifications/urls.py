@@ -1,14 +1,15 @@
 from django.urls import path
 
-from .views import NotificationViewSet, SaleWatchViewSet
+from .views import NotificationViewSet, SaleWatchViewSet, inbox_view, unread_count_view
+
+# The bell's reads (every signed-in client polls the unread count): dianping/urls.py lists
+# these routes at its top level (no include to descend into), right after the shop pages.
+bell_urlpatterns = [
+    path("api/notifications/unread-count", unread_count_view, name="notifications-unread"),
+    path("api/notifications", inbox_view, name="notifications"),
+]
 
 urlpatterns = [
-    path("notifications", NotificationViewSet.as_view({"get": "list"}), name="notifications"),
-    path(
-        "notifications/unread-count",
-        NotificationViewSet.as_view({"get": "unread_count"}),
-        name="notifications-unread",
-    ),
     path(
         "notifications/read",
         NotificationViewSet.as_view({"post": "mark_read"}),

@@ -1,23 +1,35 @@
 """Thin viewsets: the caller's inbox, its unread count and marking read; watching a sale.
-Every answer is personal: the middleware sends them `Cache-Control: no-store`."""
+The inbox and the unread count are read without DRF (dianping.api.fastpath): every
+signed-in client polls the count. Every answer is personal: the middleware sends them
+`Cache-Control: no-store`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import viewsets
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts import tokens
 from accounts.authentication import authenticated_id
+from dianping.api.fastpath import fast_path, json_response
 from dianping.api.lists import listed
 from dianping.api.queries import query_params
 from dianping.api.schema import api_errors
 from dianping.api.scroll import ScrollQuerySerializer, scroll_page, scrolled
 from dianping.api.throttles import WriteLimited
+from dianping.api.times import time_writer
+from dianping.errors import NotAuthenticated
 
-from . import selectors, services, watches
+from . import selectors, services, unread, watches
 from .serializers import (
+    EXCERPT,
     MarkReadSerializer,
     NotificationSerializer,
     UnreadSerializer,
@@ -80,3 +92,56 @@ class SaleWatchViewSet(WriteLimited, viewsets.ViewSet):
     def list(self, request: Request) -> Response:
         """The upcoming sales I watch."""
         return Response({"voucher_ids": watches.watched_sales(user_id=authenticated_id(request))})
+
+
+# The reads, without DRF (decisions 303, 304): the caller's token refreshed in the round
+# trip that reads the cached unread count; the inbox page from one values query, each
+# item as NotificationSerializer would write it (tests/notifications compare the two).
+
+
+@fast_path("GET", viewset=NotificationViewSet, actions={"get": "unread_count"})
+def unread_count_view(request: HttpRequest) -> HttpResponse:
+    viewer, replies = tokens.touch_with(request, unread.queue_read)
+    if viewer is None:
+        raise NotAuthenticated()
+    return json_response({"unread": unread.count_from(replies, viewer["id"])})
+
+
+@fast_path("GET", viewset=NotificationViewSet, actions={"get": "list"})
+def inbox_view(request: HttpRequest) -> HttpResponse:
+    viewer, _ = tokens.touch_with(request)
+    if viewer is None:
+        raise NotAuthenticated()  # before the query is looked at, as DRF's permission check
+    last_id = query_params(request, ScrollQuerySerializer).get("last_id")
+    rows, next_last_id = selectors.inbox_rows(recipient_id=viewer["id"], last_id=last_id)
+    time = time_writer()
+    return json_response(scroll_page([_item(row, time) for row in rows], next_last_id))
+
+
+def _item(row: tuple, time: Callable[[datetime | None], str | None]) -> dict[str, Any]:
+    """One row of `selectors.INBOX_VALUES` as NotificationSerializer represents it."""
+    (id_, kind, order_id, count, read_at, created_at, actor_id, actor_nick, actor_icon,
+     blog_id, blog_title, comment_id, comment_content, voucher_id, voucher_title,
+     voucher_begin) = row  # fmt: skip
+    actor = {"id": actor_id, "nick_name": actor_nick, "icon": actor_icon}
+    blog = {"id": blog_id, "title": blog_title}
+    comment = (
+        None if comment_id is None else {"id": comment_id, "content": comment_content[:EXCERPT]}
+    )
+    # No database constraint (notifications.models): a voucher gone is no voucher, as the
+    # serializer's outer join finds none; a voucher's title is never null.
+    voucher = None
+    if voucher_title is not None:
+        voucher = {"id": voucher_id, "title": voucher_title, "begin_time": time(voucher_begin)}
+    return {
+        "id": id_,
+        "kind": kind,
+        "actor": None if actor_id is None else actor,
+        "blog": None if blog_id is None else blog,
+        "comment": comment,
+        "voucher": voucher,
+        "order_id": None if order_id is None else str(order_id),
+        "count": count,
+        "read": read_at is not None,
+        "created_at": time(created_at),
+    }

@@ -33,8 +33,27 @@ _MARGIN = TERM_MAX
 def fragments(text: str, query_terms: list[str], *, window: int | None = None) -> list[dict]:
     """`text` as fragments, the occurrences of any query term marked. With `window`, a
     long text is cut to about that many characters around its first hit; without, a
-    text longer than SHOWN_MAX is cut as with a window of SHOWN_MAX."""
+    text longer than SHOWN_MAX is cut as with a window of SHOWN_MAX. A short text shown
+    whole (a name, a title, an address) is marked once per process for a set of terms
+    (`_whole`, decision 306): the same shops come back for the same words. The list is
+    shared: callers send it, never change it."""
     shown = window if window is not None else SHOWN_MAX
+    if len(text) <= min(shown, _REMEMBERED_MAX):
+        return _whole(text, tuple(query_terms))
+    return _fragments(text, query_terms, shown)
+
+
+# Texts of at most _REMEMBERED_MAX characters (at most 97 fragments each, HITS_PER_FIELD)
+# in at most 2,048 entries: well under 20 MB however the queries are chosen.
+_REMEMBERED_MAX = 128
+
+
+@functools.lru_cache(maxsize=2048)
+def _whole(text: str, query_terms: tuple[str, ...]) -> list[dict]:
+    return _fragments(text, list(query_terms), SHOWN_MAX)
+
+
+def _fragments(text: str, query_terms: list[str], shown: int) -> list[dict]:
     finder, marker = _patterns(tuple(query_terms))
     start, end = 0, len(text)
     if len(text) > shown:

@@ -222,7 +222,7 @@ def seckill_funnel_prefix(shard: int) -> str:
 
 def blog_likes(blog_id: int) -> str:
     """Sorted set of a blog's likers: user id scored by like time (ms). Also read by the
-    notifications' `liked` task (notifications keep no keys of their own)."""
+    notifications' `liked` task."""
     return f"blog:{{b{blog_id}}}:likes"
 
 
@@ -276,6 +276,15 @@ def feed_pull_authors() -> str:
     """Set of the authors who ever published a blog that was not pushed (they had more
     than FEED_PUSH_MAX_FOLLOWERS followers then): readers pull those authors' blogs."""
     return "feed:pull-authors"
+
+
+# --- notifications -----------------------------------------------------------------
+
+
+def unread_count(user_id: int) -> str:
+    """A user's count of unread notifications, cached from the rows (decision 303); its
+    version counter is `cache_version` of this key, which shares its hash tag."""
+    return f"notify:{{u{user_id}}}:unread"
 
 
 # --- sign-in -----------------------------------------------------------------------

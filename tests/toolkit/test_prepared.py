@@ -1,0 +1,84 @@
+"""dianping/prepared.py: a read compiled once answers what the ORM answers, for every
+parameter value, with the ORM's conversions; what it cannot place safely it refuses."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.db.models.sql.compiler import SQLCompiler
+from django.test.utils import CaptureQueriesContext
+
+from dianping import clock
+from dianping.prepared import PreparedRead
+from tests.factories import NormalVoucherFactory, UserFactory, VoucherFactory
+from vouchers.models import Voucher
+
+pytestmark = pytest.mark.django_db
+
+
+def _vouchers(shop_id: int, after: int):
+    return (
+        Voucher.objects.filter(shop_id=shop_id, id__gt=after)
+        .order_by("-id")
+        .values_list("id", "title", "begin_time", "shop__name", "shop__type__name")[:3]
+    )
+
+
+def test_it_answers_what_the_orm_answers_for_every_value(monkeypatch) -> None:
+    first = VoucherFactory()
+    VoucherFactory.create_batch(4, shop=first.shop, begin_time=clock.now() + timedelta(days=2))
+    other = NormalVoucherFactory()
+    read = PreparedRead(_vouchers)
+    compiled: list[int] = []
+    real = SQLCompiler.as_sql
+
+    def as_sql(self, *args, **kwargs):
+        compiled.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(SQLCompiler, "as_sql", as_sql)
+
+    cases = [(first.shop_id, 0), (first.shop_id, first.id + 1), (other.shop_id, 0), (999, 0)]
+    answers = [read.rows(shop_id=shop, after=after) for shop, after in cases]
+    compiled_by_read = len(compiled)
+
+    expected = [list(_vouchers(shop, after)) for shop, after in cases]
+    assert answers == expected
+    assert compiled_by_read == 1  # the first call's, only
+    assert answers[0][0][2].tzinfo is not None  # times converted as the ORM does
+    assert answers[2] == [(other.id, other.title, None, other.shop.name, other.shop.type.name)]
+    assert answers[3] == []
+
+
+def test_it_is_one_query_as_the_database_sees_it() -> None:
+    user = UserFactory()
+    read = PreparedRead(lambda user_id: UserFactory._meta.model.objects.filter(pk=user_id)
+                        .values_list("id", "nick_name"))  # fmt: skip
+    read.rows(user_id=user.id)
+
+    with CaptureQueriesContext(connection) as queries:
+        assert read.rows(user_id=user.id) == [(user.id, user.nick_name)]
+    assert len(queries) == 1
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda shop_id: Voucher.objects.filter(shop_id=shop_id),  # models, not values
+        lambda shop_id: Voucher.objects.filter(shop_id=shop_id).values_list("id", flat=True),
+        lambda shop_id: Voucher.objects.filter(shop_id=shop_id + 1).values_list("id"),
+        lambda shop_id: Voucher.objects.filter(title=str(shop_id)).values_list("id"),  # text
+        lambda shop_id: Voucher.objects.values_list("id"),  # not a parameter at all
+    ],
+    ids=["models", "flat", "changed", "as text", "unused"],
+)
+def test_what_it_cannot_place_exactly_is_refused(build) -> None:
+    with pytest.raises(ValueError, match=r"prepared read|parameter"):
+        PreparedRead(build).rows(shop_id=5)
+
+
+def test_it_wants_exactly_its_parameters() -> None:
+    with pytest.raises(TypeError):
+        PreparedRead(_vouchers).rows(shop_id=1)
