@@ -2,7 +2,7 @@
 shop is their rating of it (ShopRating); the shop's review count (its reviewers, each
 once however many notes they wrote), rating histogram and score are counted again from
 the rows after every change, under the shop's row lock, so they are exact whatever ran
-concurrently (SPEC §11).
+concurrently (decision 286).
 
 Lock order: the shop's row first, then the note's. A note's insert share-locks the shop
 row (its foreign key): two of them that then both wanted the row exclusively would

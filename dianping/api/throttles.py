@@ -67,7 +67,7 @@ class UserSlidingWindowThrottle(SlidingWindowThrottle):
 
 class WriteLimited:
     """Viewset mixin: the actions in `write_limits` are limited per user, each at its
-    scope's rate (SPEC §0: writes a user can repeat cheaply answer 429 past it). A request
+    scope's rate (writes a user can repeat cheaply answer 429 past it). A request
     for which `is_replay` holds writes nothing and passes uncounted (decision 282)."""
 
     write_limits: dict[str, str] = {}
