@@ -49,14 +49,7 @@ def test_production_settings_pass_the_deploy_checklist() -> None:
 def test_production_settings_refuse_to_start_without_a_secret_key() -> None:
     env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
     env.update(DJANGO_SETTINGS_MODULE="dianping.settings.production", ALLOWED_HOSTS="x")
-    result = subprocess.run(
-        [sys.executable, "manage.py", "check"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = _manage_check(env)
     assert result.returncode != 0
     assert "SECRET_KEY" in result.stderr
 
@@ -64,15 +57,7 @@ def test_production_settings_refuse_to_start_without_a_secret_key() -> None:
 def test_a_drain_stall_threshold_a_healthy_drain_can_reach_is_refused() -> None:
     """Beat starts a drain every 10 s, the first one 10 s after it starts: a threshold at
     or below that calls a healthy drain stalled (decision 296)."""
-    env = {**os.environ, "SECKILL_DRAIN_STALL_SECONDS": "10"}
-    result = subprocess.run(
-        [sys.executable, "manage.py", "check"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = _manage_check({**os.environ, "SECKILL_DRAIN_STALL_SECONDS": "10"})
     assert result.returncode != 0
     assert "SECKILL_DRAIN_STALL_SECONDS must exceed the drain's interval, 10 s" in result.stderr
 
@@ -422,3 +407,11 @@ def test_no_import_cycles_between_apps() -> None:
 
     assert [app for app in graph if reaches(app, app, {app})] == []
     assert graph["dianping"] == set()  # the toolkit knows no app
+
+
+def _manage_check(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`manage.py check` in a process of `env` (settings are read once, at its start)."""
+    return subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
