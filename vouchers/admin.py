@@ -7,6 +7,8 @@ import csv
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.http import Http404, JsonResponse, StreamingHttpResponse
 from django.template.response import TemplateResponse
@@ -28,8 +30,37 @@ if TYPE_CHECKING:
 COUNT_COLUMNS = ("claimed", "paid", "used", "refunded")  # of selectors.order_counts
 
 
+class VoucherAdminForm(forms.ModelForm):
+    """The voucher's fields, and for a new flash sale the buckets its stock is split
+    into (vouchers/sale/buckets.py): chosen once, shown read-only afterwards."""
+
+    buckets = forms.IntegerField(
+        label=_("buckets"),
+        required=False,
+        min_value=1,
+        help_text=_(
+            "A hot flash sale's stock split across this many shards (Redis masters on a "
+            "Cluster). Empty: one, or SECKILL_AUTO_BUCKETS for a large stock. Fixed once saved."
+        ),
+    )
+
+    class Meta:
+        model = Voucher
+        fields = "__all__"  # noqa: DJ007 - ModelAdmin passes its own list
+
+    def clean_buckets(self) -> int | None:
+        count = self.cleaned_data["buckets"]
+        if count is not None and count > settings.SECKILL_SHARDS:
+            raise forms.ValidationError(
+                gettext("At most %(shards)d (SECKILL_SHARDS).")
+                % {"shards": settings.SECKILL_SHARDS}
+            )
+        return count
+
+
 @admin.register(Voucher)
 class VoucherAdmin(admin.ModelAdmin):
+    form = VoucherAdminForm
     list_display = [
         "id", "title", "shop", "type", "discount", "live_status", "stock", "redis_stock",
         *(f"{name}_count" for name in COUNT_COLUMNS), "begin_time", "end_time", "live_link",
@@ -74,7 +105,7 @@ class VoucherAdmin(admin.ModelAdmin):
             "title": gettext("Live sale: %(voucher)s") % {"voucher": voucher},
             "opts": self.model._meta,
             "voucher": voucher,
-            "shard": shard.shard_of(voucher.id),
+            "shard": ", ".join(map(str, shard.placement(voucher.id, voucher.sale_shards))),
             "numbers_url": reverse("admin:vouchers_voucher_live_numbers", args=[voucher.id]),
             "interval_ms": self.LIVE_POLL_MS,
         }
@@ -82,7 +113,7 @@ class VoucherAdmin(admin.ModelAdmin):
 
     def live_numbers_view(self, request, voucher_id: int) -> JsonResponse:
         numbers = metrics.sale_snapshot(self._sale(request, voucher_id))
-        drain = numbers.drain
+        drains = [drain for _, drain in numbers.buckets]
         return JsonResponse(
             {
                 "voucher": numbers.voucher_id,
@@ -91,12 +122,16 @@ class VoucherAdmin(admin.ModelAdmin):
                 "accepted": numbers.accepted,
                 "refused": numbers.refused,
                 "persisted": numbers.persisted,
+                # Over the shards of the sale's buckets (each shared with other sales).
                 "drain": {
-                    "shard": drain.shard,
-                    "lag_seconds": round(drain.lag_seconds, 3),
-                    "pending": drain.pending,
-                    "dead_letters": drain.dead_letters,
+                    "shard": numbers.drain.shard,
+                    "lag_seconds": round(max(d.lag_seconds for d in drains), 3),
+                    "pending": sum(d.pending for d in drains),
+                    "dead_letters": sum(d.dead_letters for d in drains),
                 },
+                "buckets": [
+                    {"shard": drain.shard, "stock_left": units} for units, drain in numbers.buckets
+                ],
             },
             headers={"Cache-Control": "no-store"},
         )
@@ -112,11 +147,20 @@ class VoucherAdmin(admin.ModelAdmin):
         fields = list(super().get_readonly_fields(request, obj))
         if obj is None:
             return fields
+        fields.append("buckets")  # the form's field only when adding
         if obj.is_seckill and obj.status_at(clock.now()) != Voucher.Status.PENDING:
             fields += ["stock", "begin_time", "end_time", "type"]  # frozen once started
         if obj.orders.exists():
             fields += [f for f in services.FROZEN_WITH_ORDERS if f not in fields]
         return fields
+
+    @admin.display(description=_("buckets"))
+    def buckets(self, voucher: Voucher) -> str:
+        shards = shard.placement(voucher.id, voucher.sale_shards)
+        return gettext("%(count)d, in shards %(shards)s") % {
+            "count": len(shards),
+            "shards": ", ".join(map(str, shards)),
+        }
 
     @admin.display(description=_("status"))
     def live_status(self, voucher: Voucher) -> StrOrPromise:

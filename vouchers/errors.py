@@ -25,6 +25,7 @@ class Code(StrEnum):
     SALE_ACTIVE = "sale_active"
     RULE_FROZEN = "rule_frozen"
     VOUCHER_HAS_ORDERS = "voucher_has_orders"
+    BUCKETS_FIXED = "buckets_fixed"  # a sale's buckets are chosen when it is created
     # 409: an order's life
     ORDER_PENDING = "order_pending"
     ORDER_UNPAID = "order_unpaid"

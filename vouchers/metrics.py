@@ -39,7 +39,19 @@ DRAIN_BATCH = Histogram(
     buckets=(1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500),
 )
 
+BUCKET_MOVES = Counter(
+    "dianping_seckill_bucket_moves",
+    "Units of flash-sale stock moved from one of a sale's buckets to an empty one, by voucher.",
+    ["voucher"],
+)
+
 OTHER = "other"  # a voucher id that is no flash sale: never a label of its own
+
+
+@cache
+def bucket_moves(voucher: int) -> Any:
+    """The counter child of one bucketed sale's moves (vouchers/sale/buckets.py)."""
+    return BUCKET_MOVES.labels(str(voucher))
 
 
 @cache
@@ -79,9 +91,18 @@ def sale_metrics() -> Iterable[Metric]:
         "Units left in Redis per flash sale running now.",
         labels=["voucher"],
     )
-    for voucher_id, units in stock.live_stock(live).items():
+    bucket_stock = GaugeMetricFamily(
+        "dianping_seckill_bucket_stock_left",
+        "Units left in each bucket of a flash sale split across shards (buckets.py).",
+        labels=["voucher", "shard"],
+    )
+    for voucher_id, per_shard in stock.live_stock_by_bucket(live).items():
+        units = stock.units_left(per_shard)
         if units is not None:  # not loaded yet: the first attempt loads it
             stock_left.add_metric([str(voucher_id)], units)
+        if len(per_shard) > 1:
+            for shard, units in per_shard.items():
+                bucket_stock.add_metric([str(voucher_id), str(shard)], units or 0)
 
     lag = GaugeMetricFamily(
         "dianping_drain_lag_seconds",
@@ -122,7 +143,7 @@ def sale_metrics() -> Iterable[Metric]:
         labels=["queue"],
     )
     jobs.add_metric(["order-pay-timeout"], order_jobs().pending())
-    return [stock_left, lag, pending, dead, persist_lag, stall, jobs]
+    return [stock_left, bucket_stock, lag, pending, dead, persist_lag, stall, jobs]
 
 
 @dataclass(frozen=True)
@@ -169,13 +190,19 @@ class SaleSnapshot:
     accepted: int
     refused: dict[str, int]  # verdict -> attempts
     persisted: int  # its orders in the database
-    drain: ShardState  # of the shard the sale lives on (shared with other sales)
+    # One per bucket, its own shard first: the bucket's units left (None: not loaded) and
+    # its shard's drain (shared with the other sales in that shard).
+    buckets: list[tuple[int | None, ShardState]]
+
+    @property
+    def drain(self) -> ShardState:
+        """The drain of the sale's own shard (its first bucket)."""
+        return self.buckets[0][1]
 
 
 def sale_snapshot(voucher: Voucher) -> SaleSnapshot:
     from .models import VoucherOrder
     from .sale import stock
-    from .sale.shard import shard_of
 
     label = str(voucher.id)
     accepted, refused = 0, dict[str, int]()
@@ -186,15 +213,15 @@ def sale_snapshot(voucher: Voucher) -> SaleSnapshot:
             accepted += int(value)
         else:
             refused[labels["verdict"]] = refused.get(labels["verdict"], 0) + int(value)
-    (drain,) = shard_states([shard_of(voucher.id)])
+    per_shard = stock.live_stock_by_bucket([voucher.id])[voucher.id]
     return SaleSnapshot(
         voucher_id=voucher.id,
         at_ms=clock.now_ms(),
-        stock_left=stock.live_stock([voucher.id])[voucher.id],
+        stock_left=stock.units_left(per_shard),
         accepted=accepted,
         refused=refused,
         persisted=VoucherOrder.objects.filter(voucher_id=voucher.id).count(),
-        drain=drain,
+        buckets=list(zip(per_shard.values(), shard_states(per_shard), strict=True)),
     )
 
 

@@ -88,6 +88,16 @@ class Voucher(models.Model):
     )
     begin_time = models.DateTimeField(_("begin time"), null=True, blank=True)
     end_time = models.DateTimeField(_("end time"), null=True, blank=True)
+    # A flash sale's buckets: the shards holding its stock, comma-separated, its own shard
+    # first; empty for one bucket in its own shard. Fixed when it is created (decision 309).
+    sale_shards = models.CharField(
+        _("sale shards"),
+        max_length=200,
+        blank=True,
+        default="",
+        editable=False,
+        help_text=_("The shards a flash sale's stock is split across (vouchers/sale/buckets.py)."),
+    )
     # Kept by the update_activity_status job; reads use status_at(), so it is never stale.
     status = models.CharField(
         _("status"), max_length=16, choices=Status.choices, default=Status.PENDING

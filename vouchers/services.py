@@ -22,8 +22,9 @@ from .caches import (
 )
 from .errors import Code
 from .models import Voucher, VoucherOrder
-from .sale import stock
-from .sale.seckill import sale_window_evict
+from .sale import buckets, stock
+from .sale.shard import placement
+from .sale.window import sale_window_evict
 from .selectors import activities_document, preheat_candidates
 
 # What a coupon holder was promised: fixed once the first coupon exists.
@@ -34,10 +35,20 @@ FROZEN_WITH_ORDERS = (
 
 
 def voucher_create(*, data: dict[str, Any]) -> Voucher:
+    """Create a voucher; a flash sale's stock is split into `buckets` (data's, else
+    buckets.default_count), placed now and never moved (decision 309)."""
+    data = dict(data)
+    count = data.pop("buckets", None)
     with transaction.atomic():
         voucher = Voucher(**data)
         voucher.status = voucher.status_at(clock.now())
         voucher.save()
+        if voucher.is_seckill:
+            count = count or buckets.default_count(voucher.stock)
+            if count > 1:
+                shards = buckets.choose_shards(voucher.id, count)
+                voucher.sale_shards = ",".join(map(str, shards))
+                voucher.save(update_fields=["sale_shards"])
         _after_commit(voucher)
     return voucher
 
@@ -51,6 +62,13 @@ def voucher_update(*, voucher_id: int, data: dict[str, Any]) -> Voucher:
         voucher = Voucher.objects.select_for_update().filter(pk=voucher_id).first()
         if voucher is None:
             raise NotFound(gettext("No such voucher."), code=Code.VOUCHER_NOT_FOUND)
+        data = dict(data)
+        buckets_now = len(placement(voucher.id, voucher.sale_shards))
+        if data.pop("buckets", buckets_now) != buckets_now:
+            raise Conflict(
+                gettext("A sale's buckets are fixed when it is created."),
+                code=Code.BUCKETS_FIXED,
+            )
         changed = {name for name, value in data.items() if getattr(voucher, name) != value}
         started = voucher.status_at(clock.now()) != Voucher.Status.PENDING
         sale = changed & {"stock", "begin_time", "end_time", "type"}
@@ -98,7 +116,7 @@ def voucher_delete_refusal(voucher: Voucher) -> Conflict | None:
     strand accepted orders in the dead letters)."""
     if voucher.is_seckill and voucher.status_at(clock.now()) == Voucher.Status.ACTIVE:
         return Conflict(gettext("The sale is on: void it first."), code=Code.SALE_ACTIVE)
-    has_buyers = voucher.is_seckill and stock.has_buyers(voucher.id)
+    has_buyers = voucher.is_seckill and stock.has_buyers(voucher)
     if has_buyers or VoucherOrder.objects.filter(voucher_id=voucher.id).exists():
         return _has_orders()
     return None
@@ -120,18 +138,19 @@ def voucher_delete(*, voucher_id: int) -> None:
             raise refusal
         # A sale accepted since the check above holds a buyer: the script looks again and
         # removes the stock in the same step, so no sale can slip in after it.
-        if voucher.is_seckill and not stock.stock_retire(voucher_id):
+        if voucher.is_seckill and not stock.stock_retire(voucher):
             raise _has_orders()
         vouchers_changed([voucher_id])
         shop_vouchers_changed([voucher.shop_id])
+        shards = placement(voucher_id, voucher.sale_shards)
         voucher.delete()
-        transaction.on_commit(lambda: _forget(voucher_id), robust=True)
+        transaction.on_commit(lambda: _forget(voucher_id, shards), robust=True)
 
 
-def _forget(voucher_id: int) -> None:
+def _forget(voucher_id: int, shards: tuple[int, ...]) -> None:
     """A deleted voucher's Redis state: stock (a preheat may have reloaded it meanwhile),
     buyers, the cached sale window and the activity list that named it."""
-    stock.stock_forget(voucher_id)
+    stock.stock_forget(voucher_id, shards)
     sale_window_evict(voucher_id)
     activities_evict()
 

@@ -207,6 +207,17 @@ def seckill_live(shard: int) -> str:
     return f"seckill:{{s{shard}}}:live"
 
 
+def seckill_transit(shard: int) -> str:
+    """Hash move id -> "<voucher>:<to shard>:<units>:<ms>" of stock this shard gave to
+    another bucket of the same sale and that bucket has not confirmed yet (buckets.py)."""
+    return f"seckill:{{s{shard}}}:transit"
+
+
+def seckill_moves(shard: int) -> str:
+    """Hash move id -> ms of the stock moves this shard received: a move is applied once."""
+    return f"seckill:{{s{shard}}}:moves"
+
+
 def seckill_funnel(shard: int, user_id: int) -> str:
     """A user's flash-sale funnel, in the shard's slot so the seckill script can check it."""
     return f"{seckill_funnel_prefix(shard)}{user_id}"

@@ -413,6 +413,15 @@ IMAGE_WORK_RETRY_AFTER = 2  # seconds, in the 503 of an upload refused for a ful
 
 # --- Vouchers and the flash sale -----------------------------------------------------
 SECKILL_SHARDS = env.int("SECKILL_SHARDS", default=4)  # order streams; voucher id mod N
+# A new sale of at least this much stock is split into SECKILL_AUTO_BUCKETS buckets on
+# different shards (masters, on a Cluster) unless it names its own `buckets`; 0: never
+# (vouchers/sale/buckets.py, decision 309).
+SECKILL_BUCKETS_FROM_STOCK = env.int("SECKILL_BUCKETS_FROM_STOCK", default=0)
+SECKILL_AUTO_BUCKETS = env.int("SECKILL_AUTO_BUCKETS", default=min(3, SECKILL_SHARDS))
+if not 1 <= SECKILL_AUTO_BUCKETS <= SECKILL_SHARDS or SECKILL_BUCKETS_FROM_STOCK < 0:
+    raise ImproperlyConfigured(
+        "SECKILL_AUTO_BUCKETS must be 1 to SECKILL_SHARDS, SECKILL_BUCKETS_FROM_STOCK >= 0"
+    )
 SECKILL_PREHEAT_DAYS = 30  # how far ahead the activity list looks
 SECKILL_ACTIVITIES_TTL = 60.0  # logical expiry of the preheated list, seconds
 # How old each process's copy of the list, with its remaining stock, may be when it

@@ -23,7 +23,7 @@ from tests.factories import UserFactory
 from tests.helpers import client_for, command_calls, reset_command_stats, run_concurrently
 from tests.test_metrics import scrape, value
 from tests.vouchers.sales import start_sale
-from vouchers.sale import seckill, shard
+from vouchers.sale import seckill, shard, window
 
 SALE_TOTAL = "dianping_seckill_requests_total"
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,7 +71,7 @@ def test_a_crowd_gets_the_burst_through_and_the_rest_429_without_touching_redis(
 
     # More of the crowd, each on a thread of its own: not one command reaches Redis (the
     # window's copy in the process refreshed first: it lives 5 s, as in a running sale).
-    seckill._sale_window(sale.id)
+    window.sale_window(sale.id)
     reset_command_stats(redis_client)
     late = run_concurrently(lambda i: _buy(crowd[40 + i], sale.id).status_code, workers=20)
     assert late == [429] * 20

@@ -138,9 +138,9 @@ def test_a_repair_measures_again_only_when_its_own_voucher_sells_meanwhile(
     measured = []
     real_measure = reconcile._measure
 
-    def then_a_sale(voucher, client):
+    def then_a_sale(voucher, bucket, client):
         measured.append(voucher.id)
-        drift = real_measure(voucher, client)
+        drift = real_measure(voucher, bucket, client)
         # A real sale lands between the repair's measuring and its writing.
         if (voucher_id := next(sales_meanwhile, None)) is not None:
             seckill.voucher_seckill(user_id=UserFactory().id, voucher_id=voucher_id)

@@ -50,7 +50,7 @@ def test_a_rolled_back_shard_pauses_the_sale_until_the_drain_heals_it(
 
     drain_task_once()  # the next drain finds the marker gone and heals
 
-    assert heal.unverified([shard_no]) == []
+    assert shard.unverified([shard_no]) == []
     assert redis_client.get(shard.stock_key(sale.id)) == b"8"
     assert _buy(early, sale).json()["code"] == "duplicate_order"
     assert _buy(late, sale).json()["code"] == "duplicate_order"
@@ -76,7 +76,7 @@ def test_a_marker_goes_stale_on_a_restart_and_on_a_replica(tmp_path) -> None:
     marker = keys.seckill_live(0)
 
     def live(client) -> int:
-        return client.eval(heal._IS_LIVE.source, 1, marker)
+        return client.eval(shard._IS_LIVE.source, 1, marker)
 
     try:
         client = master.client()
@@ -107,11 +107,11 @@ def test_reconcile_fix_verifies_every_shard_for_a_start_without_a_worker(
     """`make run`, the smoke test and the benchmarks sell before any drain has run."""
     redis_client.flushdb()  # a fresh Redis: nothing verified
     shards = list(range(settings.SECKILL_SHARDS))
-    assert heal.unverified(shards) == shards
+    assert shard.unverified(shards) == shards
 
     call_command("reconcile_seckill", "--fix")
 
-    assert heal.unverified(shards) == []
+    assert shard.unverified(shards) == []
 
 
 @pytest.mark.django_db(transaction=True)
@@ -135,13 +135,13 @@ def test_a_sale_redis_of_another_database_is_neither_drained_nor_healed(
         call_command("reconcile_seckill", "--fix")
 
     assert VoucherOrder.objects.count() == 0
-    assert heal.unverified([shard_no]) == [shard_no]  # still paused
+    assert shard.unverified([shard_no]) == [shard_no]  # still paused
     assert redis_client.get(shard.stock_key(sale.id)) == b"9"
 
     redis_client.delete(keys.db_identity())
     drain_task_once()
 
     assert redis_client.get(keys.db_identity()).decode() == identity.database_identity()
-    assert heal.unverified([shard_no]) == []
+    assert shard.unverified([shard_no]) == []
     assert VoucherOrder.objects.count() == 1
     assert Voucher.objects.get(pk=sale.pk).stock == 9

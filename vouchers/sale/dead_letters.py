@@ -24,7 +24,7 @@ from .shard import (
     MALFORMED,
     Accepted,
     accepted_from,
-    buyers_key,
+    order_bucket_keys,
     pending_field,
     sale_redis,
     shard_lock,
@@ -100,7 +100,8 @@ def _replay_one(letter: DeadLetter, order: Accepted) -> str | None:
     its unit forever. A timeout whose order never got written finds nothing to cancel;
     a crash after the commit only makes the next replay find the order and finish."""
     client = sale_redis()
-    holder = client.hget(buyers_key(order.voucher_id), order.user_id)
+    _, buyers = order_bucket_keys(order.voucher_id, order.order_id)
+    holder = client.hget(buyers, order.user_id)
     if holder != pending_field(order.order_id).encode():
         return "its unit was released since (reconcile --fix or a cancellation): not replayed"
     order_jobs().schedule(str(order.order_id), delay=settings.ORDER_PAY_TIMEOUT)

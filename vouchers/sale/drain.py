@@ -35,7 +35,7 @@ from ..coupons.lifecycle import new_order
 from ..coupons.sold import sold_changed
 from ..metrics import drain_counters
 from ..models import Voucher, VoucherOrder
-from . import heal
+from . import buckets, heal
 from .shard import (
     GROUP,
     MALFORMED,
@@ -48,6 +48,7 @@ from .shard import (
     pending_field,
     sale_redis,
     shard_lock,
+    unverified,
 )
 
 log = logging.getLogger(__name__)
@@ -190,11 +191,12 @@ def _drain_pass(shards: list[int], *, recover: bool) -> list[int]:
     """One batch from each shard; a shard whose Redis lost its state is healed first (its
     sale waits meanwhile), and a recovering pass first trims what was acked but left in
     the stream (by a release that trimmed less), so an idle stream reports no lag."""
-    for shard in heal.unverified(shards):
+    for shard in unverified(shards):
         heal.shard_heal(shard)  # which claims the Redis back if it was emptied
     if recover:
         for shard in shards:
             trim_acked(shard)
+            buckets.settle_moves(shard)  # stock a dead mover left between two buckets
     return [drain_shard(shard, recover=recover) for shard in shards]
 
 

@@ -8,10 +8,10 @@ the Redis process serving it: every one of those events runs under a new run id 
 marker in memory only would not do: an AOF rewrite or a replica's full sync copies
 memory), and the sale answers 503 with Retry-After instead of a 200 it might not keep.
 
-The drain, which holds the shard's lock, finds the marker gone and heals the shard: every
-open sale's stock and buyers are rewritten from the database plus the orders still
-pending in the shard's stream (reconcile's rules), then the marker is set and the sale
-goes on. No operator command; what was repaired is logged.
+The drain, which holds the shard's lock, finds the marker gone and heals the shard: the
+stock and buyers of every open sale's bucket in it are rewritten from the database plus
+the orders still pending and the other buckets' stock (reconcile's rules), then the
+marker is set and the sale goes on. No operator command; what was repaired is logged.
 
 A Redis emptied mid-run has lost its database identity too (dianping.identity): the
 drain claims it back before healing, and neither heals nor drains a sale whose Redis
@@ -27,35 +27,25 @@ from dianping.redis import keys
 from dianping.redis.scripts import lua
 
 from ..models import Voucher
-from .reconcile import Drift, seckill_repair
-from .shard import LIVE_LIB, SALE_REDIS, shard_of
+from .reconcile import Drift, bucket_repair
+from .shard import SALE_REDIS, placement
 
 _MARK_LIVE = lua(__file__, "mark_live.lua", alias=SALE_REDIS)
-_IS_LIVE = lua(__file__, "is_live.lua", prelude=(LIVE_LIB,), alias=SALE_REDIS)
 log = logging.getLogger(__name__)
 
 
-def unverified(shards: list[int]) -> list[int]:
-    """The shards among `shards` that this Redis process has not verified (one round
-    trip on a single Redis)."""
-    replies = _IS_LIVE.run_many([([keys.seckill_live(shard)], []) for shard in shards])
-    for reply in replies:
-        if isinstance(reply, Exception):
-            raise reply
-    return [shard for shard, live in zip(shards, replies, strict=True) if not live]
-
-
 def shard_heal(shard: int) -> list[Drift]:
-    """Rewrite the shard's open sales from the database and mark it live; returns the
-    drifts found (clean ones too). The caller holds the shard's lock (the drain).
-    Raises RedisOfAnotherDatabase, changing nothing, on another database's Redis."""
+    """Rewrite the shard's open sales (those with a bucket in it) from the database and
+    mark it live; returns the drifts found (clean ones too). The caller holds the shard's
+    lock (the drain). Raises RedisOfAnotherDatabase, changing nothing, on another
+    database's Redis."""
     check_belongs_here()
     now = clock.now()
     open_sales = Voucher.objects.filter(type=Voucher.Kind.SECKILL, end_time__gt=now)
     drifts = [
-        seckill_repair(voucher.id, locked=True)
+        bucket_repair(voucher, shard, locked=True)
         for voucher in open_sales.order_by("id")
-        if shard_of(voucher.id) == shard
+        if shard in placement(voucher.id, voucher.sale_shards)
         and voucher.status_at(now) in (Voucher.Status.PENDING, Voucher.Status.ACTIVE)
     ]
     for drift in drifts:

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import functools
-import json
 import time
-from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from django.conf import settings
 from django.utils.translation import gettext, gettext_lazy
@@ -23,14 +21,14 @@ from dianping.errors import (
     ServiceUnavailable,
 )
 from dianping.redis import ids, keys
-from dianping.redis.cache import CacheClient
 from dianping.redis.scripts import FUNNEL_LIB, lua
 
 from ..errors import Code
 from ..metrics import OTHER, verdict_counter
 from ..models import Voucher
-from . import admission, durability, shard, stock
+from . import admission, buckets, durability, shard, stock
 from .shard import LIVE_LIB, SALE_REDIS
+from .window import SaleWindow, sale_window
 
 _SECKILL = lua(__file__, "seckill.lua", prelude=(FUNNEL_LIB, LIVE_LIB), alias=SALE_REDIS)
 
@@ -103,52 +101,29 @@ runtime.register(
         after_fork=_sold_out_until.clear,
     )
 )
-_sale_windows = CacheClient("seckill-window", ttl=300, near_ttl=5)
-
-
-def sale_window_evict(voucher_id: int) -> None:
-    _sale_windows.evict(voucher_id)
-
-
-@dataclass(frozen=True, slots=True)
-class SaleWindow:
-    """What the request path needs of a sale's voucher (cached as JSON, see `load`)."""
-
-    seckill: bool
-    void: bool
-    begin: int  # Unix seconds; 0 when unset
-    end: int
-
-
-def _sale_window(voucher_id: int) -> SaleWindow | None:
-    def load() -> dict[str, Any] | None:
-        voucher = Voucher.objects.filter(pk=voucher_id).first()
-        if voucher is None:
-            return None
-        return {
-            "seckill": voucher.is_seckill,
-            "void": voucher.status == Voucher.Status.VOID,
-            "begin": int(voucher.begin_time.timestamp()) if voucher.begin_time else 0,
-            "end": int(voucher.end_time.timestamp()) if voucher.end_time else 0,
-        }
-
-    raw = _sale_windows.get(voucher_id, load)
-    return None if raw is None else _parse_window(raw)
-
-
-@functools.lru_cache(maxsize=1024)
-def _parse_window(raw: bytes) -> SaleWindow:
-    """Decoded once per cached value, not once per request: during a sale the near
-    cache hands back the same bytes for every request."""
-    fields = json.loads(raw)
-    return SaleWindow(fields["seckill"], fields["void"], fields["begin"], fields["end"])
 
 
 def voucher_seckill(*, user_id: int, voucher_id: int) -> int:
     """Buy one unit for `user_id`; returns the new order id. Raises the sale's verdicts."""
     window = _open_window(voucher_id)
     admission.seckill_admit(voucher_id=voucher_id)
-    return _decide(_run(voucher_id, window, user_id=user_id), voucher_id, window)
+    return _buy(voucher_id, window, user_id)
+
+
+def _buy(voucher_id: int, window: SaleWindow, user_id: int) -> int:
+    """The sale by user id, in the buyer's home bucket; an empty home bucket of a sale in
+    several is refilled from the others (buckets.py) before "sold out" is answered."""
+    home = buckets.home_shard(window.shards, user_id)
+    verdict = _run(voucher_id, window, home, user_id=user_id)
+    everywhere = True  # whether "sold out" was seen in every bucket
+    for _ in window.shards[1:]:  # one refill per other bucket at most: the bound
+        if verdict[0] != Verdict.SOLD_OUT:
+            break
+        everywhere = not buckets.refill(voucher_id, window.shards, home)
+        if everywhere:
+            break
+        verdict = _run(voucher_id, window, home, user_id=user_id, charge_funnel=False)
+    return _decide(verdict, voucher_id, window, home, everywhere=everywhere)
 
 
 def voucher_seckill_by_token(*, token: str, voucher_id: int) -> int:
@@ -165,9 +140,10 @@ def voucher_seckill_by_token(*, token: str, voucher_id: int) -> int:
     # Past the answers that need no sale script, before any round trip: a refused grab
     # touches no Redis, its token's refresh included (decision 301).
     admission.seckill_admit(voucher_id=voucher_id)
-    if settings.REDIS_CLUSTER or shard.sale_has_own_redis():
-        return _decide(_run(voucher_id, window, user_id=_authenticate(token)), voucher_id, window)
-    return _decide(_run(voucher_id, window, token=token), voucher_id, window)
+    if settings.REDIS_CLUSTER or shard.sale_has_own_redis() or len(window.shards) > 1:
+        return _buy(voucher_id, window, _authenticate(token))
+    (home,) = window.shards
+    return _decide(_run(voucher_id, window, home, token=token), voucher_id, window, home)
 
 
 def _authenticate(token: str) -> int:
@@ -180,7 +156,7 @@ def _authenticate(token: str) -> int:
 
 def _open_window(voucher_id: int) -> SaleWindow:
     """The sale's window, or the verdicts that need no Redis: unknown, void, sold out."""
-    window = _sale_window(voucher_id)
+    window = sale_window(voucher_id)
     if window is None:
         verdict_counter(OTHER, "not_found").inc()  # any id a client sends: no label of its own
         raise NotFound(gettext("No such flash sale."), code=Code.VOUCHER_NOT_FOUND)
@@ -198,13 +174,16 @@ def _open_window(voucher_id: int) -> SaleWindow:
     return window
 
 
-def _decide(verdict: list[int], voucher_id: int, window: SaleWindow) -> int:
+def _decide(
+    verdict: list[int], voucher_id: int, window: SaleWindow, home: int, *, everywhere: bool = True
+) -> int:
     """The order id of an accepted sale, or the verdict's refusal raised; counted here,
-    once per request (a retry after loading the stock counts its own verdict only)."""
+    once per request (a retry after loading the stock counts its own verdict only).
+    This process remembers "sold out" only when it was seen `everywhere` (every bucket)."""
     if verdict[0] == Verdict.NOT_LOADED:
         # An active sale whose stock was never preheated: load it (set-if-absent), retry.
         stock.stock_load(Voucher.objects.filter(pk=voucher_id))
-        verdict = _run(voucher_id, window, user_id=verdict[1], charge_funnel=False)
+        verdict = _run(voucher_id, window, home, user_id=verdict[1], charge_funnel=False)
     code = verdict[0]
     verdict_counter(voucher_id, _LABELS.get(code, "unknown")).inc()
     if code == Verdict.UNKNOWN_TOKEN:
@@ -212,7 +191,8 @@ def _decide(verdict: list[int], voucher_id: int, window: SaleWindow) -> int:
     if code == Verdict.OK:
         return ids.compose(ids.ID_EPOCH + int(verdict[1]), int(verdict[2]))
     if code == Verdict.SOLD_OUT:
-        _sold_out_until[voucher_id] = time.monotonic() + settings.SECKILL_SOLD_OUT_FLAG_TTL
+        if everywhere:
+            _sold_out_until[voucher_id] = time.monotonic() + settings.SECKILL_SOLD_OUT_FLAG_TTL
         raise Conflict(gettext("Sold out."), code=Code.SOLD_OUT)
     if code == Verdict.THROTTLED:
         raise RateLimited(verdict[1] / 1000, gettext("Too many attempts; slow down."))
@@ -230,15 +210,17 @@ def _decide(verdict: list[int], voucher_id: int, window: SaleWindow) -> int:
 def _run(
     voucher_id: int,
     window: SaleWindow,
+    shard_no: int,
     *,
     user_id: int | None = None,
     token: str | None = None,
     charge_funnel: bool = True,
 ) -> list[int]:
-    """One EVALSHA of seckill.lua, for a known user or (token mode) a token's user."""
+    """One EVALSHA of seckill.lua on one bucket, for a known user or (token mode) a
+    token's user."""
     now_ms = clock.now_ms()
     now = now_ms // 1000
-    shard_no, (stock_key, buyers_key, orders_key, pending_key) = _sale_keys(voucher_id)
+    stock_key, buyers_key, orders_key, pending_key = _sale_keys(shard_no, voucher_id)
     script_keys: list[str] = list(
         SaleKeys(
             stock_key=stock_key,
@@ -288,13 +270,12 @@ def _run(
 
 
 @functools.lru_cache(maxsize=4096)
-def _sale_keys(voucher_id: int) -> tuple[int, tuple[str, ...]]:
-    """A sale's shard and its keys that never change: stock, buyers, orders, pending
-    (SECKILL_SHARDS changes only with every process stopped: decision 78)."""
-    shard_no = shard.shard_of(voucher_id)
-    return shard_no, (
-        shard.stock_key(voucher_id),
-        shard.buyers_key(voucher_id),
+def _sale_keys(shard_no: int, voucher_id: int) -> tuple[str, ...]:
+    """A bucket's keys that never change: stock, buyers, orders, pending (SECKILL_SHARDS
+    changes only with every process stopped: decision 78)."""
+    return (
+        keys.seckill_stock(shard_no, voucher_id),
+        keys.seckill_buyers(shard_no, voucher_id),
         keys.seckill_orders(shard_no),
         keys.seckill_pending(shard_no),
     )

@@ -1,7 +1,8 @@
 """The flash-sale shard: what the seckill script, the drain, reconcile, the dead letters
 and the order services all agree on, in one place.
 
-A voucher's sale lives in shard `voucher_id % SECKILL_SHARDS`. Every key of a shard
+A voucher's sale lives in shard `voucher_id % SECKILL_SHARDS`, or, when its stock is
+split into buckets, in several shards, its own first (buckets.py). Every key of a shard
 carries its hash tag, so one script can touch them all (one Cluster slot). An order id
 carries its shard in the low bits of its counter part, so ids made by different shards
 never collide and an id alone names the shard whose pending hash may hold it.
@@ -21,6 +22,7 @@ from dianping import clock
 from dianping.redis import ids, keys
 from dianping.redis.client import get_redis, has_own_redis
 from dianping.redis.lock import RedisLock
+from dianping.redis.scripts import lua
 
 GROUP = "drain"  # the one consumer group of every order stream
 # The cache alias of the Redis that holds every shard: SECKILL_REDIS_URL's when set
@@ -28,6 +30,19 @@ GROUP = "drain"  # the one consumer group of every order stream
 SALE_REDIS = "seckill"
 # Defines shard_live(key): whether this Redis process verified the shard (heal.py).
 LIVE_LIB = Path(__file__).parent / "lua" / "live_lib.lua"
+
+
+_IS_LIVE = lua(__file__, "is_live.lua", prelude=(LIVE_LIB,), alias=SALE_REDIS)
+
+
+def unverified(shards: list[int]) -> list[int]:
+    """The shards among `shards` that this Redis process has not verified since it
+    lost or rolled back its state (heal.py; one round trip on a single Redis)."""
+    replies = _IS_LIVE.run_many([([keys.seckill_live(shard)], []) for shard in shards])
+    for reply in replies:
+        if isinstance(reply, Exception):
+            raise reply
+    return [shard for shard, live in zip(shards, replies, strict=True) if not live]
 
 
 def sale_redis() -> redis.Redis:
@@ -42,6 +57,16 @@ def sale_has_own_redis() -> bool:
 
 def shard_of(voucher_id: int) -> int:
     return voucher_id % settings.SECKILL_SHARDS
+
+
+def placement(voucher_id: int, sale_shards: str) -> tuple[int, ...]:
+    """The shards of a sale's buckets as stored on its voucher (`Voucher.sale_shards`),
+    its own shard first; one bucket in its own shard when none are stored. A shard past
+    SECKILL_SHARDS (which only grows: decision 78) folds back into range."""
+    if not sale_shards:
+        return (shard_of(voucher_id),)
+    shards = (int(part) % settings.SECKILL_SHARDS for part in sale_shards.split(","))
+    return tuple(dict.fromkeys(shards))
 
 
 def shard_bits() -> int:
@@ -59,6 +84,13 @@ def stock_key(voucher_id: int) -> str:
 
 def buyers_key(voucher_id: int) -> str:
     return keys.seckill_buyers(shard_of(voucher_id), voucher_id)
+
+
+def order_bucket_keys(voucher_id: int, order_id: int) -> tuple[str, str]:
+    """(stock, buyers) of the bucket that sold `order_id`: its id carries the shard, and
+    a buyer always buys in their home bucket, where their mark is kept (buckets.py)."""
+    shard = shard_of_order(order_id)
+    return keys.seckill_stock(shard, voucher_id), keys.seckill_buyers(shard, voucher_id)
 
 
 def next_order_id(voucher_id: int) -> int:

@@ -6,67 +6,110 @@ from collections.abc import Iterable
 from typing import Any
 
 from dianping import clock
+from dianping.redis import keys
 from dianping.redis.outage import OUTAGE_ERRORS
 from dianping.redis.scripts import lua
 
 from ..models import Voucher
-from .shard import SALE_REDIS, buyers_key, sale_redis, stock_key
+from .buckets import split
+from .shard import SALE_REDIS, placement, sale_redis
+from .window import voucher_shards
 
 _LOAD = lua(__file__, "stock_load.lua", alias=SALE_REDIS)
 _RETIRE = lua(__file__, "retire.lua", alias=SALE_REDIS)
 
 
+def _bucket_keys(voucher_id: int, shards: Iterable[int]) -> list[list[str]]:
+    """[stock, buyers] of each of a sale's buckets."""
+    return [
+        [keys.seckill_stock(shard, voucher_id), keys.seckill_buyers(shard, voucher_id)]
+        for shard in shards
+    ]
+
+
 def stock_load(vouchers: Iterable[Voucher]) -> dict[int, str]:
-    """Write DB stock to Redis: overwrite while a sale is pending and nobody has bought,
-    only if absent once it is active (never resurrect units already sold); leave ended
-    and void sales alone. Returns {voucher id: outcome} (see stock_load.lua, or "skipped")."""
+    """Write DB stock to Redis, split across the sale's buckets: overwrite while a sale is
+    pending and nobody has bought, only if absent once it is active (never resurrect units
+    already sold); leave ended and void sales alone. Returns {voucher id: outcome} (see
+    stock_load.lua, the first bucket's; or "skipped")."""
     now = clock.now()
     outcome: dict[int, str] = {}
-    loads = []
+    loads: list[tuple[int, list[str], list[Any]]] = []
     for voucher in vouchers:
         status = voucher.status_at(now) if voucher.is_seckill else None
-        if status in (Voucher.Status.PENDING, Voucher.Status.ACTIVE):
-            keys_ = [stock_key(voucher.id), buyers_key(voucher.id)]
-            loads.append((voucher.id, keys_, [voucher.stock, status]))
-        else:
+        if status not in (Voucher.Status.PENDING, Voucher.Status.ACTIVE):
             outcome[voucher.id] = "skipped"
+            continue
+        shards = placement(voucher.id, voucher.sale_shards)
+        shares = split(voucher.stock or 0, len(shards))
+        for keys_, units in zip(_bucket_keys(voucher.id, shards), shares, strict=True):
+            loads.append((voucher.id, keys_, [units, status]))
     replies = _LOAD.run_many([(keys_, args) for _, keys_, args in loads])
     for (voucher_id, _, _), reply in zip(loads, replies, strict=True):
         if isinstance(reply, Exception):
             raise reply
-        outcome[voucher_id] = reply.decode()
+        outcome.setdefault(voucher_id, reply.decode())
     return outcome
 
 
-def stock_retire(voucher_id: int) -> bool:
+def stock_retire(voucher: Voucher) -> bool:
     """Take a sale out of Redis before its voucher's row is deleted, unless it has buyers
     (accepted orders, drained or not); False when it has. From then on the script
-    answers "not loaded"."""
-    return bool(_RETIRE([stock_key(voucher_id), buyers_key(voucher_id)]))
+    answers "not loaded". (Only a sale that is not on is deleted: no sale runs meanwhile.)"""
+    shards = placement(voucher.id, voucher.sale_shards)
+    return all(bool(_RETIRE(keys_)) for keys_ in _bucket_keys(voucher.id, shards))
 
 
-def has_buyers(voucher_id: int) -> bool:
+def has_buyers(voucher: Voucher) -> bool:
     """Whether the sale accepted any order for the voucher (drained or not)."""
-    return bool(sale_redis().exists(buyers_key(voucher_id)))
+    shards = placement(voucher.id, voucher.sale_shards)
+    return any(sale_redis().exists(buyers) for _, buyers in _bucket_keys(voucher.id, shards))
 
 
-def stock_forget(voucher_id: int) -> None:
-    """A deleted voucher's sale state: its stock (a preheat may have reloaded it since it
-    was retired) and its buyers."""
-    sale_redis().delete(stock_key(voucher_id), buyers_key(voucher_id))
+def stock_forget(voucher_id: int, shards: tuple[int, ...]) -> None:
+    """A deleted voucher's sale state in each bucket: its stock (a preheat may have
+    reloaded it since it was retired) and its buyers."""
+    for keys_ in _bucket_keys(voucher_id, shards):
+        sale_redis().delete(*keys_)
 
 
 def queue_live_stock(pipe: Any, voucher_ids: list[int]) -> None:
     """`live_stock`'s reads, queued on a caller's pipeline (`read_live_stock` parses)."""
     for voucher_id in voucher_ids:
-        pipe.get(stock_key(voucher_id))
+        for shard in voucher_shards(voucher_id):
+            pipe.get(keys.seckill_stock(shard, voucher_id))
 
 
 def read_live_stock(voucher_ids: list[int], replies: list[Any]) -> dict[int, int | None]:
+    """Units left per voucher, summed over its buckets (None: none is loaded)."""
     return {
-        vid: (int(raw) if raw is not None else None)
-        for vid, raw in zip(voucher_ids, replies, strict=True)
+        voucher_id: units_left(per_shard)
+        for voucher_id, per_shard in _by_bucket(voucher_ids, replies).items()
     }
+
+
+def units_left(per_shard: dict[int, int | None]) -> int | None:
+    """A sale's units over its buckets' stock (None: no bucket is loaded)."""
+    loaded = [units for units in per_shard.values() if units is not None]
+    return sum(loaded) if loaded else None
+
+
+def _by_bucket(voucher_ids: list[int], replies: list[Any]) -> dict[int, dict[int, int | None]]:
+    answers = iter(replies)
+    return {
+        voucher_id: {
+            shard: (int(raw) if (raw := next(answers)) is not None else None)
+            for shard in voucher_shards(voucher_id)
+        }
+        for voucher_id in voucher_ids
+    }
+
+
+def live_stock_by_bucket(voucher_ids: list[int]) -> dict[int, dict[int, int | None]]:
+    """Units left in each bucket's shard per voucher (None: not loaded), one round trip."""
+    pipe = sale_redis().pipeline(transaction=False)
+    queue_live_stock(pipe, voucher_ids)
+    return _by_bucket(voucher_ids, pipe.execute() if voucher_ids else [])
 
 
 def stored_stock(documents: list[dict[str, Any]]) -> dict[int, int | None]:
@@ -87,7 +130,8 @@ def live_stock_or_stored(
 
 
 def live_stock(voucher_ids: list[int]) -> dict[int, int | None]:
-    """Units left in Redis per voucher (None: not loaded), in one round trip."""
+    """Units left in Redis per voucher, over its buckets (None: not loaded), in one
+    round trip."""
     if not voucher_ids:
         return {}
     pipe = sale_redis().pipeline(transaction=False)

@@ -1,0 +1,198 @@
+"""One hot sale across several Redis masters: its stock split into buckets (decision 309).
+
+A voucher's keys share its shard's hash tag, so one sale runs on one Redis thread however
+large the Cluster. A sale created with buckets keeps one stock key in each of several
+shards, chosen on different masters where the Cluster has them (`choose_shards`; stored on
+the voucher, never changed). A buyer's home bucket is `shards[user_id % n]`: the buyer's
+mark lives there, so the seckill script, unchanged and run on one bucket, still decides
+"one order per user" in one atomic step.
+
+When a buyer's home bucket is empty, the request moves stock to it from the fullest other
+bucket (half of that bucket, so buckets even out in a few moves) and buys again (`refill`).
+"Sold out" is answered once every other bucket was seen empty, or after one try per bucket
+lost the units it moved to other buyers of the same bucket (who got them). Moves take the
+sale's moves lock, so a repair reading every bucket never sees half a move.
+
+A move is two scripts in two slots. The giving bucket takes the units and records them in
+its shard's transit hash in the same step; the receiving bucket applies a move id at most
+once. A process that dies in between leaves the units in transit: the drain settles its
+shard's moves on its next run (`settle_moves`), so no unit is stranded, and reconcile and
+the heal count units in transit (reconcile.py).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import cast
+
+from django.conf import settings
+
+from dianping import clock
+from dianping.redis import keys
+from dianping.redis.cluster import is_cluster
+from dianping.redis.lock import RedisLock
+from dianping.redis.scripts import lua
+
+from ..metrics import bucket_moves
+from .shard import LIVE_LIB, SALE_REDIS, sale_redis, shard_of
+
+_GIVE = lua(__file__, "bucket_give.lua", prelude=(LIVE_LIB,), alias=SALE_REDIS)
+_RECEIVE = lua(__file__, "bucket_receive.lua", prelude=(LIVE_LIB,), alias=SALE_REDIS)
+REFILL_WAIT_S = 0.2  # a buyer waits this long for another buyer's refill of the sale
+MOVES_REMEMBERED_S = 2 * 24 * 3600  # far longer than a move stays in transit
+SETTLE_AFTER_MS = 2_000  # a move older than this has lost its mover: settle it
+
+
+def choose_shards(voucher_id: int, count: int) -> list[int]:
+    """`count` shards for a new sale's buckets, its own shard first, then the next ones
+    on masters not used yet (on a Cluster), then any: at most SECKILL_SHARDS."""
+    total = settings.SECKILL_SHARDS
+    candidates = [(shard_of(voucher_id) + step) % total for step in range(total)]
+    count = max(1, min(count, total))
+    owner = _master_of_shard()
+    chosen: list[int] = []
+    masters: set[str] = set()
+    for shard in candidates:
+        if len(chosen) < count and owner(shard) not in masters:
+            chosen.append(shard)
+            masters.add(owner(shard))
+    chosen += [shard for shard in candidates if shard not in chosen][: count - len(chosen)]
+    return chosen
+
+
+def _master_of_shard() -> Callable[[int], str]:
+    """Which master serves a shard: one name for every shard off a Cluster."""
+    client = sale_redis()
+    if not is_cluster(client):
+        return lambda shard: "one"
+    return lambda shard: client.get_node_from_key(keys.seckill_live(shard)).name
+
+
+def default_count(stock: int | None) -> int:
+    """Buckets for a new sale that names none: SECKILL_AUTO_BUCKETS from a stock of
+    SECKILL_BUCKETS_FROM_STOCK on (0: never), else one."""
+    threshold = settings.SECKILL_BUCKETS_FROM_STOCK
+    if threshold and stock is not None and stock >= threshold:
+        return settings.SECKILL_AUTO_BUCKETS
+    return 1
+
+
+def split(units: int, buckets: int) -> list[int]:
+    """`units` across `buckets` as evenly as whole units allow, the first ones fuller."""
+    share, rest = divmod(units, buckets)
+    return [share + (1 if index < rest else 0) for index in range(buckets)]
+
+
+def home_shard(shards: tuple[int, ...], user_id: int) -> int:
+    """The bucket holding the buyer's mark, where they always buy."""
+    return shards[user_id % len(shards)]
+
+
+def moves_lock(voucher_id: int, *, wait: float) -> RedisLock:
+    """Held by whoever moves a sale's stock, settles its moves, or reads its buckets to
+    repair them (reconcile.py): a move is never half seen."""
+    return RedisLock(f"seckill-moves:{voucher_id}", ttl=10, watchdog=True, wait=wait)
+
+
+def refill(voucher_id: int, shards: tuple[int, ...], home: int) -> bool:
+    """Move stock to an empty home bucket from the fullest other one; False when every
+    other bucket was empty (the sale is sold out). True also when another buyer held the
+    moves lock past REFILL_WAIT_S: they were refilling, so the caller looks again."""
+    lock = moves_lock(voucher_id, wait=REFILL_WAIT_S)
+    if not lock.acquire():
+        return True
+    try:
+        others = [shard for shard in shards if shard != home]
+        pipe = sale_redis().pipeline(transaction=False)
+        for shard in others:
+            pipe.get(keys.seckill_stock(shard, voucher_id))
+        left = {shard: int(raw or 0) for shard, raw in zip(others, pipe.execute(), strict=True)}
+        for giver in sorted(others, key=lambda shard: -left[shard]):
+            if left[giver] <= 0:
+                return False
+            if move(voucher_id, giver, home, (left[giver] + 1) // 2):
+                return True
+        return False
+    finally:
+        lock.release()
+
+
+def move(voucher_id: int, giver: int, receiver: int, units: int) -> int:
+    """Move up to `units` of a sale's stock between two of its buckets; the units moved.
+    The caller holds the sale's moves lock."""
+    move_id = f"{voucher_id}:{uuid.uuid4().hex[:16]}"
+    now_ms = clock.now_ms()
+    taken = int(
+        _GIVE(
+            [
+                keys.seckill_stock(giver, voucher_id),
+                keys.seckill_transit(giver),
+                keys.seckill_live(giver),
+            ],
+            [move_id, f"{voucher_id}:{receiver}", units, now_ms],
+        )
+    )
+    if taken:
+        bucket_moves(voucher_id).inc(taken)
+        _deliver(giver, Transit(move_id, voucher_id, receiver, taken, now_ms))
+    return taken
+
+
+@dataclass(frozen=True, slots=True)
+class Transit:
+    """A move recorded by its giving bucket (a value of keys.seckill_transit)."""
+
+    move_id: str
+    voucher_id: int
+    to_shard: int
+    units: int
+    at_ms: int
+
+    @classmethod
+    def parse(cls, move_id: bytes, value: bytes) -> Transit:
+        voucher, to_shard, units, at_ms = (int(part) for part in value.split(b":"))
+        return cls(move_id.decode(), voucher, to_shard, units, at_ms)
+
+
+def transits(shard: int) -> list[Transit]:
+    """The moves the shard gave and their receivers have not confirmed to it yet."""
+    raw = cast("dict[bytes, bytes]", sale_redis().hgetall(keys.seckill_transit(shard)))
+    return [Transit.parse(move_id, value) for move_id, value in raw.items()]
+
+
+def _deliver(giver: int, transit: Transit) -> bool:
+    """Apply a move at its receiver (at most once) and forget it at its giver; False
+    while the receiver is unverified (its heal counts the move, which stays in transit)."""
+    applied = int(
+        _RECEIVE(
+            [
+                keys.seckill_stock(transit.to_shard, transit.voucher_id),
+                keys.seckill_moves(transit.to_shard),
+                keys.seckill_live(transit.to_shard),
+            ],
+            [transit.move_id, transit.units, clock.now_ms(), MOVES_REMEMBERED_S],
+        )
+    )
+    if applied < 0:
+        return False
+    sale_redis().hdel(keys.seckill_transit(giver), transit.move_id)
+    return True
+
+
+def settle_moves(shard: int, *, older_than_ms: int = SETTLE_AFTER_MS) -> int:
+    """Deliver the shard's moves left in transit by a mover that died (the drain's
+    recovering pass); returns how many were delivered."""
+    cutoff = clock.now_ms() - older_than_ms
+    delivered = 0
+    for transit in transits(shard):
+        if transit.at_ms > cutoff:
+            continue
+        lock = moves_lock(transit.voucher_id, wait=1.0)
+        if lock.acquire():  # else its mover or a repair is at work: the next run settles it
+            try:
+                delivered += _deliver(shard, transit)
+            finally:
+                lock.release()
+    return delivered
