@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.utils.translation import gettext, gettext_lazy
 from rest_framework import serializers
 
@@ -18,6 +19,7 @@ from shops.models import Shop
 from . import documents
 from .coupons import discounts
 from .models import ShopOrder, Voucher, VoucherOrder, WriteOff
+from .sale.shard import placement
 
 MAX_MONEY = 100_000_000  # fen: ¥1,000,000, far above any bill or voucher here
 DISCOUNT_FIELDS = [
@@ -66,10 +68,16 @@ class VoucherStaffSerializer(VoucherListItemSerializer):
     """What operators see: the voucher, units left, and its orders counted by status."""
 
     counts = OrderCountsSerializer(read_only=True)
+    buckets = serializers.SerializerMethodField(
+        help_text="Shards a flash sale's stock is split across (1: its own shard only)."
+    )
 
     class Meta(VoucherListItemSerializer.Meta):
-        fields = [*VoucherListItemSerializer.Meta.fields, "counts"]
+        fields = [*VoucherListItemSerializer.Meta.fields, "counts", "buckets"]
         read_only_fields = fields
+
+    def get_buckets(self, voucher: Voucher) -> int:
+        return len(placement(voucher.id, voucher.sale_shards))
 
 
 class VoucherWriteSerializer(fields.StrictModelSerializer):
@@ -93,13 +101,24 @@ class VoucherWriteSerializer(fields.StrictModelSerializer):
     # before 1901 local time zones have second offsets that ISO-8601 clients cannot read.
     begin_time = fields.DateTimeField(required=False, allow_null=True)
     end_time = fields.DateTimeField(required=False, allow_null=True)
+    buckets = fields.IntegerField(
+        min_value=1,
+        max_value=64,
+        required=False,
+        help_text=(
+            "A flash sale's stock split across this many shards, so one hot sale runs on "
+            "several Redis masters (at most SECKILL_SHARDS). Chosen at creation: default 1, "
+            "or SECKILL_AUTO_BUCKETS from a stock of SECKILL_BUCKETS_FROM_STOCK; a change "
+            "later answers 409 buckets_fixed."
+        ),
+    )
 
     class Meta:
         model = Voucher
         fields = [
             "shop_id", "title", "sub_title", "rules", "pay_value", "actual_value", "type",
             *DISCOUNT_FIELDS, "per_user_limit", "stock", "begin_time",
-            "end_time", "valid_days",
+            "end_time", "valid_days", "buckets",
         ]  # fmt: skip
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -121,6 +140,12 @@ class VoucherWriteSerializer(fields.StrictModelSerializer):
                 errors["stock"] = gettext("A flash sale needs stock.")
             if merged.get("per_user_limit", 1) != 1:
                 errors["per_user_limit"] = gettext("A flash sale sells one unit per user.")
+            if attrs.get("buckets", 1) > settings.SECKILL_SHARDS:
+                errors["buckets"] = gettext("At most %(shards)d (SECKILL_SHARDS).") % {
+                    "shards": settings.SECKILL_SHARDS
+                }
+        elif attrs.get("buckets", 1) != 1:
+            errors["buckets"] = gettext("Only a flash sale is split into buckets.")
         if errors:
             raise serializers.ValidationError({f: [m] for f, m in errors.items()})
         return attrs

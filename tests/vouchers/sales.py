@@ -11,15 +11,20 @@ from dianping import clock
 from tests.factories import VoucherFactory
 from vouchers import tasks
 from vouchers.models import Voucher
+from vouchers.sale import buckets as sale_buckets
 from vouchers.sale import drain, shard, stock
 
 
-def start_sale(**fields: object) -> Voucher:
-    """A flash sale that began a minute ago, stock loaded, consumer groups ready.
+def start_sale(*, buckets: int = 1, **fields: object) -> Voucher:
+    """A flash sale that began a minute ago, its stock split into `buckets` and loaded,
+    consumer groups ready.
 
     Callers hold the `fake_clock` fixture, so the sale's time stands still until moved.
     """
     voucher = VoucherFactory(begin_time=clock.now() - timedelta(minutes=1), **fields)
+    if buckets > 1:
+        voucher.sale_shards = ",".join(map(str, sale_buckets.choose_shards(voucher.id, buckets)))
+        voucher.save(update_fields=["sale_shards"])
     stock.stock_load([voucher])
     shard.ensure_groups()
     return voucher

@@ -122,6 +122,16 @@ def refill(voucher_id: int, shards: tuple[int, ...], home: int) -> bool:
 def move(voucher_id: int, giver: int, receiver: int, units: int) -> int:
     """Move up to `units` of a sale's stock between two of its buckets; the units moved.
     The caller holds the sale's moves lock."""
+    transit = give(voucher_id, giver, receiver, units)
+    if transit is None:
+        return 0
+    deliver(giver, transit)
+    return transit.units
+
+
+def give(voucher_id: int, giver: int, receiver: int, units: int) -> Transit | None:
+    """A move's first half: up to `units` taken from the giving bucket and recorded in
+    transit there, in one step; None when it had none to give."""
     move_id = f"{voucher_id}:{uuid.uuid4().hex[:16]}"
     now_ms = clock.now_ms()
     taken = int(
@@ -134,10 +144,10 @@ def move(voucher_id: int, giver: int, receiver: int, units: int) -> int:
             [move_id, f"{voucher_id}:{receiver}", units, now_ms],
         )
     )
-    if taken:
-        bucket_moves(voucher_id).inc(taken)
-        _deliver(giver, Transit(move_id, voucher_id, receiver, taken, now_ms))
-    return taken
+    if not taken:
+        return None
+    bucket_moves(voucher_id).inc(taken)
+    return Transit(move_id, voucher_id, receiver, taken, now_ms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,9 +172,10 @@ def transits(shard: int) -> list[Transit]:
     return [Transit.parse(move_id, value) for move_id, value in raw.items()]
 
 
-def _deliver(giver: int, transit: Transit) -> bool:
-    """Apply a move at its receiver (at most once) and forget it at its giver; False
-    while the receiver is unverified (its heal counts the move, which stays in transit)."""
+def deliver(giver: int, transit: Transit) -> bool:
+    """A move's second half: applied at its receiver (at most once, however often it is
+    delivered) and forgotten at its giver; False while the receiver is unverified (its
+    heal counts the move, which stays in transit)."""
     applied = int(
         _RECEIVE(
             [
@@ -192,7 +203,7 @@ def settle_moves(shard: int, *, older_than_ms: int = SETTLE_AFTER_MS) -> int:
         lock = moves_lock(transit.voucher_id, wait=1.0)
         if lock.acquire():  # else its mover or a repair is at work: the next run settles it
             try:
-                delivered += _deliver(shard, transit)
+                delivered += deliver(shard, transit)
             finally:
                 lock.release()
     return delivered
