@@ -36,12 +36,14 @@ from django.db import connection
 from dianping import clock
 from dianping.redis import keys
 from dianping.redis.client import get_redis
+from dianping.redis.cluster import cluster_client
 from tests import servers
 from tests.cluster import kill_master_of, restore_cluster
 from tests.factories import BlogFactory, ShopFactory, VoucherFactory
 from tests.helpers import PrivateRedis, wait_until
 from tests.workers import ROOT, current_database_url, kill, start_celery
 from vouchers.models import Voucher, VoucherOrder
+from vouchers.sale import buckets as sale_buckets
 from vouchers.sale import shard
 
 pytestmark = pytest.mark.slow
@@ -206,11 +208,19 @@ def _running(running: Stack) -> Iterator[Stack]:
         print(running.logs())  # pytest shows it with a failure
 
 
-def _open_sale(stack: Stack) -> Voucher:
-    """A sale on now, loaded into the stack's Redis as `make run` loads one."""
+def _open_sale(stack: Stack, buckets: int) -> Voucher:
+    """A sale on now, its stock split into `buckets`, loaded into the stack's Redis as
+    `make run` loads one."""
     sale = VoucherFactory(stock=STOCK, begin_time=clock.now() - timedelta(minutes=1))
+    if buckets > 1:
+        sale.sale_shards = ",".join(map(str, sale_buckets.choose_shards(sale.id, buckets)))
+        sale.save(update_fields=["sale_shards"])
     servers.manage(stack.env, "reconcile_seckill", "--fix")
     return sale
+
+
+def _shards(sale_row: Voucher) -> tuple[int, ...]:
+    return shard.placement(sale_row.id, sale_row.sale_shards)
 
 
 @dataclass
@@ -281,12 +291,12 @@ def _check_history(stack: Stack, sale_row: Voucher, sale: Sale) -> None:
 
     # Every 200 is an order in the database, and the drain has stored all Redis holds.
     redis_client = stack.sale.client()
-    stock_key = shard.stock_key(sale_row.id)
+    stock_keys = [keys.seckill_stock(s, sale_row.id) for s in _shards(sale_row)]
 
     def settled() -> bool:
         orders = persisted()
-        stock = cast("bytes", redis_client.get(stock_key))
-        return acknowledged <= orders and len(orders) + int(stock) == STOCK
+        stock = sum(int(cast("bytes", redis_client.get(key))) for key in stock_keys)
+        return acknowledged <= orders and len(orders) + stock == STOCK
 
     wait_until(settled, timeout=120, interval=0.5)
     orders = VoucherOrder.objects.filter(voucher=sale_row)
@@ -302,10 +312,13 @@ def _check_history(stack: Stack, sale_row: Voucher, sale: Sale) -> None:
     assert set(sale.verdicts.values()) <= {"sold_out", "duplicate_order"}
 
 
-def _sell_through_a_crash(stack: Stack, crash: Callable[[Voucher], None]) -> Voucher:
-    """Sell a sale to BUYERS, `crash(sale)` at a third of it, and check the history: the
-    crash was felt (503s, never a 500) and the sale sold again after it by itself."""
-    sale_row = _open_sale(stack)
+def _sell_through_a_crash(
+    stack: Stack, crash: Callable[[Voucher], None], *, buckets: int = 1
+) -> Voucher:
+    """Sell a sale (split into `buckets`) to BUYERS, `crash(sale)` at a third of it, and
+    check the history: the crash was felt (503s, never a 500) and the sale sold again
+    after it by itself."""
+    sale_row = _open_sale(stack, buckets)
     tokens = stack.tokens(BUYERS)
     stack.start()
     # A running stack, as a crash in production meets one: beat and a worker have run the
@@ -355,17 +368,22 @@ def test_redis_killed_mid_sale_loses_no_acknowledged_order(stack: Stack) -> None
 
 @pytest.mark.skipif(not settings.REDIS_CLUSTER, reason="needs the test Redis Cluster")
 def test_a_cluster_master_killed_mid_sale_loses_no_acknowledged_order(cluster_stack) -> None:
-    """SIGKILL of the master holding the sale's shard at a third of the sale, without
+    """A sale split into three buckets, one on each master (vouchers/sale/buckets.py).
+    SIGKILL of the master holding its first bucket at a third of the sale, without
     waiting for its replica to catch up, and the node stays dead: every 200 had a
     replica's acknowledgement (WAIT), so the promoted replica has it; under its new run
-    id the sale pauses until the drain has verified the shard, and sells the rest once
-    the Cluster's spare replica has moved to the promoted one (without a replica of its
-    own, no order on it could be confirmed: 503, never 200)."""
+    id that bucket pauses until the drain has verified its shard (from the database, the
+    pending orders and the other buckets), the others sell on, and the whole stock is
+    sold once the Cluster's spare replica has moved to the promoted one (without a
+    replica of its own, no order on it could be confirmed: 503, never 200)."""
+    masters = cluster_client()
 
     def crash(sale_row: Voucher) -> None:
-        kill_master_of(shard.stock_key(sale_row.id), caught_up=False)
+        bucket_keys = [keys.seckill_stock(s, sale_row.id) for s in _shards(sale_row)]
+        assert len({masters.get_node_from_key(key).name for key in bucket_keys}) == 3
+        kill_master_of(bucket_keys[0], caught_up=False)
 
-    _sell_through_a_crash(cluster_stack, crash)
+    _sell_through_a_crash(cluster_stack, crash, buckets=3)
 
 
 def test_worker_killed_mid_drain_loses_nothing(stack: Stack) -> None:

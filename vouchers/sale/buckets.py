@@ -10,7 +10,9 @@ mark lives there, so the seckill script, unchanged and run on one bucket, still 
 When a buyer's home bucket is empty, the request moves stock to it from the fullest other
 bucket (half of that bucket, so buckets even out in a few moves) and buys again (`refill`).
 "Sold out" is answered once every other bucket was seen empty, or after one try per bucket
-lost the units it moved to other buyers of the same bucket (who got them). Moves take the
+lost the units it moved to other buyers of the same bucket (who got them); while the units
+left are in a bucket whose Redis lost its state and is not healed yet, the buyer is told
+to try again (503), as that bucket's own buyers are. Moves take the
 sale's moves lock, so a repair reading every bucket never sees half a move.
 
 A move is two scripts in two slots. The giving bucket takes the units and records them in
@@ -25,6 +27,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from typing import cast
 
 from django.conf import settings
@@ -96,42 +99,49 @@ def moves_lock(voucher_id: int, *, wait: float) -> RedisLock:
     return RedisLock(f"seckill-moves:{voucher_id}", ttl=10, watchdog=True, wait=wait)
 
 
-def refill(voucher_id: int, shards: tuple[int, ...], home: int) -> bool:
-    """Move stock to an empty home bucket from the fullest other one; False when every
-    other bucket was empty (the sale is sold out). True also when another buyer held the
-    moves lock past REFILL_WAIT_S: they were refilling, so the caller looks again."""
+class Refill(Enum):
+    """What `refill` did for a buyer whose home bucket was empty."""
+
+    MOVED = "moved"  # units moved home (or another buyer was moving some): buy again
+    EMPTY = "empty"  # every other bucket is empty: the sale is sold out
+    PAUSED = "paused"  # the units left are in a bucket not verified since a Redis loss
+
+
+class Unverified(Exception):
+    """The giving bucket's shard is not verified since its Redis lost its state."""
+
+
+def refill(voucher_id: int, shards: tuple[int, ...], home: int) -> Refill:
+    """Move stock to an empty home bucket from the fullest other one that can give."""
     lock = moves_lock(voucher_id, wait=REFILL_WAIT_S)
     if not lock.acquire():
-        return True
+        return Refill.MOVED  # another buyer held it past REFILL_WAIT_S: they are refilling
     try:
         others = [shard for shard in shards if shard != home]
         pipe = sale_redis().pipeline(transaction=False)
         for shard in others:
             pipe.get(keys.seckill_stock(shard, voucher_id))
         left = {shard: int(raw or 0) for shard, raw in zip(others, pipe.execute(), strict=True)}
+        paused = False
         for giver in sorted(others, key=lambda shard: -left[shard]):
             if left[giver] <= 0:
-                return False
-            if move(voucher_id, giver, home, (left[giver] + 1) // 2):
-                return True
-        return False
+                break
+            try:
+                transit = give(voucher_id, giver, home, (left[giver] + 1) // 2)
+            except Unverified:
+                paused = True
+                continue
+            if transit is not None:
+                return Refill.MOVED if deliver(giver, transit) else Refill.PAUSED
+        return Refill.PAUSED if paused else Refill.EMPTY
     finally:
         lock.release()
 
 
-def move(voucher_id: int, giver: int, receiver: int, units: int) -> int:
-    """Move up to `units` of a sale's stock between two of its buckets; the units moved.
-    The caller holds the sale's moves lock."""
-    transit = give(voucher_id, giver, receiver, units)
-    if transit is None:
-        return 0
-    deliver(giver, transit)
-    return transit.units
-
-
 def give(voucher_id: int, giver: int, receiver: int, units: int) -> Transit | None:
     """A move's first half: up to `units` taken from the giving bucket and recorded in
-    transit there, in one step; None when it had none to give."""
+    transit there, in one step; None when it had none to give, Unverified raised when
+    its shard is unverified. The caller holds the sale's moves lock, and delivers it."""
     move_id = f"{voucher_id}:{uuid.uuid4().hex[:16]}"
     now_ms = clock.now_ms()
     taken = int(
@@ -144,6 +154,8 @@ def give(voucher_id: int, giver: int, receiver: int, units: int) -> Transit | No
             [move_id, f"{voucher_id}:{receiver}", units, now_ms],
         )
     )
+    if taken < 0:
+        raise Unverified(giver)
     if not taken:
         return None
     bucket_moves(voucher_id).inc(taken)

@@ -119,8 +119,11 @@ def _buy(voucher_id: int, window: SaleWindow, user_id: int) -> int:
     for _ in window.shards[1:]:  # one refill per other bucket at most: the bound
         if verdict[0] != Verdict.SOLD_OUT:
             break
-        everywhere = not buckets.refill(voucher_id, window.shards, home)
-        if everywhere:
+        refilled = buckets.refill(voucher_id, window.shards, home)
+        everywhere = refilled is buckets.Refill.EMPTY
+        if refilled is not buckets.Refill.MOVED:
+            # EMPTY: sold out. PAUSED: what is left waits for a bucket's heal, as it does.
+            verdict = verdict if everywhere else [Verdict.UNVERIFIED]
             break
         verdict = _run(voucher_id, window, home, user_id=user_id, charge_funnel=False)
     return _decide(verdict, voucher_id, window, home, everywhere=everywhere)
