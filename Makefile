@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
 .DEFAULT_GOAL := help
 
-.PHONY: help run run-guard test test-cluster screenshots lint format messages setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity bench-memory bench-uploads bench-api bench-search bench-latency probe clean
+.PHONY: help run run-guard test test-cluster screenshots lint format messages setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity bench-memory bench-uploads bench-api bench-search bench-latency bench-buckets probe clean
 
 help:  ## list the targets (this page; `make` alone shows it)
 	@echo "Dianping: \`make run\` serves everything on http://127.0.0.1:8000/, \`make test\` runs the suite."
@@ -88,6 +88,9 @@ bench-claims: bench-setup  ## claims of normal vouchers: unlimited vs guarded st
 
 bench-capacity: bench-setup  ## CPU per request per tier (web, Redis, MariaDB), for docs/scaling.md
 	@scripts/bench.sh --mariadb capacity.py $(BENCH_ARGS)
+
+bench-buckets: setup  ## Redis CPU per grab on each Cluster master: one hot sale in 1 and in 3 buckets
+	@.venv/bin/python bench/buckets.py $(BENCH_ARGS)
 
 bench-memory: bench-setup  ## Redis bytes per session, inbox item, follow, sign-in month, buyer
 	@scripts/bench.sh memory.py
