@@ -208,7 +208,7 @@ def _running(running: Stack) -> Iterator[Stack]:
         print(running.logs())  # pytest shows it with a failure
 
 
-def _open_sale(stack: Stack, buckets: int) -> Voucher:
+def _open_sale(stack: Stack, buckets: int = 1) -> Voucher:
     """A sale on now, its stock split into `buckets`, loaded into the stack's Redis as
     `make run` loads one."""
     sale = VoucherFactory(stock=STOCK, begin_time=clock.now() - timedelta(minutes=1))

@@ -334,7 +334,7 @@ def test_metrics_and_the_live_page_show_every_bucket(
     assert numbers["buckets"] == [{"shard": s, "stock_left": u} for s, u in per_bucket.items()]
     assert ", ".join(map(str, per_bucket)) in page.text
     change = admin_client.get(f"/admin/vouchers/voucher/{sale.id}/change/")
-    assert f"3, in shards {', '.join(map(str, per_bucket))}" in change.text
+    assert f"3 个，位于分片 {', '.join(map(str, per_bucket))}" in change.text  # zh: the default
     assert 'name="buckets"' not in change.text  # chosen when adding only
     assert 'name="buckets"' in admin_client.get("/admin/vouchers/voucher/add/").text
     assert settings.SECKILL_SHARDS >= 3
