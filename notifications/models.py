@@ -17,6 +17,15 @@ class Kind(models.TextChoices):
     COUPON_EXPIRING = "coupon_expiring", _("coupon expiring")
     ORDER_CANCELLED = "order_cancelled", _("order cancelled")
     SALE_STARTING = "sale_starting", _("sale starting")
+    # A shop's side (merchants): to the reviewer, and to the shop's owner.
+    REVIEW_REPLIED = "review_replied", _("review replied")
+    SHOP_REVIEWED = "shop_reviewed", _("new review")
+    CLAIM_APPROVED = "claim_approved", _("shop claim approved")
+    CLAIM_REJECTED = "claim_rejected", _("shop claim rejected")
+    OFFER_APPROVED = "offer_approved", _("offer approved")
+    OFFER_RETURNED = "offer_returned", _("offer sent back")
+    SALE_STARTED = "sale_started", _("sale started")
+    SALE_SOLD_OUT = "sale_sold_out", _("sale sold out")
 
 
 class Notification(models.Model):
@@ -67,6 +76,14 @@ class Notification(models.Model):
         verbose_name=_("voucher"),
     )
     order_id = models.BigIntegerField(_("order"), null=True, blank=True)
+    shop = models.ForeignKey(
+        "shops.Shop",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("shop"),
+    )
     # Comments on one note collapse into one unread item per recipient (decision 285): how
     # many it stands for; `actor` and `comment` are the newest. 1 for every other kind.
     count = models.PositiveIntegerField(_("count"), default=1, editable=False)

@@ -76,6 +76,8 @@ class Shop(models.Model):
     open_hours = models.CharField(
         _("opening hours"), max_length=64, blank=True, help_text=_('e.g. "10:00-22:00".')
     )
+    # Structured opening hours (shops/hours.py): per weekday, ranges, holidays closed.
+    hours = models.JSONField(_("opening hours by weekday"), null=True, blank=True)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
@@ -99,8 +101,12 @@ class Shop(models.Model):
 
 
 class ShopStaff(models.Model):
-    """A user who works at a shop: may redeem its coupons and read its write-offs.
-    Operators manage memberships in admin."""
+    """A user who works at a shop: a clerk redeems its coupons and reads its write-offs;
+    an owner (an approved claim) also runs the shop and its staff."""
+
+    class Role(models.TextChoices):
+        OWNER = "owner", _("owner")
+        CLERK = "clerk", _("clerk")
 
     shop = models.ForeignKey(
         Shop, on_delete=models.CASCADE, related_name="staff", verbose_name=_("shop")
@@ -110,6 +116,9 @@ class ShopStaff(models.Model):
         on_delete=models.CASCADE,
         related_name="shop_memberships",
         verbose_name=_("user"),
+    )
+    role = models.CharField(
+        _("role"), max_length=8, choices=Role.choices, default=Role.CLERK, db_default="clerk"
     )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
