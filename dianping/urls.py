@@ -37,6 +37,7 @@ urlpatterns = [
     path("api/", include("follows.urls")),
     path("api/", include("signin.urls")),
     path("api/", include("notifications.urls")),
+    path("api/", include("merchants.urls")),
     path("api/uploads", views.UploadViewSet.as_view({"post": "create"}), name="uploads"),
     path("api/health", views.health, name="health"),
     path("api/schema/", views.SchemaView.as_view(), name="schema"),

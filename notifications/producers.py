@@ -12,6 +12,7 @@ from blogs.models import Blog, BlogComment
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 from follows.models import Follow
+from merchants.models import ShopClaim
 from vouchers.models import VoucherOrder
 
 from .models import Kind
@@ -88,6 +89,24 @@ def order_cancelled(*, order_id: int) -> bool:
         recipient_id=order["user_id"], kind=Kind.ORDER_CANCELLED,
         key=dedup_key(Kind.ORDER_CANCELLED, order_id), voucher_id=order["voucher_id"],
         order_id=order_id,
+    )  # fmt: skip
+
+
+def claim_decided(*, claim_id: int) -> bool:
+    """Tell a user their shop claim was approved or rejected (once per claim)."""
+    claim = (
+        ShopClaim.objects.filter(pk=claim_id)
+        .exclude(status=ShopClaim.Status.PENDING)
+        .values("user_id", "shop_id", "status")
+        .first()
+    )
+    if claim is None:
+        return False
+    approved = claim["status"] == ShopClaim.Status.APPROVED
+    kind = Kind.CLAIM_APPROVED if approved else Kind.CLAIM_REJECTED
+    return _added(
+        recipient_id=claim["user_id"], kind=kind, key=dedup_key(kind, claim_id),
+        shop_id=claim["shop_id"],
     )  # fmt: skip
 
 

@@ -11,6 +11,7 @@ from django.db.models.signals import post_delete, post_save
 
 from blogs.signals import comment_posted, comments_deleting, content_hidden, note_liked
 from follows.signals import follow_synced
+from merchants.signals import claim_decided
 from vouchers.signals import order_timed_out
 
 from . import services, tasks
@@ -38,6 +39,10 @@ def _commented(sender: Any, *, comment_id: int, **_: Any) -> None:
 
 def _timed_out(sender: Any, *, order_id: int, **_: Any) -> None:
     _after_commit(tasks.notify_order_cancelled, order_id)
+
+
+def _claim_decided(sender: Any, *, claim_id: int, **_: Any) -> None:
+    _after_commit(tasks.notify_claim_decided, claim_id)
 
 
 def _hidden(sender: Any, *, blog_id: int | None = None, comment_id: int | None = None,
@@ -72,6 +77,7 @@ def connect() -> None:
     note_liked.connect(_liked, dispatch_uid="notifications.liked")
     comment_posted.connect(_commented, dispatch_uid="notifications.commented")
     order_timed_out.connect(_timed_out, dispatch_uid="notifications.order_cancelled")
+    claim_decided.connect(_claim_decided, dispatch_uid="notifications.claim_decided")
     content_hidden.connect(_hidden, dispatch_uid="notifications.hidden")
     comments_deleting.connect(_deleting, dispatch_uid="notifications.comments_deleting")
     post_save.connect(_saved, sender=Notification, dispatch_uid="notifications.unread_saved")

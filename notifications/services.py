@@ -24,7 +24,8 @@ COMMENT_CAP_SCOPE = "notify_comment"
 def dedup_key(kind: str, *parts: int) -> str:
     """The event a notification stands for: `liked:<liker>:<note>`, `commented:<comment>`,
     `followed:<follower>`, `coupon_expiring:<order>`, `order_cancelled:<order>`,
-    `sale_starting:<voucher>` (each per recipient)."""
+    `sale_starting:<voucher>`, `claim_approved:<claim>`, `claim_rejected:<claim>` (each per
+    recipient)."""
     return ":".join([kind, *map(str, parts)])
 
 
@@ -38,6 +39,7 @@ def notification_add(
     comment_id: int | None = None,
     voucher_id: int | None = None,
     order_id: int | None = None,
+    shop_id: int | None = None,
 ) -> Notification | None:
     """Add one notification unless its event was notified already (or its note or comment
     is gone meanwhile); the inbox is then trimmed. Nobody is told about their own act."""
@@ -48,6 +50,7 @@ def notification_add(
             notification = Notification.objects.create(
                 recipient_id=recipient_id, kind=kind, dedup_key=key, actor_id=actor_id,
                 blog_id=blog_id, comment_id=comment_id, voucher_id=voucher_id, order_id=order_id,
+                shop_id=shop_id,
             )  # fmt: skip
     except IntegrityError:  # the unique key: a repeat; or the note was deleted meanwhile
         return None

@@ -46,6 +46,11 @@ def notify_order_cancelled(order_id: int) -> bool:
     return producers.order_cancelled(order_id=order_id)
 
 
+@shared_task(**_RETRIED)
+def notify_claim_decided(claim_id: int) -> bool:
+    return producers.claim_decided(claim_id=claim_id)
+
+
 @shared_task(ignore_result=True)
 def remind_expiring_coupons() -> int:
     """Beat: coupons expiring within 24 h, each owner told once."""

@@ -1,0 +1,203 @@
+"""Operators decide shop claims here: the queue (pending first), a claim's page with its
+shop, user, evidence and picture, Approve and Reject (with a reason) on that page and as
+bulk actions. Every decision goes through merchants.services."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.db.models import Case, IntegerField, Value, When
+from django.http import Http404, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_POST
+
+from dianping.errors import DomainError
+
+from . import services
+from .models import REASON_MAX, ShopClaim
+
+PENDING_FIRST = Case(
+    When(status=ShopClaim.Status.PENDING, then=Value(0)),
+    default=Value(1),
+    output_field=IntegerField(),
+)
+
+
+class RejectForm(forms.Form):
+    reason = forms.CharField(
+        label=_("reason"),
+        max_length=REASON_MAX,
+        widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
+        help_text=_("The user reads it in the claim's status."),
+    )
+
+
+@admin.register(ShopClaim)
+class ShopClaimAdmin(admin.ModelAdmin):
+    list_display = ["id", "status", "shop_link", "user_link", "created_at", "decided_at"]
+    list_filter = ["status"]
+    search_fields = ["shop__name", "user__phone", "user__nick_name"]
+    list_select_related = ["shop", "user"]
+    ordering = [PENDING_FIRST, "-id"]
+    fields = [
+        "shop_link", "user_link", "evidence", "picture_preview", "status", "reason",
+        "decided_by", "decided_at", "created_at",
+    ]  # fmt: skip
+    readonly_fields = fields
+    actions = ["approve", "reject"]
+    change_form_template = "admin/merchants/shopclaim/change_form.html"
+
+    def has_add_permission(self, request):
+        return False  # claims come from users
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # the record of who was let run a shop, and who was not
+
+    def render_change_form(self, request, context, *args, **kwargs):
+        # Every field is read-only: a claim changes by a decision, never by a save.
+        context.update(
+            show_save=False, show_save_and_continue=False, show_save_and_add_another=False
+        )
+        return super().render_change_form(request, context, *args, **kwargs)
+
+    @admin.display(description=_("shop"), ordering="shop__name")
+    def shop_link(self, claim: ShopClaim) -> str:
+        url = reverse("admin:shops_shop_change", args=[claim.shop_id])
+        return format_html('<a href="{}">{} (#{})</a>', url, claim.shop.name, claim.shop_id)
+
+    @admin.display(description=_("user"), ordering="user__phone")
+    def user_link(self, claim: ShopClaim) -> str:
+        url = reverse("admin:accounts_user_change", args=[claim.user_id])
+        return format_html('<a href="{}">{}</a>', url, claim.user)
+
+    @admin.display(description=_("picture"))
+    def picture_preview(self, claim: ShopClaim) -> str:
+        if not claim.picture:
+            return "-"
+        return format_html(
+            '<a href="{}" target="_blank" rel="noopener"><img src="{}" alt="" '
+            'style="max-width: 480px; max-height: 480px"></a>',
+            claim.picture,
+            claim.picture,
+        )
+
+    # --- Approve and Reject on a claim's page -------------------------------------
+
+    def get_urls(self):
+        decide = [
+            path(
+                "<int:claim_id>/approve/",
+                self.admin_site.admin_view(require_POST(self.approve_view)),
+                name="merchants_shopclaim_approve",
+            ),
+            path(
+                "<int:claim_id>/reject/",
+                self.admin_site.admin_view(self.reject_view),
+                name="merchants_shopclaim_reject",
+            ),
+        ]
+        return decide + super().get_urls()
+
+    def _claim(self, request, claim_id: int) -> ShopClaim:
+        claim = ShopClaim.objects.select_related("shop", "user").filter(pk=claim_id).first()
+        if claim is None or not self.has_change_permission(request, claim):
+            raise Http404(gettext("No such shop claim."))
+        return claim
+
+    def _back(self, claim_id: int) -> HttpResponseRedirect:
+        return HttpResponseRedirect(reverse("admin:merchants_shopclaim_change", args=[claim_id]))
+
+    def approve_view(self, request, claim_id: int):
+        claim = self._claim(request, claim_id)
+        try:
+            services.claim_approve(claim_id=claim.pk, by_user_id=request.user.pk)
+        except DomainError as exc:
+            self.message_user(request, exc.detail, messages.ERROR)
+        else:
+            message = gettext("Approved: %(user)s now owns %(shop)s.") % {
+                "user": claim.user,
+                "shop": claim.shop.name,
+            }
+            self.message_user(request, message, messages.SUCCESS)
+        return self._back(claim.pk)
+
+    def reject_view(self, request, claim_id: int):
+        claim = self._claim(request, claim_id)
+        form = RejectForm(request.POST if request.method == "POST" else None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                services.claim_reject(
+                    claim_id=claim.pk,
+                    reason=form.cleaned_data["reason"],
+                    by_user_id=request.user.pk,
+                )
+            except DomainError as exc:
+                self.message_user(request, exc.detail, messages.ERROR)
+            else:
+                self.message_user(request, gettext("Rejected."), messages.SUCCESS)
+            return self._back(claim.pk)
+        return self._reject_page(request, form, [claim])
+
+    def _reject_page(self, request, form: RejectForm, claims: list[ShopClaim], *,
+                     bulk: bool = False) -> TemplateResponse:  # fmt: skip
+        context = {
+            **self.admin_site.each_context(request),
+            "title": gettext("Reject shop claims"),
+            "opts": self.model._meta,
+            "form": form,
+            "claims": claims,
+            "bulk": bulk,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/merchants/shopclaim/reject.html", context)
+
+    # --- the same as bulk actions on the queue --------------------------------------
+
+    def _refused(self, request, claim_id: int, exc: DomainError) -> None:
+        message = gettext("Claim %(id)s: %(reason)s") % {"id": claim_id, "reason": exc.detail}
+        self.message_user(request, message, messages.ERROR)
+
+    @admin.action(description=_("Approve the selected claims"), permissions=["change"])
+    def approve(self, request, queryset):
+        approved = 0
+        for claim_id in queryset.order_by("id").values_list("pk", flat=True):
+            try:
+                services.claim_approve(claim_id=claim_id, by_user_id=request.user.pk)
+            except DomainError as exc:  # decided already, or its shop has an owner now
+                self._refused(request, claim_id, exc)
+            else:
+                approved += 1
+        message = ngettext("%(count)d claim approved.", "%(count)d claims approved.", approved) % {
+            "count": approved
+        }
+        self.message_user(request, message, messages.SUCCESS)
+
+    @admin.action(description=_("Reject the selected claims"), permissions=["change"])
+    def reject(self, request, queryset):
+        """First the page that asks the reason; its form posts back to this action."""
+        form = RejectForm(request.POST if "reason" in request.POST else None)
+        if not form.is_bound or not form.is_valid():
+            claims = list(queryset.select_related("shop", "user").order_by("id"))
+            return self._reject_page(request, form, claims, bulk=True)
+        rejected = 0
+        for claim_id in queryset.order_by("id").values_list("pk", flat=True):
+            try:
+                services.claim_reject(
+                    claim_id=claim_id,
+                    reason=form.cleaned_data["reason"],
+                    by_user_id=request.user.pk,
+                )
+            except DomainError as exc:
+                self._refused(request, claim_id, exc)
+            else:
+                rejected += 1
+        message = ngettext("%(count)d claim rejected.", "%(count)d claims rejected.", rejected) % {
+            "count": rejected
+        }
+        self.message_user(request, message, messages.SUCCESS)
+        return None

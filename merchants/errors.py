@@ -1,0 +1,66 @@
+"""Every error code the merchants app answers with, in one place, and its errors."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from django.utils.translation import gettext_lazy as _
+
+from dianping.errors import Conflict, NotFound
+
+
+class Code(StrEnum):
+    # 404: not the caller's to see. A shop the caller does not run answers exactly as a
+    # shop that does not exist (shops' own `shop_not_found`): no existence leak.
+    SHOP_NOT_FOUND = "shop_not_found"
+    USER_NOT_FOUND = "user_not_found"  # no account has the phone an owner added
+    MEMBER_NOT_FOUND = "member_not_found"  # the user does not work at the shop
+    CLAIM_NOT_FOUND = "claim_not_found"  # operators: no such claim
+    # 409
+    SHOP_HAS_OWNER = "shop_has_owner"  # a shop with an owner cannot be claimed again
+    CLAIM_PENDING = "claim_pending"  # the user's claim of the shop awaits a decision
+    CLAIM_DECIDED = "claim_decided"  # operators: the claim was approved or rejected already
+    OWNER_NOT_REMOVABLE = "owner_not_removable"  # the owner is not a clerk to remove
+
+
+class ShopNotYours(NotFound):
+    """Both for a shop that does not exist and for one the caller does not run (or, for
+    owner-only actions, does not own)."""
+
+    default_code = Code.SHOP_NOT_FOUND
+    default_detail = _("No such shop.")
+
+
+class UserNotFound(NotFound):
+    default_code = Code.USER_NOT_FOUND
+    default_detail = _("No user has this phone number.")
+
+
+class MemberNotFound(NotFound):
+    default_code = Code.MEMBER_NOT_FOUND
+    default_detail = _("This user does not work at the shop.")
+
+
+class ClaimNotFound(NotFound):
+    default_code = Code.CLAIM_NOT_FOUND
+    default_detail = _("No such shop claim.")
+
+
+class ShopHasOwner(Conflict):
+    default_code = Code.SHOP_HAS_OWNER
+    default_detail = _("The shop already has an owner.")
+
+
+class ClaimPending(Conflict):
+    default_code = Code.CLAIM_PENDING
+    default_detail = _("Your claim of this shop is waiting for a decision.")
+
+
+class ClaimDecided(Conflict):
+    default_code = Code.CLAIM_DECIDED
+    default_detail = _("The claim has been decided already.")
+
+
+class OwnerNotRemovable(Conflict):
+    default_code = Code.OWNER_NOT_REMOVABLE
+    default_detail = _("The shop's owner cannot be removed from its staff.")

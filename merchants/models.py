@@ -1,0 +1,81 @@
+"""A user's claim to run a shop (ShopClaim), decided by an operator. Rows are written only
+by merchants.services; who works where is shops.ShopStaff."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from dianping import clock
+
+EVIDENCE_MAX = 1000
+REASON_MAX = 500
+PICTURE_MAX = 500
+
+
+class ShopClaim(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending", _("pending")
+        APPROVED = "approved", _("approved")
+        REJECTED = "rejected", _("rejected")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="shop_claims",
+        verbose_name=_("user"),
+    )
+    shop = models.ForeignKey(
+        "shops.Shop", on_delete=models.CASCADE, related_name="claims", verbose_name=_("shop")
+    )
+    evidence = models.TextField(
+        _("evidence"),
+        max_length=EVIDENCE_MAX,
+        help_text=_("Why this user runs the shop, in their words."),
+    )
+    picture = models.CharField(
+        _("picture"),
+        max_length=PICTURE_MAX,
+        blank=True,
+        default="",
+        help_text=_("A picture uploaded with the claim (a licence, the shop front)."),
+    )
+    status = models.CharField(
+        _("status"), max_length=8, choices=Status.choices, default=Status.PENDING
+    )
+    # True while pending, NULL once decided: unique with (user, shop), so one pending claim
+    # per user and shop holds on every database (NULLs never collide; MariaDB has no
+    # partial unique indexes).
+    pending = models.BooleanField(_("pending"), null=True, default=True, editable=False)
+    # The shop's id once approved, NULL otherwise: unique, so at most one claim of a shop is
+    # ever approved, whatever raced (the service also locks the shop's row).
+    approved_shop_id = models.BigIntegerField(null=True, blank=True, unique=True, editable=False)
+    reason = models.CharField(_("reason"), max_length=REASON_MAX, blank=True, default="")
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("decided by"),
+    )
+    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=clock.now)
+
+    class Meta:
+        verbose_name = _("shop claim")
+        verbose_name_plural = _("shop claims")
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "shop", "pending"], name="one_pending_claim_per_user_and_shop"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["user", "-id"], name="claim_mine"),
+            models.Index(fields=["status", "-id"], name="claim_queue"),
+        ]
+
+    def __str__(self) -> str:
+        return f"claim {self.pk}: user {self.user_id} for shop {self.shop_id}"

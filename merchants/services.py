@@ -1,0 +1,155 @@
+"""Merchant writes: shop claims (a user asks to run a shop, an operator decides) and a
+shop's staff (its owner adds and removes clerks). Scoping goes through merchants.access.
+
+Lock order: a write that changes who runs a shop locks the shop's row first, so
+approvals of one shop and its staff changes queue there, and the second approval of a
+shop sees the first one's owner (decision 316)."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
+
+from accounts.models import User
+from dianping import clock
+from dianping.errors import Conflict, InvalidInput
+from dianping.transactions import retry_on_lock_conflict
+from shops.errors import ShopNotFound
+from shops.models import Shop, ShopStaff
+
+from .access import Role, owned_shop
+from .errors import (
+    ClaimDecided,
+    ClaimNotFound,
+    ClaimPending,
+    Code,
+    MemberNotFound,
+    OwnerNotRemovable,
+    ShopHasOwner,
+    UserNotFound,
+)
+from .models import REASON_MAX, ShopClaim
+from .signals import claim_decided
+
+Status = ShopClaim.Status
+
+
+def _has_owner(shop_id: int) -> bool:
+    return ShopStaff.objects.filter(shop_id=shop_id, role=Role.OWNER).exists()
+
+
+def _lock_shop(shop_id: int) -> bool:
+    """Hold the shop's row until commit; False when there is no such shop."""
+    return Shop.objects.select_for_update().filter(pk=shop_id).values_list("pk").first() is not None
+
+
+@retry_on_lock_conflict
+def claim_submit(*, user_id: int, shop_id: int, evidence: str, picture: str = "") -> ShopClaim:
+    """A user asks to become the owner of a shop. 409 `shop_has_owner` when it has one,
+    `claim_pending` while the user's earlier claim of it awaits a decision."""
+    with transaction.atomic():
+        if not Shop.objects.filter(pk=shop_id).exists():
+            # Well formed, naming no shop: as any reference in a body, a 409
+            # (dianping.api.fields.missing_reference).
+            raise Conflict(str(ShopNotFound.default_detail), code=Code.SHOP_NOT_FOUND)
+        if _has_owner(shop_id):
+            raise ShopHasOwner()
+        try:
+            with transaction.atomic():
+                return ShopClaim.objects.create(
+                    user_id=user_id, shop_id=shop_id, evidence=evidence, picture=picture
+                )
+        except IntegrityError:  # one_pending_claim_per_user_and_shop (or the shop just went)
+            if not Shop.objects.filter(pk=shop_id).exists():
+                raise Conflict(str(ShopNotFound.default_detail), code=Code.SHOP_NOT_FOUND) from None
+            raise ClaimPending() from None
+
+
+@retry_on_lock_conflict
+def claim_approve(*, claim_id: int, by_user_id: int | None = None) -> ShopClaim:
+    """An operator approves a claim: its user becomes the shop's owner (a clerk there is
+    promoted), and is told (CLAIM_APPROVED) after commit. 409 `claim_decided` for a claim
+    approved or rejected already, `shop_has_owner` when the shop has an owner by now."""
+    with transaction.atomic():
+        shop_id = ShopClaim.objects.filter(pk=claim_id).values_list("shop_id", flat=True).first()
+        if shop_id is None or not _lock_shop(shop_id):
+            raise ClaimNotFound()
+        claim = ShopClaim.objects.select_for_update().filter(pk=claim_id).first()
+        if claim is None:
+            raise ClaimNotFound()
+        if claim.status != Status.PENDING:
+            raise ClaimDecided()
+        if _has_owner(shop_id):
+            raise ShopHasOwner()
+        claim.status, claim.pending, claim.approved_shop_id = Status.APPROVED, None, shop_id
+        claim.decided_by_id, claim.decided_at = by_user_id, clock.now()
+        try:
+            with transaction.atomic():
+                # approved_shop_id is unique: the database's word on "one approved claim a
+                # shop", should anything ever write around the shop's lock.
+                claim.save(
+                    update_fields=["status", "pending", "approved_shop_id", "decided_by",
+                                   "decided_at"]
+                )  # fmt: skip
+        except IntegrityError:
+            raise ShopHasOwner() from None
+        memberships = ShopStaff.objects.filter(shop_id=shop_id, user_id=claim.user_id)
+        if not memberships.update(role=Role.OWNER):
+            ShopStaff.objects.create(shop_id=shop_id, user_id=claim.user_id, role=Role.OWNER)
+        claim_decided.send(sender=ShopClaim, claim_id=claim.id)
+    return claim
+
+
+def claim_reject(*, claim_id: int, reason: str, by_user_id: int | None = None) -> ShopClaim:
+    """An operator turns a claim down, saying why; its user is told (CLAIM_REJECTED) after
+    commit. 409 `claim_decided` for a claim approved or rejected already."""
+    reason = reason.strip()
+    if not reason:
+        raise InvalidInput(gettext("Give the reason for turning the claim down."))
+    if len(reason) > REASON_MAX:
+        raise InvalidInput(
+            gettext("The reason is at most %(max)d characters.") % {"max": REASON_MAX}
+        )
+    with transaction.atomic():
+        # A conditional update: of two deciders, exactly one finds the claim pending.
+        decided = ShopClaim.objects.filter(pk=claim_id, status=Status.PENDING).update(
+            status=Status.REJECTED, pending=None, reason=reason,
+            decided_by_id=by_user_id, decided_at=clock.now(),
+        )  # fmt: skip
+        if not decided:
+            if ShopClaim.objects.filter(pk=claim_id).exists():
+                raise ClaimDecided()
+            raise ClaimNotFound()
+        claim_decided.send(sender=ShopClaim, claim_id=claim_id)
+    return ShopClaim.objects.get(pk=claim_id)
+
+
+@retry_on_lock_conflict
+def staff_add(*, owner_id: int, shop_id: int, phone: str) -> tuple[ShopStaff, bool]:
+    """The owner adds the user with `phone` to the shop's staff as a clerk; returns the
+    membership and whether it is new. Idempotent: someone on the staff already (the owner
+    included) stays as they are. 404 `user_not_found` when no active account has the phone."""
+    owned_shop(owner_id, shop_id)
+    user_id = User.objects.filter(phone=phone, is_active=True).values_list("id", flat=True).first()
+    if user_id is None:
+        raise UserNotFound()
+    with transaction.atomic():
+        if not _lock_shop(shop_id):  # deleted meanwhile
+            owned_shop(owner_id, shop_id)
+        membership = ShopStaff.objects.filter(shop_id=shop_id, user_id=user_id).first()
+        if membership is not None:
+            return membership, False
+        membership = ShopStaff.objects.create(shop_id=shop_id, user_id=user_id, role=Role.CLERK)
+    return membership, True
+
+
+def staff_remove(*, owner_id: int, shop_id: int, user_id: int) -> None:
+    """The owner takes a clerk off the shop's staff. 404 `member_not_found` for someone
+    not on it, 409 `owner_not_removable` for the owner."""
+    owned_shop(owner_id, shop_id)
+    mine = ShopStaff.objects.filter(shop_id=shop_id, user_id=user_id)
+    deleted, _ = mine.exclude(role=Role.OWNER).delete()
+    if not deleted:
+        if mine.exists():
+            raise OwnerNotRemovable()
+        raise MemberNotFound()

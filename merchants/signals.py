@@ -1,0 +1,8 @@
+"""What merchants tells the rest of the product, without knowing who listens
+(notifications depends on merchants, never the other way round)."""
+
+from django.dispatch import Signal
+
+# Sent inside the deciding transaction when an operator approved or rejected a shop claim.
+# Argument: claim_id.
+claim_decided = Signal()

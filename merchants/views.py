@@ -1,0 +1,112 @@
+"""Thin viewsets for merchants: a user's shop claims, the shops they run, and a shop's
+staff for its owner. Every answer is personal (the middleware sends `no-store`); which
+shop a caller may act for is decided in merchants.access alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status, viewsets
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts.authentication import authenticated_id
+from dianping.api.lists import listed
+from dianping.api.pagination import PageNumberPagination
+from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
+from dianping.api.throttles import WriteLimited
+
+from . import selectors, services
+from .serializers import (
+    ClaimCreateSerializer,
+    ClaimSerializer,
+    MyShopSerializer,
+    StaffAddSerializer,
+    StaffMemberSerializer,
+)
+
+
+def _page(request: Request, view: Any, queryset: Any, serializer: Any) -> Response:
+    paginator = PageNumberPagination()
+    page = paginator.paginate_queryset(queryset, request, view)
+    return paginator.get_paginated_response(listed(serializer(page, many=True)))
+
+
+class ClaimViewSet(WriteLimited, viewsets.ViewSet):
+    permission_classes = [IsAuthenticated]
+    write_limits = {"create": "shop_claim_user"}
+
+    @extend_schema(request=ClaimCreateSerializer, responses={201: ClaimSerializer})
+    @api_errors(409)  # shop_has_owner, claim_pending, shop_not_found
+    def create(self, request: Request) -> Response:
+        """Claim a shop: ask to become its owner, with evidence (and a picture uploaded
+        first, if any) for an operator to check. 409 `shop_has_owner` for a shop that has
+        an owner, `claim_pending` while my earlier claim of it awaits a decision,
+        `shop_not_found` for an id of no shop."""
+        serializer = ClaimCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user_id = authenticated_id(request)
+        claim = services.claim_submit(user_id=user_id, **serializer.validated_data)
+        claim = selectors.claims_mine(user_id=user_id).get(pk=claim.pk)  # with its shop
+        return Response(ClaimSerializer(claim).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(parameters=PAGE_PARAMETERS, responses=paged(ClaimSerializer))
+    def list(self, request: Request) -> Response:
+        """My shop claims, newest first, with their status (and the reason of a rejection)."""
+        claims = selectors.claims_mine(user_id=authenticated_id(request))
+        return _page(request, self, claims, ClaimSerializer)
+
+
+class MerchantShopViewSet(viewsets.ViewSet):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(parameters=PAGE_PARAMETERS, responses=paged(MyShopSerializer))
+    def list(self, request: Request) -> Response:
+        """The shops I own or work at, with my role at each (`owner` or `clerk`); owned
+        shops first."""
+        memberships = selectors.shops_mine(user_id=authenticated_id(request))
+        return _page(request, self, memberships, MyShopSerializer)
+
+
+class StaffViewSet(WriteLimited, viewsets.ViewSet):
+    """A shop's staff, for its owner only: anyone else (its clerks included) gets the 404
+    of a shop that does not exist."""
+
+    permission_classes = [IsAuthenticated]
+    write_limits = {"create": "shop_staff_user", "destroy": "shop_staff_user"}
+
+    @extend_schema(parameters=PAGE_PARAMETERS, responses=paged(StaffMemberSerializer))
+    def list(self, request: Request, shop_id: int) -> Response:
+        """Owner only: the shop's staff, the owner first, then the clerks as they joined."""
+        staff = selectors.staff_list(owner_id=authenticated_id(request), shop_id=shop_id)
+        return _page(request, self, staff, StaffMemberSerializer)
+
+    @extend_schema(
+        request=StaffAddSerializer,
+        responses={201: StaffMemberSerializer, 200: StaffMemberSerializer},
+    )
+    def create(self, request: Request, shop_id: int) -> Response:
+        """Owner only: add the account with this phone as a clerk (201). Idempotent: for
+        someone on the staff already, 200 and their membership as it is. 404
+        `user_not_found` when no account has the phone."""
+        serializer = StaffAddSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        membership, created = services.staff_add(
+            owner_id=authenticated_id(request),
+            shop_id=shop_id,
+            phone=serializer.validated_data["phone"],
+        )
+        return Response(
+            StaffMemberSerializer(membership).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
+
+    @extend_schema(responses={204: None})
+    @api_errors(409)  # owner_not_removable
+    def destroy(self, request: Request, shop_id: int, user_id: int) -> Response:
+        """Owner only: take a clerk off the staff. 404 `member_not_found` for someone not
+        on it; 409 `owner_not_removable` for the owner."""
+        services.staff_remove(owner_id=authenticated_id(request), shop_id=shop_id, user_id=user_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
