@@ -364,7 +364,7 @@ def test_make_alone_lists_every_target_with_what_it_does() -> None:
     assert all(len(description) > 10 for description in shown.values())
 
 
-APPS = ["accounts", "shops", "vouchers", "blogs", "follows", "signin"]
+APPS = ["accounts", "shops", "vouchers", "blogs", "follows", "signin", "merchants"]
 
 
 # The project package composes the apps (URLs, settings, seed_demo); its toolkit must
