@@ -7,7 +7,6 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
-from django.db.models import Case, IntegerField, Value, When
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -21,11 +20,10 @@ from dianping.errors import DomainError
 from . import services
 from .models import REASON_MAX, ShopClaim
 
-PENDING_FIRST = Case(
-    When(status=ShopClaim.Status.PENDING, then=Value(0)),
-    default=Value(1),
-    output_field=IntegerField(),
-)
+CLAIM_FIELDS = (
+    "shop_link", "user_link", "evidence", "picture_preview", "status", "reason", "decided_by",
+    "decided_at", "created_at",
+)  # fmt: skip
 
 
 class RejectForm(forms.Form):
@@ -43,12 +41,10 @@ class ShopClaimAdmin(admin.ModelAdmin):
     list_filter = ["status"]
     search_fields = ["shop__name", "user__phone", "user__nick_name"]
     list_select_related = ["shop", "user"]
-    ordering = [PENDING_FIRST, "-id"]
-    fields = [
-        "shop_link", "user_link", "evidence", "picture_preview", "status", "reason",
-        "decided_by", "decided_at", "created_at",
-    ]  # fmt: skip
-    readonly_fields = fields
+    # Pending first: `pending` is true while pending and NULL once decided, and SQLite and
+    # MariaDB both sort NULLs last in a descending order.
+    ordering = ["-pending", "-id"]
+    fields = readonly_fields = CLAIM_FIELDS  # a claim changes by a decision, never by hand
     actions = ["approve", "reject"]
     change_form_template = "admin/merchants/shopclaim/change_form.html"
 

@@ -9,6 +9,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
+from accounts.tokens import mask_phone
 from dianping.errors import InvalidInput
 from merchants import services
 from merchants.errors import ClaimDecided, ShopHasOwner
@@ -110,7 +111,7 @@ def test_a_claim_end_to_end_through_the_api_and_the_admin(
     assert added.status_code == 201
     assert added.json() == {
         "user": {"id": clerk.id, "nick_name": "Xiao Li", "icon": clerk.icon},
-        "phone": f"{clerk.phone[:3]}****{clerk.phone[-4:]}",
+        "phone": mask_phone(clerk.phone),
         "role": "clerk",
         "since": added.json()["since"],
     }
