@@ -11,7 +11,7 @@ from shops import caches as shops_caches
 from shops import services
 from shops.caches import shop_bloom
 from shops.models import Shop, ShopType
-from shops.serializers import ShopSerializer
+from shops.serializers import ShopDocumentSerializer
 from tests.factories import ShopFactory, ShopTypeFactory
 from tests.helpers import count_round_trips, run_concurrently, warm_near_cache
 from traffic import visits
@@ -148,7 +148,7 @@ def test_shop_detail_costs_one_round_trip_on_a_hit(user_api, api, monkeypatch, n
     cache = shops_caches.shop_cache()
 
     def load() -> dict:
-        return ShopSerializer(Shop.objects.get(pk=shop.id)).data
+        return ShopDocumentSerializer(Shop.objects.get(pk=shop.id)).data
 
     if near_cache:
         warm_near_cache(cache, shop.id, load)
