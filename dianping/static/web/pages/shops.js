@@ -100,11 +100,11 @@ export async function shopsPage(params) {
       () => { status.textContent = gettext("Location was refused; using the city centre."); },
       { timeout: 5000 });
   } }, gettext("Use my location"));
-  const openToggle = h("label", { class: "toggle" },
+  const openToggle = h("label", { class: "choice" },
     h("input", { type: "checkbox", name: "open_now", onchange: (event) => {
       openOnly = event.target.checked;
       load(true).catch((error) => message(status, explain(error)));
-    } }), ` ${gettext("Open now only")}`);
+    } }), gettext("Open now only"));
   const form = shopFilters({}, (values) => {
     filters = values;
     load(true).catch((error) => message(status, explain(error)));
