@@ -1,8 +1,11 @@
 """Operators edit shops here; saves and deletes go through the shop services."""
 
+from django import forms
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
-from . import services
+from . import hours, services
+from .errors import InvalidHours
 from .models import Shop, ShopStaff, ShopType
 
 
@@ -28,8 +31,31 @@ class ShopStaffInline(admin.TabularInline):
     extra = 0
 
 
+HOURS_HELP = _(
+    'JSON, local time: {"weekly": {"mon": [["10:00", "14:00"], ["17:00", "02:00"]], ..., '
+    '"sun": []}, "closed_dates": ["2026-12-25"]}. A range ending at or before its start runs '
+    "past midnight; a missing weekday is closed; at most 4 ranges a day and 60 closed dates. "
+    "Empty: no structured hours. While set, the opening hours text is derived from them."
+)
+
+
+class ShopAdminForm(forms.ModelForm):
+    """Opening hours are edited as JSON in shops/hours.py's format, validated by it (no
+    Meta: the admin builds the form of every field on this one)."""
+
+    def clean_hours(self):
+        value = self.cleaned_data.get("hours")
+        if value is None:
+            return None
+        try:
+            return hours.validate(value)
+        except InvalidHours as exc:
+            raise forms.ValidationError(exc.detail) from None
+
+
 @admin.register(Shop)
 class ShopAdmin(admin.ModelAdmin):
+    form = ShopAdminForm
     list_display = ["id", "name", "type", "area", "avg_price", "score", "sold", "updated_at"]
     list_filter = ["type"]
     search_fields = ["name", "address", "area"]
@@ -38,6 +64,10 @@ class ShopAdmin(admin.ModelAdmin):
     # Kept by business events (reviews, paid coupons), never edited by hand.
     readonly_fields = ["sold", "comments", "score", *(f"rating_{n}" for n in range(1, 6))]
     inlines = [ShopStaffInline]
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        kwargs.setdefault("help_texts", {"hours": HOURS_HELP})
+        return super().get_form(request, obj, change, **kwargs)
 
     def save_model(self, request, obj, form, change):
         # Only what the operator changed, so concurrent updates of other fields survive.

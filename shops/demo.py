@@ -8,6 +8,7 @@ from django.db import transaction
 
 from dianping.demo_pictures import demo_picture
 
+from . import hours as opening_hours
 from . import services
 from .caches import shop_cache
 from .models import Shop, ShopStaff, ShopType
@@ -65,6 +66,13 @@ def branch_name(brand: str, area: str) -> str:
     return f"{brand}({area}店)"
 
 
+def demo_hours(text: str) -> dict:
+    """A type's opening hours ("12:00-02:00") as structured hours, every day alike: KTV, bars
+    and massage run past midnight, party houses until 24:00."""
+    start, end = text.split("-")
+    return opening_hours.validate({"weekly": {day: [[start, end]] for day in opening_hours.DAYS}})
+
+
 def _demo_shops(types: dict[str, ShopType]) -> list[Shop]:
     rng = random.Random(2026)
     shops = []
@@ -83,6 +91,7 @@ def _demo_shops(types: dict[str, ShopType]) -> list[Shop]:
                     y=round(lat + dy / _METRES_PER_DEGREE_LAT, 6),
                     avg_price=rng.randint(low, high),
                     open_hours=hours,
+                    hours=demo_hours(hours),
                     images=[_shop_picture(sort, n)],
                 )
             )
@@ -106,7 +115,7 @@ def seed_shops() -> tuple[int, int]:
         for name, english in ENGLISH_TYPES.items():
             ShopType.objects.filter(name=name, name_en="").update(name_en=english)
         demo = {shop.name: shop for shop in _demo_shops(types)}
-        existing = {shop.name: shop for shop in Shop.objects.only("id", "name", "images")}
+        existing = {shop.name: shop for shop in Shop.objects.only("id", "name", "images", "hours")}
         fresh = [shop for name, shop in demo.items() if name not in existing]
         Shop.objects.bulk_create(fresh, batch_size=500)
         # Demo shops seeded before they had pictures get theirs (a picture set by an
@@ -115,10 +124,14 @@ def seed_shops() -> tuple[int, int]:
         for shop in bare:
             shop.images = demo[shop.name].images
         Shop.objects.bulk_update(bare, ["images"], batch_size=500)
+        # And those seeded before structured hours get theirs (an operator's are kept).
+        unscheduled = [s for name, s in existing.items() if name in demo and s.hours is None]
+        for shop in unscheduled:
+            shop.hours = demo[shop.name].hours
+        Shop.objects.bulk_update(unscheduled, ["hours"], batch_size=500)
     if fresh:  # a bulk insert bypasses the per-shop service: rebuild the indexes wholesale
         services.shop_indexes_rebuild()
-    for shop in bare:
-        shop_cache().evict(shop.id)
+    shop_cache().evict_many({shop.id for shop in [*bare, *unscheduled]})
     services.shop_types_changed()
     return ShopType.objects.count(), Shop.objects.count()
 

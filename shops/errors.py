@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from django.utils.translation import gettext_lazy as _
 
-from dianping.errors import NotFound
+from dianping.errors import InvalidInput, NotFound
 
 
 class Code(StrEnum):
@@ -14,6 +14,7 @@ class Code(StrEnum):
     SHOP_TYPE_NOT_FOUND = "shop_type_not_found"  # 404: a shop's type_id names none
     SHOP_IN_USE = "shop_in_use"  # 409: vouchers or orders point at the shop
     SHOP_TYPE_IN_USE = "shop_type_in_use"  # 409: shops have the type
+    INVALID_HOURS = "invalid_hours"  # 400: opening hours (shops/hours.py) that make no sense
 
 
 class ShopNotFound(NotFound):
@@ -24,3 +25,10 @@ class ShopNotFound(NotFound):
 class ShopTypeNotFound(NotFound):
     default_code = Code.SHOP_TYPE_NOT_FOUND
     default_detail = _("No such shop type.")
+
+
+class InvalidHours(InvalidInput):
+    """Opening hours (shops/hours.py) refused: the detail names the first problem."""
+
+    default_code = Code.INVALID_HOURS
+    default_detail = _("Invalid opening hours.")

@@ -12,14 +12,16 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from accounts import tokens
+from dianping import clock
 from dianping.api.lists import listed
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 
+from . import hours
 from .caches import shop_cache, shop_type_cache, shop_types_ident
 from .errors import ShopNotFound
 from .models import Shop, ShopStaff, ShopType
-from .serializers import ShopSerializer, ShopTypeSerializer, reads_english
+from .serializers import ShopDocumentSerializer, ShopTypeSerializer, reads_english
 
 Hit = tuple[float, int]  # a shop found near a point: (metres, shop id)
 
@@ -31,17 +33,33 @@ class ShopView:
 
 
 def shop_detail(*, shop_id: int, token: str | None = None) -> ShopView:
-    """The shop as JSON bytes through the cache and, in the same Redis round trip,
-    the refresh of the caller's login token when there is one."""
+    """The shop's cached document as JSON bytes (without `open_now`: see `with_open_now`)
+    through the cache and, in the same Redis round trip, the refresh of the caller's login
+    token when there is one."""
 
     def load() -> dict[str, Any] | None:
         shop = Shop.objects.filter(pk=shop_id).first()
-        return ShopSerializer(shop).data if shop else None
+        return ShopDocumentSerializer(shop).data if shop else None
 
     touch = (lambda pipe: tokens.queue_touch(pipe, token)) if token else None
     lookup = shop_cache().lookup(shop_id, load, piggyback=touch)
     viewer = tokens.touched_data(lookup.extra[0]) if token else None
     return ShopView(lookup.raw, viewer)
+
+
+_HOURS_KEY = b',"hours":'
+
+
+def with_open_now(raw: bytes) -> bytes:
+    """A cached shop document as the API answers it: with `open_now` at the clock's now,
+    spliced in without decoding the document (only its `hours`, its last key, are read;
+    `"hours":` cannot occur inside a JSON string, where a quote is escaped). A document
+    cached before it had `hours` gets `"hours": null` and `"open_now": null`."""
+    cut = raw.rfind(_HOURS_KEY)
+    if cut < 0:
+        return raw[:-1] + b',"hours":null,"open_now":null}'
+    now = hours.open_now_json(raw[cut + len(_HOURS_KEY) : -1], clock.now())
+    return b"".join((raw[:-1], b',"open_now":', now, b"}"))
 
 
 def shop_exists(*, shop_id: int) -> None:
@@ -67,7 +85,7 @@ def shop_types_json() -> bytes:
     return raw
 
 
-SHOP_FILTERS = ("area", "price_min", "price_max", "score_min")
+SHOP_FILTERS = ("area", "price_min", "price_max", "score_min", "open_now")
 # Best first, ties by id: every order is total, so pages never repeat or skip a shop.
 ORDERS = {
     None: ("id",),
@@ -79,8 +97,8 @@ ORDERS = {
 def shop_list(
     *, type_id: int | None = None, name: str | None = None, sort: str | None = None, **filters: Any
 ) -> QuerySet[Shop]:
-    """Shops of a type, named like `name`, within the filters (SHOP_FILTERS), in the
-    order `sort` names."""
+    """Shops of a type, named like `name`, within the filters (SHOP_FILTERS; `open_now`
+    only keeps shops that have hours: see `open_ids`), in the order `sort` names."""
     shops = _filtered(Shop.objects.all(), **filters).order_by(*ORDERS[sort])
     if type_id is not None:
         shops = shops.filter(type_id=type_id)
@@ -96,7 +114,10 @@ def _filtered(
     price_min: int | None = None,
     price_max: int | None = None,
     score_min: int | None = None,
+    open_now: bool | None = None,
 ) -> QuerySet[Shop]:
+    if open_now:  # only those with hours can be open; which are is told in Python
+        shops = shops.filter(hours__isnull=False)
     if area:
         shops = shops.filter(area=area)
     if price_min is not None:
@@ -106,6 +127,14 @@ def _filtered(
     if score_min is not None:
         shops = shops.filter(score__gte=score_min)
     return shops
+
+
+def open_ids(shops: QuerySet[Shop]) -> list[int]:
+    """The ids of the shops open now among the first SHOP_OPEN_NOW_SCAN of `shops` (in its
+    order), from one query of their ids and hours (decision 323)."""
+    at = clock.now()
+    rows = shops.values_list("id", "hours")[: settings.SHOP_OPEN_NOW_SCAN]
+    return [shop_id for shop_id, found in rows if hours.open_now(found, at)]
 
 
 def queue_nearby(pipe: Any, *, type_ids: list[int], x: float, y: float) -> None:
@@ -159,7 +188,11 @@ def hits_matching(
     shops = _filtered(Shop.objects.filter(pk__in=[shop_id for _, shop_id in hits]), **filters)
     if name:
         shops = shops.filter(name__icontains=name)
-    rows = {row[0]: row[1:] for row in shops.values_list("id", "score", "comments", "sold")}
+    columns = ("id", "score", "comments", "sold", *(("hours",) if filters.get("open_now") else ()))
+    rows = {row[0]: row[1:] for row in shops.values_list(*columns)}
+    if filters.get("open_now"):
+        at = clock.now()
+        rows = {shop_id: row for shop_id, row in rows.items() if hours.open_now(row[3], at)}
     kept = [hit for hit in hits if hit[1] in rows]
     if sort == "score":
         kept.sort(key=lambda hit: (-rows[hit[1]][0], hit))
@@ -193,14 +226,22 @@ def _at_zero(pair: list[bytes]) -> bool:
 
 def shop_documents(shop_ids: list[int]) -> dict[int, dict[str, Any]]:
     """The shops' API documents from the shop cache (the near cache's copies first: no
-    round trip at all for hot shops), the missing ones loaded in one query; a shop that no
-    longer exists is left out."""
+    round trip at all for hot shops), the missing ones loaded in one query, each with its
+    `open_now` at the clock's now (never cached); a shop that no longer exists is left out."""
 
     def load(missing: list[int]) -> dict[int, dict[str, Any]]:
-        return {s.id: ShopSerializer(s).data for s in Shop.objects.filter(pk__in=missing)}
+        found = Shop.objects.filter(pk__in=missing)
+        return {s.id: ShopDocumentSerializer(s).data for s in found}
 
     raws = shop_cache().lookup_many(shop_ids, load)
-    return {shop_id: orjson.loads(raw) for shop_id, raw in raws.items() if raw is not None}
+    at = clock.now()
+    documents = {}
+    for shop_id, raw in raws.items():
+        if raw is not None:
+            document = documents[shop_id] = orjson.loads(raw)
+            found = document.setdefault("hours", None)  # None: cached before it had hours
+            document["open_now"] = hours.open_now(found, at)
+    return documents
 
 
 def with_distances(hits: list[tuple[float, int]], *, type_id: int | None) -> list[dict[str, Any]]:

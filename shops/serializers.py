@@ -7,11 +7,14 @@ from typing import Any
 from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from dianping import clock
 from dianping.api import fields
 
-from .errors import ShopTypeNotFound
+from . import hours
+from .errors import InvalidHours, ShopTypeNotFound
 from .models import LATITUDE_LIMIT as LAT_LIMIT
 from .models import Shop, ShopType
 
@@ -35,22 +38,100 @@ def reads_english() -> bool:
     return (translation.get_language() or "").startswith("en")
 
 
-class ShopSerializer(serializers.ModelSerializer):
+_RANGE = {
+    "type": "array",
+    "items": {"type": "string", "pattern": r"^([01][0-9]|2[0-3]):[0-5][0-9]$|^24:00$"},
+    "minItems": 2,
+    "maxItems": 2,
+    "description": "[start, end], HH:MM local time; an end at or before the start runs "
+    "overnight into the next day; 24:00 only as an end.",
+}
+HOURS_SCHEMA = {
+    "type": "object",
+    "nullable": True,
+    "description": "Structured opening hours, local time (the server's TIME_ZONE); null when "
+    "the shop has none. `weekly`: mon..sun, each a list of at most 4 ranges that never "
+    "overlap (a missing or empty day is closed); `closed_dates`: at most 60 local dates "
+    "closed all day (a holiday also ends the night before's overnight range at midnight).",
+    "properties": {
+        "weekly": {
+            "type": "object",
+            "properties": {
+                day: {"type": "array", "items": _RANGE, "maxItems": hours.MAX_RANGES_PER_DAY}
+                for day in hours.DAYS
+            },
+            "additionalProperties": False,
+        },
+        "closed_dates": {
+            "type": "array",
+            "items": {"type": "string", "format": "date"},
+            "maxItems": hours.MAX_CLOSED_DATES,
+        },
+    },
+    "additionalProperties": False,
+    "example": {
+        "weekly": {
+            "mon": [["10:00", "14:00"], ["17:00", "02:00"]],
+            "tue": [["10:00", "22:00"]],
+            "sun": [],
+        },
+        "closed_dates": ["2026-12-25"],
+    },
+}
+
+
+@extend_schema_field(HOURS_SCHEMA)
+class HoursField(serializers.JSONField):
+    """Opening hours in shops/hours.py's format, validated and normalised by it."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        try:
+            return hours.validate(super().to_internal_value(data))
+        except InvalidHours as exc:
+            raise serializers.ValidationError(exc.detail, code=exc.code) from None
+
+
+class ShopDocumentSerializer(serializers.ModelSerializer):
+    """A shop as the caches hold it (shop_cache): everything but `open_now`, which changes
+    with the clock and is added to each answer (ShopSerializer, selectors.with_open_now).
+    `hours` is its last key: the detail's fast path finds it there without decoding."""
+
     type_id = serializers.IntegerField(read_only=True)
     ratings = serializers.SerializerMethodField(
         help_text="How many ratings gave 1, 2, 3, 4 and 5 stars (one per user)."
     )
+    open_hours = serializers.CharField(
+        read_only=True,
+        help_text="Opening hours as text for older clients: derived from `hours` (the most "
+        'common day\'s ranges, as "10:00-14:00, 17:00-02:00") when the shop has them.',
+    )
+    hours = HoursField(read_only=True)
 
     class Meta:
         model = Shop
         fields = [
             "id", "name", "type_id", "images", "area", "address", "x", "y", "avg_price",
             "sold", "comments", "score", "ratings", "open_hours", "created_at", "updated_at",
+            "hours",
         ]  # fmt: skip
         read_only_fields = fields
 
     def get_ratings(self, shop: Shop) -> list[int]:
         return [shop.rating_1, shop.rating_2, shop.rating_3, shop.rating_4, shop.rating_5]
+
+
+class ShopSerializer(ShopDocumentSerializer):
+    open_now = serializers.SerializerMethodField(
+        help_text="Whether the shop is open at the time of the request, by `hours` "
+        "(computed per request, never cached); null when the shop has no structured hours."
+    )
+
+    class Meta(ShopDocumentSerializer.Meta):
+        fields = [*ShopDocumentSerializer.Meta.fields, "open_now"]
+        read_only_fields = fields
+
+    def get_open_now(self, shop: Shop) -> bool | None:
+        return hours.open_now(shop.hours, clock.now())
 
 
 class NearbyShopSerializer(ShopSerializer):
@@ -86,6 +167,12 @@ class ShopWriteSerializer(fields.StrictModelSerializer):
     x = fields.FloatField(min_value=-180, max_value=180)
     y = fields.FloatField(min_value=-LAT_LIMIT, max_value=LAT_LIMIT)
     avg_price = fields.IntegerField(min_value=0, max_value=1_000_000, required=False)
+    hours = HoursField(
+        required=False,
+        allow_null=True,
+        help_text="Structured opening hours (see the shop's `hours`); null removes them. "
+        "While a shop has them, `open_hours` is derived from them and any given is ignored.",
+    )
 
     class Meta:
         model = Shop
@@ -99,6 +186,7 @@ class ShopWriteSerializer(fields.StrictModelSerializer):
             "y",
             "avg_price",
             "open_hours",
+            "hours",
         ]
 
 
@@ -124,6 +212,12 @@ class ShopListQuerySerializer(serializers.Serializer):
     )
     score_min = fields.IntegerField(
         min_value=0, max_value=50, required=False, help_text="Score at least (rating x10: 0..50)."
+    )
+    open_now = fields.BooleanField(
+        required=False,
+        help_text="true: only shops open at the time of the request (by their `hours`; shops "
+        "without hours never match). Without x and y it looks at the first "
+        f"{settings.SHOP_OPEN_NOW_SCAN} shops with hours in the list's order.",
     )
     sort = fields.ChoiceField(
         choices=SORTS,

@@ -5,6 +5,7 @@ after the transaction commits: a rolled-back write touches no cache."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db import transaction
 from django.db.models import ProtectedError
@@ -19,6 +20,7 @@ from dianping.redis.client import get_redis
 from dianping.redis.lock import RedisLock
 from search import index as search_index
 
+from . import hours as opening_hours
 from .caches import shop_bloom, shop_cache, shop_type_cache, shop_types_ident
 from .errors import Code, ShopNotFound
 from .models import Shop, ShopType
@@ -38,6 +40,11 @@ def shop_save(*, shop: Shop, fields: list[str] | None = None) -> Shop:
     """
     if fields is not None and not fields:
         return shop  # nothing to change: no write, no index churn
+    if shop.hours is not None and (fields is None or {"hours", "open_hours"} & set(fields)):
+        # Older clients read the text: while there are structured hours, it follows them.
+        shop.open_hours = opening_hours.summary(shop.hours)
+        if fields is not None and "open_hours" not in fields:
+            fields = [*fields, "open_hours"]
     with transaction.atomic():
         old_type_id = None
         if shop.pk is not None:
@@ -57,6 +64,19 @@ def shop_save(*, shop: Shop, fields: list[str] | None = None) -> Shop:
         transaction.on_commit(lambda: _sync_indexes(shop_id, old_type_id), robust=True)
         search_index.refresh_on_commit("shops", shop_id)
     return shop
+
+
+def shop_hours_set(*, shop_id: int, hours: Any) -> Shop:
+    """Set a shop's structured opening hours (shops/hours.py's format; None removes them):
+    validated and normalised (InvalidHours, a 400, names the first problem), saved with the
+    `open_hours` text derived from them, and every cached copy of the shop evicted after
+    commit, as any shop write. For whoever runs the shop (the owner's endpoint, the admin)."""
+    normal = None if hours is None else opening_hours.validate(hours)
+    shop = Shop.objects.filter(pk=shop_id).first()
+    if shop is None:
+        raise ShopNotFound()
+    shop.hours = normal
+    return shop_save(shop=shop, fields=["hours"])
 
 
 def shop_delete(*, shop_id: int) -> None:

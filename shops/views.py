@@ -44,7 +44,7 @@ def _shop_detail(request: HttpRequest, shop_id: int) -> HttpResponse:
         raise ShopNotFound()
     user_id = view.viewer["id"] if view.viewer else None
     visits.record(visits.shop_subject(shop_id), visitor_of(request, user_id))
-    return json_bytes(view.raw)
+    return json_bytes(selectors.with_open_now(view.raw))
 
 
 class ShopPagination(PageNumberPagination):
@@ -70,13 +70,15 @@ class ShopViewSet(viewsets.ViewSet):
     def list(self, request: Request) -> HttpResponse:
         """Shops (of a type with `type_id`, of every type without), 5 a page, `page_size` up
         to 10; with x and y together, those within 5 km nearest first with `distance` in
-        metres. `name` keeps those whose name contains it; `area`, `price_min`/`price_max`
-        and `score_min` filter; `sort` orders by score or popularity instead."""
+        metres. `name` keeps those whose name contains it; `area`, `price_min`/`price_max`,
+        `score_min` and `open_now` filter; `sort` orders by score or popularity instead.
+        Every shop carries `open_now`, computed at the time of the request."""
         return _shop_list(request._request)  # GETs take `shop_list_view`; HEADs come here
 
     @extend_schema(responses=ShopSerializer)
     def retrieve(self, request: Request, shop_id: int) -> HttpResponse:
-        """One shop, through the cache; each view counts toward the shop's UV and PV."""
+        """One shop, through the cache, with `open_now` computed at the time of the request;
+        each view counts toward the shop's UV and PV."""
         # GETs never get here (`shop_detail_view` serves them); HEADs do. Both take
         # the one fast path, so they cannot drift apart.
         return _shop_detail(request._request, shop_id)
@@ -160,6 +162,8 @@ def _shop_list(request: HttpRequest) -> HttpResponse:
     paginator.begin(request)
     type_id = params.get("type_id")
     filters = {name: params[name] for name in selectors.SHOP_FILTERS if name in params}
+    if not filters.get("open_now"):
+        filters.pop("open_now", None)  # open_now=false filters nothing
     sort = params.get("sort")
     if "x" in params:
         type_ids = selectors.nearby_type_ids(type_id)
@@ -179,7 +183,10 @@ def _shop_list(request: HttpRequest) -> HttpResponse:
         return json_response(paginator.page_body(selectors.with_distances(page, type_id=type_id)))
     tokens.touch_with(request)
     shops = selectors.shop_list(type_id=type_id, name=params.get("name"), sort=sort, **filters)
-    ids = list(paginator.paginate_queryset(shops.values_list("id", flat=True), request))
+    if filters.get("open_now"):  # which are open is told in Python: a bounded scan
+        ids = paginator.paginate_queryset(selectors.open_ids(shops), request)
+    else:
+        ids = list(paginator.paginate_queryset(shops.values_list("id", flat=True), request))
     documents = selectors.shop_documents(ids)
     return json_response(paginator.page_body([documents[i] for i in ids if i in documents]))
 

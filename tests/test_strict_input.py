@@ -18,6 +18,7 @@ from accounts.models import User
 from blogs.models import Blog, BlogComment
 from dianping.api import fields
 from shops import services as shop_services
+from shops.serializers import HoursField
 from tests.factories import BlogFactory, NormalVoucherFactory, ShopFactory
 
 
@@ -243,6 +244,7 @@ def test_shops_near_a_point_need_no_type(api) -> None:
 STRICT = (
     fields.CharField, fields.ChoiceField, fields.IntegerField, fields.FloatField,
     fields.BooleanField, fields.DateTimeField, fields.PrimaryKeyRelatedField,
+    HoursField,  # JSON that shops/hours.py validates whole: exact shapes, keys and times
 )  # fmt: skip
 
 

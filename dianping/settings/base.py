@@ -402,6 +402,9 @@ SHOP_NEAR_CACHE_TTL = env.float("SHOP_NEAR_CACHE_TTL", default=30.0)  # in-proce
 SHOP_TYPE_CACHE_TTL = 24 * 60 * 60
 SHOP_BLOOM_CAPACITY = env.int("SHOP_BLOOM_CAPACITY", default=1_000_000)
 SHOP_NEARBY_RADIUS_M = 5000
+# The shop list's open_now=true without a point: how many shops with hours, in the list's
+# order, are looked at for the open ones (decision 323). Near a point every hit is.
+SHOP_OPEN_NOW_SCAN = 500
 # Where search queries go (search/backends.py): the database's own inverted index by default.
 SEARCH_BACKEND = env.str("SEARCH_BACKEND", default="search.backends.DatabaseBackend")
 VISITS_FLUSH_INTERVAL = env.float("VISITS_FLUSH_INTERVAL", default=0.5)  # seconds

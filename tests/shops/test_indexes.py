@@ -11,7 +11,7 @@ from shops import caches as shops_caches
 from shops import services
 from shops.caches import shop_bloom
 from shops.models import Shop, ShopType
-from shops.serializers import ShopSerializer
+from shops.serializers import ShopDocumentSerializer
 from tests.factories import ShopFactory, ShopTypeFactory
 from tests.helpers import count_round_trips, run_concurrently, warm_near_cache
 from traffic import visits
@@ -96,6 +96,11 @@ def test_seed_demo_has_types_and_shops_near_the_city_centre(api) -> None:
     nearby = api.get(f"/api/shops?type_id={food.id}&x=121.4737&y=31.2304&page_size=10").json()
     assert nearby["count"] >= 50
     assert nearby["results"][0]["distance"] < 500
+    assert not Shop.objects.filter(hours__isnull=True).exists()  # structured hours, all
+    bar = Shop.objects.filter(type__name="酒吧").first()
+    assert bar.hours["weekly"]["fri"] == [["18:00", "02:00"]]  # past midnight
+    assert bar.open_hours == "18:00-02:00"
+    assert nearby["results"][0]["open_now"] in (True, False)
 
 
 @pytest.mark.django_db
@@ -148,7 +153,7 @@ def test_shop_detail_costs_one_round_trip_on_a_hit(user_api, api, monkeypatch, n
     cache = shops_caches.shop_cache()
 
     def load() -> dict:
-        return ShopSerializer(Shop.objects.get(pk=shop.id)).data
+        return ShopDocumentSerializer(Shop.objects.get(pk=shop.id)).data
 
     if near_cache:
         warm_near_cache(cache, shop.id, load)

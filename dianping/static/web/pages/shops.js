@@ -16,6 +16,14 @@ function scoreText(score) {
   return score ? fmt(gettext("★ %(score)s"), { score: (score / 10).toFixed(1) }) : gettext("No ratings yet");
 }
 
+// Open now or closed, by the shop's opening hours at the time of the request; nothing for a
+// shop without structured hours (open_now null) or a document from before there were any.
+function openNowBadge(shop) {
+  if (typeof shop.open_now !== "boolean") return null;
+  return [" ", h("span", { class: shop.open_now ? "open-now" : "open-now closed" },
+    shop.open_now ? gettext("Open now") : gettext("Closed"))];
+}
+
 // The shop list's filters, as the API names them; the sorts each filter form offers.
 const SHOP_FILTERS = ["area", "price_min", "price_max", "score_min", "sort"];
 
@@ -60,6 +68,7 @@ export async function shopsPage(params) {
   let page = 1;
   let point = CITY_CENTRE;
   let filters = {};
+  let openOnly = false;
   let generation = 0; // a reload (new location) makes answers of older loads stale
   const more = h("button", { type: "button", class: "secondary" }, gettext("More"));
   async function load(reset) {
@@ -67,12 +76,13 @@ export async function shopsPage(params) {
     const mine = generation;
     const query = new URLSearchParams(name ? { name } : { type_id: typeId, x: point.x, y: point.y });
     for (const [key, value] of Object.entries(filters)) query.set(key, value);
+    if (openOnly) query.set("open_now", "true");
     query.set("page", page);
     const data = await get(`shops?${query}`);
     if (mine !== generation) return;
     for (const shop of data.results) list.append(shopCard(shop));
     if (!data.results.length && page === 1) {
-      list.append(h("p", {}, Object.keys(filters).length ? gettext("No shop matches these filters.")
+      list.append(h("p", {}, Object.keys(filters).length || openOnly ? gettext("No shop matches these filters.")
         : name ? gettext("No shop has that name.") : gettext("No shops of this type within 5 km.")));
     }
     page += 1;
@@ -90,11 +100,16 @@ export async function shopsPage(params) {
       () => { status.textContent = gettext("Location was refused; using the city centre."); },
       { timeout: 5000 });
   } }, gettext("Use my location"));
+  const openToggle = h("label", { class: "choice" },
+    h("input", { type: "checkbox", name: "open_now", onchange: (event) => {
+      openOnly = event.target.checked;
+      load(true).catch((error) => message(status, explain(error)));
+    } }), gettext("Open now only"));
   const form = shopFilters({}, (values) => {
     filters = values;
     load(true).catch((error) => message(status, explain(error)));
   });
-  show(h("h1", {}, name ? gettext("Search") : gettext("Shops nearby")), h("div", { class: "row" }, locate),
+  show(h("h1", {}, name ? gettext("Search") : gettext("Shops nearby")), h("div", { class: "row" }, locate, openToggle),
     h("details", { class: "card" }, h("summary", {}, gettext("Filter and sort")), form), status, list, more);
   await load(true);
 }
@@ -105,7 +120,8 @@ export function shopCard(shop, highlight) {
     h("h3", {}, h("a", { href: `#/shops/${shop.id}` }, highlight ? marked(highlight.name) : shop.name)),
     h("p", { class: "muted" }, highlight ? [marked(highlight.area), " · ", marked(highlight.address)] : `${shop.area} · ${shop.address}`),
     h("p", {}, fmt(gettext("¥%(price)s/person · %(score)s"), { price: shop.avg_price, score: scoreText(shop.score) }),
-      shop.distance === undefined ? "" : fmt(gettext(" · %(metres)s m"), { metres: Math.round(shop.distance) })));
+      shop.distance === undefined ? "" : fmt(gettext(" · %(metres)s m"), { metres: Math.round(shop.distance) }),
+      openNowBadge(shop)));
 }
 
 // How many ratings gave each number of stars, 5 down to 1, as bars.
@@ -161,7 +177,8 @@ export async function shopPage(id) {
     h("h1", {}, shop.name),
     h("p", { class: "muted" }, `${shop.area} · ${shop.address}`),
     h("p", {}, fmt(gettext("¥%(price)s/person · %(score)s · open %(hours)s"),
-      { price: shop.avg_price, score: scoreText(shop.score), hours: shop.open_hours || "—" })),
+      { price: shop.avg_price, score: scoreText(shop.score), hours: shop.open_hours || "—" }),
+    openNowBadge(shop)),
     h("p", {}, h("a", { href: `#/checkout?shop=${shop.id}` }, gettext("Pay a bill here, with a coupon"))),
     h("h2", {}, gettext("Vouchers")),
     vouchers.length ? vouchers.map(voucherCard) : h("p", {}, gettext("No vouchers for this shop.")),
