@@ -65,8 +65,10 @@ def answers(url: str) -> bool:
 
 
 def stop(process: subprocess.Popen) -> None:
+    """A graceful stop: granian lets its workers finish first, which on two cores loaded
+    by other test runs took over 30 s once (a worker still loading Django)."""
     os.killpg(process.pid, signal.SIGTERM)
-    process.wait(timeout=30)
+    process.wait(timeout=90)
 
 
 def manage(env: dict[str, str], *args: str) -> str:
