@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.utils import translation
 
 from shops import hours
 from shops.errors import InvalidHours
@@ -104,7 +105,7 @@ def test_validate_keeps_24_00_and_touching_ranges() -> None:
     ],
 )  # fmt: skip
 def test_validate_refuses_with_a_clear_message(data, says) -> None:
-    with pytest.raises(InvalidHours) as refused:
+    with translation.override("en"), pytest.raises(InvalidHours) as refused:
         hours.validate(data)
 
     assert says in refused.value.detail

@@ -260,7 +260,9 @@ def test_staff_create_with_hours(staff_api, fake_clock) -> None:
 def test_staff_patch_refuses_bad_hours_and_changes_nothing(staff_api, given, says) -> None:
     shop = _shop(DAYS_ONLY)
 
-    response = staff_api.patch(f"/api/shops/{shop.id}", {"hours": given}, format="json")
+    response = staff_api.patch(
+        f"/api/shops/{shop.id}", {"hours": given}, format="json", HTTP_ACCEPT_LANGUAGE="en"
+    )
 
     assert response.status_code == 400
     assert response.json()["code"] == "invalid"
@@ -303,7 +305,9 @@ def test_the_admin_edits_hours_as_validated_json(admin_client, api, fake_clock) 
     assert api.get(f"/api/shops/{shop.id}").json()["open_now"] is None  # cached
     url = f"/admin/shops/shop/{shop.id}/change/"
 
-    refused = admin_client.post(url, _admin_form(shop, hours='{"weekly": {"mon": [["9", "2"]]}}'))
+    refused = admin_client.post(
+        url, _admin_form(shop, hours='{"weekly": {"mon": [["9", "2"]]}}'), HTTP_ACCEPT_LANGUAGE="en"
+    )
     saved = admin_client.post(url, _admin_form(shop, hours=json.dumps(NIGHTS)))
 
     assert refused.status_code == 200  # the form comes back with the error
