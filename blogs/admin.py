@@ -17,7 +17,7 @@ from search import index as search_index
 
 from . import reviews, services
 from .caches import blog_evict, hot_evict
-from .models import Blog, BlogComment, Report
+from .models import Blog, BlogComment, Report, ReviewReply
 
 
 def _moderate(modeladmin: admin.ModelAdmin, request, kind: str, queryset, *, hide: bool) -> None:
@@ -116,6 +116,30 @@ class BlogCommentAdmin(admin.ModelAdmin):
                 services.comment_delete(blog_id=blog_id, comment_id=comment_id, user_id=None)
 
 
+@admin.register(ReviewReply)
+class ReviewReplyAdmin(admin.ModelAdmin):
+    """Shops' replies to reviews: read, hidden and restored here (the shop's staff write
+    them through the API)."""
+
+    list_display = ["id", "review", "shop", "user", "text", "status", "updated_at"]
+    list_filter = ["status"]
+    list_select_related = ["review", "shop", "user"]
+    raw_id_fields = ["review", "shop", "user"]
+    readonly_fields = ["review", "shop", "user", "text", "status", "created_at", "updated_at"]
+    actions = ["hide", "restore"]
+
+    @admin.action(description=_("Hide the selected replies"), permissions=["change"])
+    def hide(self, request, queryset):
+        _moderate(self, request, Report.Kind.REPLY, queryset, hide=True)
+
+    @admin.action(description=_("Restore the selected replies"), permissions=["change"])
+    def restore(self, request, queryset):
+        _moderate(self, request, Report.Kind.REPLY, queryset, hide=False)
+
+    def has_add_permission(self, request):
+        return False  # replies come from the shops' staff
+
+
 @admin.register(Report)
 class ReportAdmin(admin.ModelAdmin):
     """The moderation queue: open reports first; "hide" takes the reported note or
@@ -134,7 +158,8 @@ class ReportAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("target"))
     def target(self, report: Report) -> str:
-        model = Blog if report.kind == Report.Kind.BLOG else BlogComment
+        models = {Report.Kind.BLOG: Blog, Report.Kind.REPLY: ReviewReply}
+        model = models.get(report.kind, BlogComment)
         url = reverse(f"admin:blogs_{model._meta.model_name}_change", args=[report.target_id])
         return format_html(
             '<a href="{}">{} {}</a>', url, report.get_kind_display(), report.target_id

@@ -77,3 +77,13 @@ def author_blogs_evict(user_id: int) -> int:
     ids = list(Blog.objects.filter(user_id=user_id).values_list("id", flat=True))
     blog_evict(*ids)
     return len(ids)
+
+
+def replied_reviews_evict(shop_id: int) -> int:
+    """Drop the cached documents of the reviews a shop replied to (they show its name);
+    returns how many."""
+    from .models import ReviewReply
+
+    ids = list(ReviewReply.objects.filter(shop_id=shop_id).values_list("review_id", flat=True))
+    blog_evict(*ids)
+    return len(ids)

@@ -18,6 +18,12 @@ class Code(StrEnum):
     NOT_COMMENTER = "not_commenter"  # 403: only its author deletes a comment
     # 409: a report of a note or comment that does not exist (or is hidden already)
     REPORT_TARGET_NOT_FOUND = "report_target_not_found"
+    # 404: no visible review (a rated note about a shop) of a shop the caller works at;
+    # another shop's member, a plain user and a note that is no review all get it (BOLA:
+    # the caller's reviews to answer are a set scoped to them, like their orders).
+    REVIEW_NOT_FOUND = "review_not_found"
+    REPLY_NOT_FOUND = "reply_not_found"  # 404: the review has no reply to delete
+    REPLY_HIDDEN = "reply_hidden"  # 409: a moderator hid the reply; it is not edited back
 
 
 class BlogNotFound(NotFound):
@@ -28,3 +34,13 @@ class BlogNotFound(NotFound):
 class CommentNotFound(NotFound):
     default_code = Code.COMMENT_NOT_FOUND
     default_detail = _("No such comment.")
+
+
+class ReviewNotFound(NotFound):
+    default_code = Code.REVIEW_NOT_FOUND
+    default_detail = _("No such review of a shop you work at.")
+
+
+class ReplyNotFound(NotFound):
+    default_code = Code.REPLY_NOT_FOUND
+    default_detail = _("This review has no reply.")

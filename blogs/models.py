@@ -135,6 +135,48 @@ class BlogComment(models.Model):
         return f"comment {self.pk} on blog {self.blog_id}"
 
 
+class ReviewReply(models.Model):
+    """The shop's official reply to a review (a visible note about it with a rating): one
+    per review, written and edited by any member of the shop's staff (blogs.replies);
+    `user` is who wrote its current text. A moderator hides it like a comment."""
+
+    Status = Visibility
+    TEXT_MAX = 1000
+
+    review = models.OneToOneField(
+        Blog, on_delete=models.CASCADE, related_name="reply", verbose_name=_("review")
+    )
+    # The shop that replied: the review's shop when it was written. A review moved to
+    # another shop loses its reply (blogs.services.blog_update).
+    shop = models.ForeignKey(
+        "shops.Shop", on_delete=models.CASCADE, related_name="+", verbose_name=_("shop")
+    )
+    # The shop's words outlive a member's account: the reply stays, without its writer.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("author"),
+    )
+    text = models.CharField(_("text"), max_length=TEXT_MAX)
+    status = models.PositiveSmallIntegerField(
+        _("status"), choices=Status.choices, default=Status.VISIBLE
+    )
+    created_at = models.DateTimeField(_("created at"), default=clock.now)
+    updated_at = models.DateTimeField(_("updated at"), default=clock.now)
+
+    class Meta:
+        verbose_name = _("review reply")
+        verbose_name_plural = _("review replies")
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["shop", "-id"], name="reply_by_shop")]
+
+    def __str__(self) -> str:
+        return f"reply {self.pk} to review {self.review_id}"
+
+
 class ShopRating(models.Model):
     """The rating that counts: one per user and shop, the stars of the user's newest
     visible rated note about the shop. The shop's score and histogram are counted from
@@ -166,14 +208,15 @@ class ShopRating(models.Model):
 
 
 class Report(models.Model):
-    """A user's report of a note or a comment, for the moderators' queue (the admin).
-    One open report per user and target: `open` is True while it waits and NULL once
+    """A user's report of a note, a comment or a shop's reply, for the moderators' queue
+    (the admin). One open report per user and target: `open` is True while it waits and NULL once
     handled, and NULLs never collide in the unique index (the constraint that holds on
     MariaDB, which has no partial indexes)."""
 
     class Kind(models.TextChoices):
         BLOG = "blog", _("note")
         COMMENT = "comment", _("comment")
+        REPLY = "reply", _("shop's reply")
 
     class Reason(models.TextChoices):
         SPAM = "spam", _("spam or advertising")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
-from django.db.models.signals import post_delete
+from django.db.models.signals import post_delete, post_save
 
 from accounts.signals import profile_changed
 from follows.signals import follow_synced
@@ -56,8 +56,24 @@ def _shop_deleted(sender: Any, instance: Any, using: str, **_: Any) -> None:
     transaction.on_commit(lambda: reviews_cache().evict(shop_id), using=using, robust=True)
 
 
+def _shop_saved(sender: Any, instance: Any, created: bool, using: str,
+                update_fields: Any = None, **_: Any) -> None:  # fmt: skip
+    """The shop's replies show its name in the cached documents of the reviews they
+    answer: a shop edit that may rename it drops those, in a task (a shop may have
+    answered many reviews; the edit need not wait)."""
+    from . import tasks
+
+    if created or (update_fields is not None and "name" not in update_fields):
+        return
+    shop_id = instance.pk
+    transaction.on_commit(
+        lambda: tasks.evict_replied_reviews.delay(shop_id), using=using, robust=True
+    )
+
+
 def connect() -> None:
     follow_synced.connect(_follow_synced, dispatch_uid="blogs.feed.follow_synced")
     profile_changed.connect(_profile_changed, dispatch_uid="blogs.caches.profile_changed")
     post_delete.connect(_blog_deleted, sender=Blog, dispatch_uid="blogs.caches.blog_deleted")
     post_delete.connect(_shop_deleted, sender=Shop, dispatch_uid="blogs.caches.shop_deleted")
+    post_save.connect(_shop_saved, sender=Shop, dispatch_uid="blogs.caches.shop_saved")

@@ -12,7 +12,7 @@ from shops.models import Shop
 
 from .caches import HOT_CACHED, HOT_IDENT, REVIEWS_CACHED, blog_cache, hot_cache, reviews_cache
 from .errors import BlogNotFound
-from .models import Blog, BlogComment
+from .models import Blog, BlogComment, ReviewReply
 
 
 def visible_blogs() -> QuerySet[Blog]:
@@ -21,7 +21,7 @@ def visible_blogs() -> QuerySet[Blog]:
 
 
 def blog_get(*, blog_id: int) -> Blog:
-    blog = Blog.objects.select_related("user").filter(pk=blog_id).first()
+    blog = Blog.objects.select_related("user", "reply__shop").filter(pk=blog_id).first()
     if blog is None:
         raise BlogNotFound()
     return blog
@@ -43,8 +43,9 @@ def blog_documents(blog_ids: list[int]) -> list[dict[str, Any]]:
 
     def load(missing: list[int]) -> dict[int, dict[str, Any]]:
         # Hidden notes are as good as missing: every list built from these documents
-        # (hot, feed, a shop's reviews) leaves them out, and the detail is a 404.
-        blogs = visible_blogs().select_related("user").filter(pk__in=missing)
+        # (hot, feed, a shop's reviews) leaves them out, and the detail is a 404. The
+        # shop's reply and its name come in the same query (outer joins).
+        blogs = visible_blogs().select_related("user", "reply__shop").filter(pk__in=missing)
         return {blog.id: BlogSerializer(blog).data for blog in blogs}
 
     raws = blog_cache().lookup_many(blog_ids, load)
@@ -121,3 +122,12 @@ def blog_comments(*, blog_id: int) -> QuerySet[BlogComment]:
         .filter(blog_id=blog_id, status=BlogComment.Status.VISIBLE)
         .order_by("id")
     )
+
+
+def reply_get(*, reply_id: int) -> ReviewReply:
+    return ReviewReply.objects.select_related("shop").get(pk=reply_id)
+
+
+def shop_exists(*, shop_id: int) -> None:
+    if not Shop.objects.filter(pk=shop_id).exists():
+        raise ShopNotFound()

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.serializers import PublicUserSerializer
@@ -7,7 +8,7 @@ from dianping.api import fields
 from shops.errors import ShopNotFound
 from shops.models import Shop
 
-from .models import STARS_MAX, STARS_MIN, Blog, BlogComment, Report
+from .models import STARS_MAX, STARS_MIN, Blog, BlogComment, Report, ReviewReply, Visibility
 
 
 class BlogWriteSerializer(serializers.Serializer):
@@ -30,20 +31,67 @@ class BlogWriteSerializer(serializers.Serializer):
     )
 
 
+class ReplySerializer(serializers.ModelSerializer):
+    """The shop's official reply to a review, as readers see it: from the shop, not from
+    the member who wrote it (their name is never shown)."""
+
+    shop_name = serializers.CharField(source="shop.name", help_text="The shop that replied.")
+    role = serializers.SerializerMethodField(
+        help_text="Who speaks: `merchant`, the shop itself (shown as 商家回复)."
+    )
+
+    class Meta:
+        model = ReviewReply
+        fields = ["id", "shop_id", "shop_name", "role", "text", "created_at", "updated_at"]
+        read_only_fields = fields
+
+    def get_role(self, reply: ReviewReply) -> str:
+        return "merchant"
+
+
+class ReplyWriteSerializer(serializers.Serializer):
+    text = fields.CharField(max_length=ReviewReply.TEXT_MAX, multiline=True)
+
+
+class ReplyStateSerializer(serializers.Serializer):
+    """Whether the caller may reply to the shop's reviews, and as what."""
+
+    can_reply = serializers.BooleanField()
+    role = serializers.ChoiceField(
+        ["owner", "clerk"], allow_null=True, help_text="The caller's role at the shop."
+    )
+
+
+def visible_reply(blog: Blog) -> ReviewReply | None:
+    """The review's reply as readers see it: none when hidden, or when the note moved
+    away from the shop that wrote it (an admin's move; the author's edit deletes it)."""
+    reply = getattr(blog, "reply", None)  # the reverse one-to-one: missing is None
+    if reply is None or reply.status != Visibility.VISIBLE or reply.shop_id != blog.shop_id:
+        return None
+    return reply
+
+
 class BlogSerializer(serializers.ModelSerializer):
     user = PublicUserSerializer(read_only=True)
     is_liked = serializers.SerializerMethodField()
+    reply = serializers.SerializerMethodField()
 
     class Meta:
         model = Blog
         fields = [
             "id", "user", "shop_id", "rating", "title", "images", "content", "liked",
-            "comments", "is_liked", "created_at", "updated_at",
+            "comments", "is_liked", "reply", "created_at", "updated_at",
         ]  # fmt: skip
         read_only_fields = fields
 
     def get_is_liked(self, blog: Blog) -> bool:
         return bool(self.context.get("liked", {}).get(blog.id, False))
+
+    @extend_schema_field(ReplySerializer(allow_null=True))
+    def get_reply(self, blog: Blog) -> dict | None:
+        """The shop's reply to this review (null: none, or hidden by a moderator)."""
+        reply = visible_reply(blog)
+        return None if reply is None else ReplySerializer(reply).data
 
 
 class BlogSummarySerializer(serializers.ModelSerializer):
@@ -132,8 +180,10 @@ class ReviewQuerySerializer(serializers.Serializer):
 
 
 class ReportWriteSerializer(serializers.Serializer):
-    kind = fields.ChoiceField(Report.Kind.values, help_text="`blog` (a note) or `comment`.")
-    id = fields.IdField(help_text="The note's or the comment's id.")
+    kind = fields.ChoiceField(
+        Report.Kind.values, help_text="`blog` (a note), `comment`, or `reply` (a shop's reply)."
+    )
+    id = fields.IdField(help_text="The note's, the comment's or the reply's id.")
     reason = fields.ChoiceField(Report.Reason.values)
     text = fields.CharField(
         max_length=500, multiline=True, required=False, allow_blank=True, default=""

@@ -14,11 +14,11 @@ from dianping.errors import Conflict, Forbidden, InvalidInput, NotFound
 from dianping.transactions import retry_on_lock_conflict
 from search import index as search_index
 
-from . import feed, likes, pages, reviews
+from . import feed, likes, pages, replies, reviews
 from .caches import blog_evict, hot_evict
 from .errors import BlogNotFound, Code, CommentNotFound
-from .models import Blog, BlogComment, Report, Visibility
-from .signals import comment_posted, comments_deleting, content_hidden
+from .models import Blog, BlogComment, Report, ReviewReply, Visibility
+from .signals import comment_posted, comments_deleting, content_hidden, review_published
 
 WRITABLE = ("title", "content", "images", "shop_id", "rating")
 
@@ -53,6 +53,8 @@ def blog_create(*, user_id: int, data: dict[str, Any]) -> Blog:
         search_index.refresh_on_commit("notes", blog_id)
         if not pulled:
             transaction.on_commit(lambda: tasks.push_to_followers.delay(blog_id), robust=True)
+        if shop_id is not None and blog.rating is not None:  # a review: the shop's owners hear
+            review_published.send(sender=Blog, blog_id=blog_id)
     return blog
 
 
@@ -69,6 +71,8 @@ def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
             _check_rating({"shop_id": blog.shop_id, "rating": blog.rating})
         if fields:
             blog.save(update_fields=[*fields, "updated_at"])
+            if blog.shop_id != old_shop_id:  # the old shop's reply answers nothing here
+                replies.reply_drop_on_move(blog_id=blog_id)
             reviews.reviews_changed(user_id=user_id, shop_ids=[old_shop_id, blog.shop_id])
             transaction.on_commit(lambda: blog_evict(blog_id), robust=True)
             transaction.on_commit(lambda: pages_changed(user_id), robust=True)
@@ -179,14 +183,16 @@ def comment_restore(*, comment_id: int) -> BlogComment:
 
 @retry_on_lock_conflict
 def moderate(*, kind: str, target_id: int, hide: bool, by_user_id: int | None) -> None:
-    """A moderator's call on a note or comment (`kind` a Report.Kind): hide it, or keep
-    it (restore it if hidden); either way its open reports close with the verdict, in
+    """A moderator's call on a note, comment or shop's reply (`kind` a Report.Kind): hide
+    it, or keep it (restore it if hidden); either way its open reports close with the verdict, in
     the same transaction. A target deleted since it was reported closes its reports all
     the same."""
     with transaction.atomic():
         try:
             if kind == Report.Kind.BLOG:
                 (blog_hide if hide else blog_restore)(blog_id=target_id)
+            elif kind == Report.Kind.REPLY:
+                (replies.reply_hide if hide else replies.reply_restore)(reply_id=target_id)
             else:
                 (comment_hide if hide else comment_restore)(comment_id=target_id)
         except NotFound:
@@ -257,19 +263,27 @@ def _recount(blog_id: int, delta: int) -> None:
 def report_create(
     *, user_id: int, kind: str, target_id: int, reason: str, text: str = ""
 ) -> tuple[Report, bool]:
-    """Report a visible note or comment; (the report, whether this call made it). A user's
+    """Report a visible note, comment or shop's reply (on a visible note); (the report,
+    whether this call made it). A user's
     repeated report of the same target while it waits returns the open one unchanged: one
     vote per user in the queue, and a retried request is harmless."""
-    visible: QuerySet[Blog] | QuerySet[BlogComment] = Blog.objects.filter(status=Visibility.VISIBLE)
+    visible: QuerySet[Blog] | QuerySet[BlogComment] | QuerySet[ReviewReply]
+    visible = Blog.objects.filter(status=Visibility.VISIBLE)
     if kind == Report.Kind.COMMENT:
         visible = BlogComment.objects.filter(
             status=Visibility.VISIBLE, blog__status=Visibility.VISIBLE
         )
-    if not visible.filter(pk=target_id).exists():
-        raise Conflict(
-            gettext("Nothing to report: no such note or comment."),
-            code=Code.REPORT_TARGET_NOT_FOUND,
+    elif kind == Report.Kind.REPLY:
+        visible = ReviewReply.objects.filter(
+            status=Visibility.VISIBLE, review__status=Visibility.VISIBLE
         )
+    if not visible.filter(pk=target_id).exists():
+        message = (
+            gettext("Nothing to report: no such reply.")
+            if kind == Report.Kind.REPLY
+            else gettext("Nothing to report: no such note or comment.")
+        )
+        raise Conflict(message, code=Code.REPORT_TARGET_NOT_FOUND)
     fields = {"reporter_id": user_id, "kind": kind, "target_id": target_id, "open": True}
     try:
         with transaction.atomic():

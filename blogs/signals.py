@@ -9,8 +9,13 @@ from django.dispatch import Signal
 note_liked = Signal()
 # A comment was posted. Argument: comment_id.
 comment_posted = Signal()
-# A moderator hid a note or a comment. Arguments: blog_id or comment_id (the other None).
+# A moderator hid a note, a comment or a shop's reply. Arguments: blog_id, or comment_id,
+# or reply_id with review_id (the note it answers); the others absent.
 content_hidden = Signal()
 # Comments are about to be deleted (a thread, by its author or a moderator), their note's
 # row locked. Argument: comment_ids.
 comments_deleting = Signal()
+# A shop's reply to a review was written (not an edit). Argument: reply_id.
+reply_posted = Signal()
+# A note about a shop that rates it was published. Argument: blog_id.
+review_published = Signal()

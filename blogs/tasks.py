@@ -45,6 +45,12 @@ def evict_author_blogs(user_id: int) -> int:
     return caches.author_blogs_evict(user_id)
 
 
+@shared_task(ignore_result=True, autoretry_for=(redis.RedisError,), retry_backoff=1, max_retries=5)
+def evict_replied_reviews(shop_id: int) -> int:
+    """Drop the cached documents of the reviews the shop replied to (its name changed)."""
+    return caches.replied_reviews_evict(shop_id)
+
+
 @shared_task(ignore_result=True)
 def recount_reviews(user_id: int, shop_id: int) -> None:
     """A note about the shop went another way than through the services (a cascade, a

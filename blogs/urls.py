@@ -2,6 +2,7 @@ from django.urls import path
 
 from .views import (
     BlogViewSet,
+    ReplyViewSet,
     ReportViewSet,
     blog_detail_view,
     feed_view,
@@ -27,7 +28,17 @@ urlpatterns = [
         BlogViewSet.as_view({"get": "comments", "post": "comment"}),
         name="blog-comments",
     ),
+    path(
+        "blogs/<id:blog_id>/reply",
+        ReplyViewSet.as_view({"put": "update", "delete": "destroy"}),
+        name="blog-reply",
+    ),
     path("shops/<id:shop_id>/reviews", shop_reviews_view, name="shop-reviews"),
+    path(
+        "shops/<id:shop_id>/reviews/reply-state",
+        ReplyViewSet.as_view({"get": "state"}),
+        name="shop-reply-state",
+    ),
     path(
         "blogs/<id:blog_id>/comments/<id:comment_id>",
         BlogViewSet.as_view({"delete": "delete_comment"}),

@@ -24,7 +24,7 @@ from dianping.api.schema import PAGE_PARAMETER, PAGE_PARAMETERS, api_errors, pag
 from dianping.api.throttles import WriteLimited
 from dianping.errors import NotAuthenticated
 
-from . import feed, likes, pages, selectors, services
+from . import feed, likes, pages, replies, selectors, services
 from .serializers import (
     BlogSerializer,
     BlogWriteSerializer,
@@ -33,6 +33,9 @@ from .serializers import (
     FeedPageSerializer,
     FeedQuerySerializer,
     LikeStateSerializer,
+    ReplySerializer,
+    ReplyStateSerializer,
+    ReplyWriteSerializer,
     ReportSerializer,
     ReportWriteSerializer,
     ReviewQuerySerializer,
@@ -169,6 +172,47 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+class ReplyViewSet(WriteLimited, viewsets.ViewSet):
+    """A shop's official reply to a review, by a member of its staff (owner or clerk)."""
+
+    permission_classes = [IsAuthenticated]
+    write_limits = {"update": "reply_user", "destroy": "reply_user"}
+
+    @extend_schema(
+        request=ReplyWriteSerializer,
+        responses={201: ReplySerializer, 200: ReplySerializer},
+    )
+    @api_errors(409)  # reply_hidden: a moderator hid the reply
+    def update(self, request: Request, blog_id: int) -> Response:
+        """Write the shop's reply to a review (201), or edit it (200): one reply per
+        review, whichever member of the shop's staff writes it. 404 `review_not_found`
+        for a note that is no visible review (a rated note about a shop) or a review of a
+        shop the caller does not work at. Two members at once: one creates it (201), the
+        other's text replaces it (200). Creating it tells the reviewer, once."""
+        serializer = ReplyWriteSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        reply, created = replies.reply_save(
+            blog_id=blog_id, user_id=authenticated_id(request), **serializer.validated_data
+        )
+        code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        reply = selectors.reply_get(reply_id=reply.id)
+        return Response(ReplySerializer(reply).data, status=code)
+
+    @extend_schema(responses={204: None})
+    def destroy(self, request: Request, blog_id: int) -> Response:
+        """Delete the shop's reply (a member of its staff); 404 `review_not_found` as for
+        `PUT`, `reply_not_found` when the review has none."""
+        replies.reply_delete(blog_id=blog_id, user_id=authenticated_id(request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(responses=ReplyStateSerializer)
+    def state(self, request: Request, shop_id: int) -> Response:
+        """Whether the caller works at the shop, and so may reply to its reviews."""
+        selectors.shop_exists(shop_id=shop_id)
+        role = replies.member_role(user_id=authenticated_id(request), shop_id=shop_id)
+        return Response({"can_reply": role is not None, "role": role})
+
+
 class ReportViewSet(WriteLimited, viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
     write_limits = {"create": "report_user"}
@@ -176,10 +220,11 @@ class ReportViewSet(WriteLimited, viewsets.ViewSet):
     @extend_schema(
         request=ReportWriteSerializer, responses={201: ReportSerializer, 200: ReportSerializer}
     )
-    @api_errors(409)  # report_target_not_found: no such visible note or comment
+    @api_errors(409)  # report_target_not_found: no such visible note, comment or reply
     def create(self, request: Request) -> Response:
-        """Report a note (`blog`) or a comment to the moderators. One open report per user
-        and target: reporting it again while it waits answers 200 with that report."""
+        """Report a note (`blog`), a comment or a shop's reply (`reply`) to the moderators.
+        One open report per user and target: reporting it again while it waits answers 200
+        with that report."""
         serializer = ReportWriteSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data

@@ -8,11 +8,12 @@ from typing import Any
 
 from django.db import transaction
 
-from blogs.models import Blog, BlogComment
+from blogs.models import Blog, BlogComment, ReviewReply
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 from follows.models import Follow
 from merchants.models import ShopClaim
+from shops.models import ShopStaff
 from vouchers.models import VoucherOrder
 
 from .models import Kind
@@ -74,6 +75,52 @@ def commented(*, comment_id: int) -> int:
             is not None
             for recipient_id in dict.fromkeys(recipients)
         )
+
+
+def review_replied(*, reply_id: int) -> bool:
+    """Tell the reviewer that the shop replied to their review, once per review (an edit,
+    or a reply deleted and written again, tells nothing more), unless the reply or the
+    review was hidden or deleted before the task ran. The shop speaks, not the member
+    who wrote it: no actor; nobody is told of their own reply to their own review."""
+    reply = (
+        ReviewReply.objects.filter(
+            pk=reply_id, status=ReviewReply.Status.VISIBLE, review__status=Blog.Status.VISIBLE
+        )
+        .values("user_id", "shop_id", "review_id", "review__user_id")
+        .first()
+    )
+    if reply is None or reply["user_id"] == reply["review__user_id"]:
+        return False
+    review_id = reply["review_id"]
+    return _added(
+        recipient_id=reply["review__user_id"], kind=Kind.REVIEW_REPLIED,
+        key=dedup_key(Kind.REVIEW_REPLIED, review_id), blog_id=review_id,
+        shop_id=reply["shop_id"],
+    )  # fmt: skip
+
+
+def shop_reviewed(*, blog_id: int) -> int:
+    """Tell the owners of a shop about a new review of it (a rated note about it), once
+    per review, unless it was hidden, unrated or moved before the task ran; a reviewer
+    who owns the shop is not told of their own review. Returns how many were told."""
+    review = (
+        Blog.objects.filter(
+            pk=blog_id, status=Blog.Status.VISIBLE, shop__isnull=False, rating__isnull=False
+        )
+        .values("user_id", "shop_id")
+        .first()
+    )
+    if review is None:
+        return 0
+    owners = ShopStaff.objects.filter(shop_id=review["shop_id"], role=ShopStaff.Role.OWNER)
+    told = 0
+    for owner_id in owners.values_list("user_id", flat=True):
+        told += _added(
+            recipient_id=owner_id, kind=Kind.SHOP_REVIEWED,
+            key=dedup_key(Kind.SHOP_REVIEWED, blog_id), actor_id=review["user_id"],
+            blog_id=blog_id, shop_id=review["shop_id"],
+        )  # fmt: skip
+    return told
 
 
 def order_cancelled(*, order_id: int) -> bool:

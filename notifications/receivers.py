@@ -9,7 +9,14 @@ from typing import Any
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 
-from blogs.signals import comment_posted, comments_deleting, content_hidden, note_liked
+from blogs.signals import (
+    comment_posted,
+    comments_deleting,
+    content_hidden,
+    note_liked,
+    reply_posted,
+    review_published,
+)
 from follows.signals import follow_synced
 from merchants.signals import claim_decided
 from vouchers.signals import order_timed_out
@@ -37,6 +44,14 @@ def _commented(sender: Any, *, comment_id: int, **_: Any) -> None:
     _after_commit(tasks.notify_commented, comment_id)
 
 
+def _replied(sender: Any, *, reply_id: int, **_: Any) -> None:
+    _after_commit(tasks.notify_review_replied, reply_id)
+
+
+def _reviewed(sender: Any, *, blog_id: int, **_: Any) -> None:
+    _after_commit(tasks.notify_shop_reviewed, blog_id)
+
+
 def _timed_out(sender: Any, *, order_id: int, **_: Any) -> None:
     _after_commit(tasks.notify_order_cancelled, order_id)
 
@@ -46,9 +61,11 @@ def _claim_decided(sender: Any, *, claim_id: int, **_: Any) -> None:
 
 
 def _hidden(sender: Any, *, blog_id: int | None = None, comment_id: int | None = None,
-            **_: Any) -> None:  # fmt: skip
-    """What was said about a hidden note or comment goes, in the hider's transaction
-    (restoring it does not bring those back)."""
+            review_id: int | None = None, **_: Any) -> None:  # fmt: skip
+    """What was said about a hidden note, comment or shop's reply goes, in the hider's
+    transaction (restoring it does not bring those back)."""
+    if review_id is not None:  # a reply: its review stays, only the reply's item goes
+        services.notifications_reply_gone(review_id=review_id)
     services.notifications_drop(blog_id=blog_id, comment_id=comment_id)
 
 
@@ -76,6 +93,8 @@ def connect() -> None:
     follow_synced.connect(_followed, dispatch_uid="notifications.followed")
     note_liked.connect(_liked, dispatch_uid="notifications.liked")
     comment_posted.connect(_commented, dispatch_uid="notifications.commented")
+    reply_posted.connect(_replied, dispatch_uid="notifications.review_replied")
+    review_published.connect(_reviewed, dispatch_uid="notifications.shop_reviewed")
     order_timed_out.connect(_timed_out, dispatch_uid="notifications.order_cancelled")
     claim_decided.connect(_claim_decided, dispatch_uid="notifications.claim_decided")
     content_hidden.connect(_hidden, dispatch_uid="notifications.hidden")

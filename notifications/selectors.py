@@ -19,6 +19,7 @@ _COLUMNS = (
     "blog__id", "blog__title",
     "comment__id", "comment__content",
     "voucher__id", "voucher__title", "voucher__begin_time",
+    "shop__id", "shop__name",
 )  # fmt: skip
 
 
@@ -29,7 +30,7 @@ def inbox_page(*, recipient_id: int, last_id: int | None) -> tuple[list[Notifica
     mine = Notification.objects.filter(recipient_id=recipient_id)
     if last_id is not None:
         mine = mine.filter(id__lt=last_id)
-    query = mine.select_related("actor", "blog", "comment", "voucher").only(*_COLUMNS)
+    query = mine.select_related("actor", "blog", "comment", "voucher", "shop").only(*_COLUMNS)
     page = list(query.order_by("-id")[:PAGE])
     return page, (page[-1].id if len(page) == PAGE else None)
 
@@ -41,6 +42,7 @@ INBOX_VALUES = (
     "blog__id", "blog__title",
     "comment__id", "comment__content",
     "voucher__id", "voucher__title", "voucher__begin_time",
+    "shop__id", "shop__name",
 )  # fmt: skip
 
 

@@ -32,6 +32,11 @@ class VoucherLinkSerializer(serializers.Serializer):
     begin_time = serializers.DateTimeField(allow_null=True)
 
 
+class ShopLinkSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
 class NotificationSerializer(serializers.ModelSerializer):
     kind = serializers.ChoiceField(Kind.choices)
     actor = PublicUserSerializer(allow_null=True, help_text="Who did it (null for the system).")
@@ -41,6 +46,11 @@ class NotificationSerializer(serializers.ModelSerializer):
     )
     voucher = VoucherLinkSerializer(allow_null=True, help_text="The coupon's or sale's voucher.")
     order_id = serializers.CharField(allow_null=True, help_text="The voucher order (a string).")
+    shop = ShopLinkSerializer(
+        allow_null=True,
+        help_text="The shop: the one that replied to your review (`review_replied`), or your "
+        "shop that was reviewed (`shop_reviewed`).",
+    )
     count = serializers.IntegerField(
         min_value=1,
         help_text="How many comments it stands for: a note's comments fold into one unread "
@@ -52,8 +62,8 @@ class NotificationSerializer(serializers.ModelSerializer):
     class Meta:
         model = Notification
         fields = [
-            "id", "kind", "actor", "blog", "comment", "voucher", "order_id", "count", "read",
-            "created_at",
+            "id", "kind", "actor", "blog", "comment", "voucher", "order_id", "shop", "count",
+            "read", "created_at",
         ]  # fmt: skip
         read_only_fields = fields
 

@@ -24,8 +24,9 @@ COMMENT_CAP_SCOPE = "notify_comment"
 def dedup_key(kind: str, *parts: int) -> str:
     """The event a notification stands for: `liked:<liker>:<note>`, `commented:<comment>`,
     `followed:<follower>`, `coupon_expiring:<order>`, `order_cancelled:<order>`,
-    `sale_starting:<voucher>`, `claim_approved:<claim>`, `claim_rejected:<claim>` (each per
-    recipient)."""
+    `sale_starting:<voucher>`, `claim_approved:<claim>`, `claim_rejected:<claim>`,
+    `review_replied:<review>` (the shop's reply to a review, told once however often it is
+    edited or written again), `shop_reviewed:<review>` (each per recipient)."""
     return ":".join([kind, *map(str, parts)])
 
 
@@ -196,5 +197,13 @@ def notifications_drop(*, blog_id: int | None = None, comment_id: int | None = N
     rows = Notification.objects.all()
     rows = rows.filter(blog_id=blog_id) if blog_id is not None else rows
     rows = rows.filter(comment_id=comment_id) if comment_id is not None else rows
+    deleted, _ = rows.delete()
+    return deleted
+
+
+def notifications_reply_gone(*, review_id: int) -> int:
+    """A moderator hid the shop's reply to a review: the reviewer's notification of it
+    goes (restoring it does not bring it back). Returns how many went."""
+    rows = Notification.objects.filter(kind=Kind.REVIEW_REPLIED, blog_id=review_id)
     deleted, _ = rows.delete()
     return deleted

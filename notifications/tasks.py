@@ -42,6 +42,16 @@ def notify_commented(comment_id: int) -> int:
 
 
 @shared_task(**_RETRIED)
+def notify_review_replied(reply_id: int) -> bool:
+    return producers.review_replied(reply_id=reply_id)
+
+
+@shared_task(**_RETRIED)
+def notify_shop_reviewed(blog_id: int) -> int:
+    return producers.shop_reviewed(blog_id=blog_id)
+
+
+@shared_task(**_RETRIED)
 def notify_order_cancelled(order_id: int) -> bool:
     return producers.order_cancelled(order_id=order_id)
 

@@ -122,7 +122,7 @@ def _item(row: tuple, time: Callable[[datetime | None], str | None]) -> dict[str
     """One row of `selectors.INBOX_VALUES` as NotificationSerializer represents it."""
     (id_, kind, order_id, count, read_at, created_at, actor_id, actor_nick, actor_icon,
      blog_id, blog_title, comment_id, comment_content, voucher_id, voucher_title,
-     voucher_begin) = row  # fmt: skip
+     voucher_begin, shop_id, shop_name) = row  # fmt: skip
     actor = {"id": actor_id, "nick_name": actor_nick, "icon": actor_icon}
     blog = {"id": blog_id, "title": blog_title}
     comment = (
@@ -141,6 +141,7 @@ def _item(row: tuple, time: Callable[[datetime | None], str | None]) -> dict[str
         "comment": comment,
         "voucher": voucher,
         "order_id": None if order_id is None else str(order_id),
+        "shop": None if shop_id is None else {"id": shop_id, "name": shop_name},
         "count": count,
         "read": read_at is not None,
         "created_at": time(created_at),

@@ -245,6 +245,7 @@ REST_FRAMEWORK = {
         # Per user: writes one can repeat cheaply (SPEC §0).
         "blog_user": env.str("THROTTLE_BLOG_USER", default="10/hour"),
         "comment_user": env.str("THROTTLE_COMMENT_USER", default="5/10seconds"),  # seed 001
+        "reply_user": env.str("THROTTLE_REPLY_USER", default="5/10seconds"),  # as comments
         "like_user": env.str("THROTTLE_LIKE_USER", default="60/minute"),
         "follow_user": env.str("THROTTLE_FOLLOW_USER", default="30/minute"),
         "profile_user": env.str("THROTTLE_PROFILE_USER", default="30/hour"),

@@ -24,7 +24,13 @@ from dianping.redis.client import get_redis
 from notifications import reminders, selectors, services, unread
 from notifications.models import Kind, Notification
 from notifications.serializers import NotificationSerializer
-from tests.factories import BlogFactory, NormalVoucherFactory, UserFactory, VoucherFactory
+from tests.factories import (
+    BlogFactory,
+    NormalVoucherFactory,
+    ShopFactory,
+    UserFactory,
+    VoucherFactory,
+)
 from tests.helpers import client_for, count_round_trips
 
 pytestmark = pytest.mark.django_db(transaction=True)  # evictions run after the commit
@@ -65,12 +71,25 @@ def _everything(recipient) -> dict[str, Any]:
         recipient_id=recipient.id, kind=Kind.ORDER_CANCELLED, dedup_key="o",
         voucher_id=gone_id, order_id=13, read_at=clock.now(),
     )  # fmt: skip
+    shop = ShopFactory(name="老王面馆")
+    add(recipient_id=recipient.id, kind=Kind.REVIEW_REPLIED, key="r", blog_id=note.id,
+        shop_id=shop.id)  # fmt: skip
+    add(recipient_id=recipient.id, kind=Kind.SHOP_REVIEWED, key="v", actor_id=actor.id,
+        blog_id=note.id, shop_id=shop.id)  # fmt: skip
     blogs.comment_create(blog_id=note.id, user_id=UserFactory().id, content="早")
     Notification.objects.create(
         recipient_id=recipient.id, kind=Kind.COMMENTED, dedup_key="old",
         actor_id=actor.id, blog_id=note.id, comment_id=long_comment.id,
     )  # fmt: skip
     return {"note": note, "actor": actor}
+
+
+# Kinds issue 38 reserved whose producers come with the merchants' other items (claims,
+# offers, a shop's sales): each joins `_everything` with its producer.
+NOT_PRODUCED_YET = {
+    Kind.CLAIM_APPROVED, Kind.CLAIM_REJECTED, Kind.OFFER_APPROVED, Kind.OFFER_RETURNED,
+    Kind.SALE_STARTED, Kind.SALE_SOLD_OUT,
+}  # fmt: skip
 
 
 def _serializer_page(recipient, last_id: int | None) -> dict[str, Any]:
@@ -91,13 +110,15 @@ def test_the_inbox_is_byte_for_byte_the_serializers(user, settings) -> None:
 
     assert first.json()["last_id"] is not None
     assert second.json()["last_id"] is None
-    assert len(first.json()["results"]) + len(second.json()["results"]) == 32
+    assert len(first.json()["results"]) + len(second.json()["results"]) == 34
     for response, last_id in ((first, None), (second, int(first.json()["last_id"]))):
         assert response.status_code == 200
         expected = _serializer_page(user, last_id)
         assert response.json() == expected
         assert response.content == JSONRenderer().render(expected)
-    assert {item["kind"] for item in second.json()["results"]} == {k.value for k in Kind}
+    shown = {item["kind"] for item in second.json()["results"]}
+    assert shown == {k.value for k in Kind} - NOT_PRODUCED_YET
+
     items = {item["order_id"]: item for item in second.json()["results"]}
     assert items["13"]["voucher"] is None  # its voucher's row is gone
     assert items[str(2**60 + 7)]["voucher"]["begin_time"] is None
@@ -140,7 +161,7 @@ def test_each_read_is_one_round_trip_and_a_page_one_query(user, monkeypatch) -> 
 
     round_trips.clear()
     with CaptureQueriesContext(connection) as queries:
-        assert len(api.get("/api/notifications").json()["results"]) == 7
+        assert len(api.get("/api/notifications").json()["results"]) == 9
     assert len(queries) == 1
     _one_batch_per_server(round_trips)  # the token
 

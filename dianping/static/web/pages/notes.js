@@ -7,6 +7,7 @@ import { h } from "../lib/dom.js";
 import { fmt, when } from "../lib/format.js";
 import { screen } from "../lib/screen.js";
 import { needLogin, session } from "../lib/session.js";
+import { canReplyAt, replySection } from "./replies.js";
 import { reportControl } from "./reports.js";
 
 function stars(rating) {
@@ -31,6 +32,7 @@ export async function blogPage(id) {
   const [blog, likers, comments] = await Promise.all([
     get(`blogs/${id}`), get(`blogs/${id}/likes`), get(`blogs/${id}/comments`),
   ]);
+  const canReply = blog.shop_id && blog.rating ? await canReplyAt(blog.shop_id) : false;
   const likesText = (n) => fmt(ngettext("%(count)s like", "%(count)s likes", n), { count: n });
   const count = h("span", {}, likesText(blog.liked));
   const top = h("ol", { class: "likers", "aria-label": gettext("First likers") });
@@ -96,6 +98,7 @@ export async function blogPage(id) {
     h("p", {}, blog.content),
     blog.images.length ? h("div", { class: "photos" }, blog.images.map((url, i) =>
       h("img", { src: url, alt: fmt(gettext("Photo %(n)s of %(title)s"), { n: i + 1, title: blog.title }), loading: "lazy" }))) : null,
+    replySection(blog, canReply),
     h("div", { class: "row" }, like, count), likeStatus,
     me && String(me.id) === String(blog.user.id) ? null : reportControl("blog", blog.id),
     h("h2", {}, gettext("First to like")), top,

@@ -27,6 +27,8 @@ function notificationText(n) {
     case "coupon_expiring": return fmt(gettext("Your coupon “%(title)s” expires within 24 hours"), { title });
     case "order_cancelled": return fmt(gettext("Your unpaid order for “%(title)s” was cancelled"), { title });
     case "sale_starting": return fmt(gettext("The flash sale “%(title)s” starts soon"), { title });
+    case "review_replied": return fmt(gettext("%(shop)s replied to your review “%(title)s”"), { shop: n.shop ? n.shop.name : "", title });
+    case "shop_reviewed": return fmt(gettext("%(who)s reviewed your shop %(shop)s: “%(title)s”"), { who, shop: n.shop ? n.shop.name : "", title });
     default: return n.kind;
   }
 }

@@ -7,6 +7,7 @@ import { h, marked, message } from "../lib/dom.js";
 import { fmt } from "../lib/format.js";
 import { screen } from "../lib/screen.js";
 import { blogCard } from "./notes.js";
+import { canReplyAt, replySection } from "./replies.js";
 import { voucherCard } from "./vouchers.js";
 
 const CITY_CENTRE = { x: 121.4737, y: 31.2304 }; // People's Square, Shanghai (demo data)
@@ -136,9 +137,11 @@ function histogram(shop) {
   }));
 }
 
-// A shop's reviews, newest or most liked first, a page at a time.
+// A shop's reviews, newest or most liked first, a page at a time, each with the shop's
+// reply under it (and, for the shop's staff, the reply's editor).
 function reviewList(shopId) {
   const list = h("div");
+  const replying = canReplyAt(shopId);
   const status = h("p", { class: "message", role: "status" });
   const more = h("button", { type: "button", class: "secondary", hidden: true }, gettext("More reviews"));
   let sort = "new";
@@ -147,9 +150,13 @@ function reviewList(shopId) {
   async function load(reset) {
     if (reset) { generation += 1; page = 1; list.replaceChildren(); }
     const mine = generation;
-    const data = await get(`shops/${shopId}/reviews?sort=${sort}&page=${page}`);
+    const [data, canReply] = await Promise.all([get(`shops/${shopId}/reviews?sort=${sort}&page=${page}`), replying]);
     if (mine !== generation) return;
-    list.append(...data.results.map(blogCard));
+    list.append(...data.results.map((blog) => {
+      const card = blogCard(blog);
+      card.append(replySection(blog, canReply));
+      return card;
+    }));
     if (!data.results.length && page === 1) list.append(h("p", {}, gettext("No reviews yet: be the first.")));
     page += 1;
     more.hidden = !data.next;
