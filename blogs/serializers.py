@@ -6,7 +6,7 @@ from rest_framework import serializers
 from accounts.serializers import PublicUserSerializer
 from dianping.api import fields
 from shops.errors import ShopNotFound
-from shops.models import Shop
+from shops.models import Shop, ShopStaff
 
 from .models import STARS_MAX, STARS_MIN, Blog, BlogComment, Report, ReviewReply, Visibility
 
@@ -58,7 +58,7 @@ class ReplyStateSerializer(serializers.Serializer):
 
     can_reply = serializers.BooleanField()
     role = serializers.ChoiceField(
-        ["owner", "clerk"], allow_null=True, help_text="The caller's role at the shop."
+        ShopStaff.Role.choices, allow_null=True, help_text="The caller's role at the shop."
     )
 
 
