@@ -183,7 +183,9 @@ def test_operators_make_shop_staff_in_admin(admin_client, user, shop) -> None:
     coupon = _coupon(user, NormalVoucherFactory(shop=shop, pay_value=0))
     assert _redeem(client_for(newcomer), coupon.redeem_code).status_code == 403
 
-    added = admin_client.post("/admin/shops/shopstaff/add/", {"user": newcomer.id, "shop": shop.id})
+    added = admin_client.post(
+        "/admin/shops/shopstaff/add/", {"user": newcomer.id, "shop": shop.id, "role": "clerk"}
+    )
 
     assert added.status_code == 302
     assert _redeem(client_for(newcomer), coupon.redeem_code).status_code == 201
