@@ -75,6 +75,34 @@ class MerchantShopViewSet(WriteLimited, viewsets.ViewSet):
         memberships = selectors.shops_mine(user_id=authenticated_id(request))
         return _page(request, self, memberships, MyShopSerializer)
 
+    @extend_schema(responses=ShopProfileSerializer)
+    def retrieve(self, request: Request, shop_id: int) -> Response:
+        """Owner only: the shop as its owner sees it (its phone too), with the change of
+        name, address or position waiting for an operator and the latest decided one."""
+        shop = selectors.shop_profile(owner_id=authenticated_id(request), shop_id=shop_id)
+        return Response(ShopProfileSerializer(shop).data)
+
+    @extend_schema(
+        request=ShopProfileUpdateSerializer,
+        responses={200: ShopProfileSerializer, 202: ShopProfileSerializer},
+    )
+    def partial_update(self, request: Request, shop_id: int) -> Response:
+        """Owner only: edit the shop. avg_price, phone, images and hours apply at once
+        (200). name, address and the position (x and y) become the shop's pending change,
+        replacing any pending one, for an operator to approve (202, with the shop as it
+        is and `pending_change`)."""
+        serializer = ShopProfileUpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        owner_id = authenticated_id(request)
+        _shop, change = services.shop_profile_update(
+            owner_id=owner_id, shop_id=shop_id, values=serializer.validated_data
+        )
+        shop = selectors.shop_profile(owner_id=owner_id, shop_id=shop_id)
+        return Response(
+            ShopProfileSerializer(shop).data,
+            status=status.HTTP_202_ACCEPTED if change else status.HTTP_200_OK,
+        )
+
 
 class StaffViewSet(WriteLimited, viewsets.ViewSet):
     """A shop's staff, for its owner only: anyone else (its clerks included) gets the 404
@@ -116,31 +144,3 @@ class StaffViewSet(WriteLimited, viewsets.ViewSet):
         on it; 409 `owner_not_removable` for the owner."""
         services.staff_remove(owner_id=authenticated_id(request), shop_id=shop_id, user_id=user_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
-
-    @extend_schema(responses=ShopProfileSerializer)
-    def retrieve(self, request: Request, shop_id: int) -> Response:
-        """Owner only: the shop as its owner sees it (its phone too), with the change of
-        name, address or position waiting for an operator and the latest decided one."""
-        shop = selectors.shop_profile(owner_id=authenticated_id(request), shop_id=shop_id)
-        return Response(ShopProfileSerializer(shop).data)
-
-    @extend_schema(
-        request=ShopProfileUpdateSerializer,
-        responses={200: ShopProfileSerializer, 202: ShopProfileSerializer},
-    )
-    def partial_update(self, request: Request, shop_id: int) -> Response:
-        """Owner only: edit the shop. avg_price, phone, images and hours apply at once
-        (200). name, address and the position (x and y) become the shop's pending change,
-        replacing any pending one, for an operator to approve (202, with the shop as it
-        is and `pending_change`)."""
-        serializer = ShopProfileUpdateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        owner_id = authenticated_id(request)
-        _shop, change = services.shop_profile_update(
-            owner_id=owner_id, shop_id=shop_id, values=serializer.validated_data
-        )
-        shop = selectors.shop_profile(owner_id=owner_id, shop_id=shop_id)
-        return Response(
-            ShopProfileSerializer(shop).data,
-            status=status.HTTP_202_ACCEPTED if change else status.HTTP_200_OK,
-        )
