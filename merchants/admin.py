@@ -1,6 +1,8 @@
 """Operators decide shop claims here: the queue (pending first), a claim's page with its
 shop, user, evidence and picture, Approve and Reject (with a reason) on that page and as
-bulk actions. Every decision goes through merchants.services."""
+bulk actions. Owners' changes of a shop's name, address or position too: their queue
+(pending first), a change's page with the shop's values beside the proposed ones, Approve
+and Reject (with a reason). Every decision goes through merchants.services."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from django.contrib.admin import helpers
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
@@ -18,7 +20,7 @@ from django.views.decorators.http import require_POST
 from dianping.errors import DomainError
 
 from . import services
-from .models import REASON_MAX, ShopClaim
+from .models import REASON_MAX, ShopChange, ShopClaim
 
 CLAIM_FIELDS = (
     "shop_link", "user_link", "evidence", "picture_preview", "status", "reason", "decided_by",
@@ -197,3 +199,123 @@ class ShopClaimAdmin(admin.ModelAdmin):
         }
         self.message_user(request, message, messages.SUCCESS)
         return None
+
+
+CHANGE_FIELDS = (
+    "shop_link", "requested_by", "proposal", "status", "reason", "decided_by", "decided_at",
+    "created_at",
+)  # fmt: skip
+
+
+class ChangeRejectForm(forms.Form):
+    reason = forms.CharField(
+        label=_("reason"),
+        max_length=REASON_MAX,
+        widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
+        help_text=_("The owner reads it on the shop's profile."),
+    )
+
+
+@admin.register(ShopChange)
+class ShopChangeAdmin(admin.ModelAdmin):
+    list_display = ["id", "status", "shop_link", "requested_by", "created_at", "decided_at"]
+    list_filter = ["status"]
+    search_fields = ["shop__name", "requested_by__phone"]
+    list_select_related = ["shop", "requested_by"]
+    ordering = ["-pending", "-id"]  # pending first, as the claims' queue
+    fields = readonly_fields = CHANGE_FIELDS  # a change is decided, never edited
+    change_form_template = "admin/merchants/shopchange/change_form.html"
+
+    def has_add_permission(self, request):
+        return False  # changes come from owners
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # the record of what was asked and decided
+
+    def render_change_form(self, request, context, *args, **kwargs):
+        context.update(
+            show_save=False, show_save_and_continue=False, show_save_and_add_another=False
+        )
+        return super().render_change_form(request, context, *args, **kwargs)
+
+    @admin.display(description=_("shop"), ordering="shop__name")
+    def shop_link(self, change: ShopChange) -> str:
+        url = reverse("admin:shops_shop_change", args=[change.shop_id])
+        return format_html('<a href="{}">{} (#{})</a>', url, change.shop.name, change.shop_id)
+
+    @admin.display(description=_("proposed fields"))
+    def proposal(self, change: ShopChange) -> str:
+        """Each proposed field beside the shop's value now."""
+        rows = format_html_join(
+            "",
+            "<tr><th>{}</th><td>{}</td><td>{}</td></tr>",
+            (
+                (change.shop._meta.get_field(name).verbose_name, getattr(change.shop, name), value)
+                for name, value in change.fields.items()
+            ),
+        )
+        return format_html(
+            "<table><tr><th></th><th>{}</th><th>{}</th></tr>{}</table>",
+            gettext("now"),
+            gettext("proposed"),
+            rows,
+        )
+
+    def get_urls(self):
+        decide = [
+            path(
+                "<int:change_id>/approve/",
+                self.admin_site.admin_view(require_POST(self.approve_view)),
+                name="merchants_shopchange_approve",
+            ),
+            path(
+                "<int:change_id>/reject/",
+                self.admin_site.admin_view(self.reject_view),
+                name="merchants_shopchange_reject",
+            ),
+        ]
+        return decide + super().get_urls()
+
+    def _change(self, request, change_id: int) -> ShopChange:
+        change = ShopChange.objects.select_related("shop").filter(pk=change_id).first()
+        if change is None or not self.has_change_permission(request, change):
+            raise Http404(gettext("No such shop profile change."))
+        return change
+
+    def _back(self, change_id: int) -> HttpResponseRedirect:
+        return HttpResponseRedirect(reverse("admin:merchants_shopchange_change", args=[change_id]))
+
+    def approve_view(self, request, change_id: int):
+        change = self._change(request, change_id)
+        try:
+            services.shop_change_approve(change_id=change.pk, by_user_id=request.user.pk)
+        except DomainError as exc:
+            self.message_user(request, exc.detail, messages.ERROR)
+        else:
+            message = gettext("Approved: %(shop)s is changed.") % {"shop": change.shop.name}
+            self.message_user(request, message, messages.SUCCESS)
+        return self._back(change.pk)
+
+    def reject_view(self, request, change_id: int):
+        change = self._change(request, change_id)
+        form = ChangeRejectForm(request.POST if request.method == "POST" else None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                services.shop_change_reject(
+                    change_id=change.pk,
+                    reason=form.cleaned_data["reason"],
+                    by_user_id=request.user.pk,
+                )
+            except DomainError as exc:
+                self.message_user(request, exc.detail, messages.ERROR)
+            else:
+                self.message_user(request, gettext("Rejected."), messages.SUCCESS)
+            return self._back(change.pk)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": gettext("Reject the shop profile change"),
+            "opts": self.model._meta,
+            "form": form,
+            "change": change,
+        }
+        return TemplateResponse(request, "admin/merchants/shopchange/reject.html", context)

@@ -16,10 +16,12 @@ class Code(StrEnum):
     USER_NOT_FOUND = "user_not_found"  # no account has the phone an owner added
     MEMBER_NOT_FOUND = "member_not_found"  # the user does not work at the shop
     CLAIM_NOT_FOUND = "claim_not_found"  # operators: no such claim
+    CHANGE_NOT_FOUND = "change_not_found"  # operators: no such shop profile change
     # 409
     SHOP_HAS_OWNER = "shop_has_owner"  # a shop with an owner cannot be claimed again
     CLAIM_PENDING = "claim_pending"  # the user's claim of the shop awaits a decision
     CLAIM_DECIDED = "claim_decided"  # operators: the claim was approved or rejected already
+    CHANGE_DECIDED = "change_decided"  # operators: the change was approved or rejected already
     OWNER_NOT_REMOVABLE = "owner_not_removable"  # the owner is not a clerk to remove
 
 
@@ -64,3 +66,13 @@ class ClaimDecided(Conflict):
 class OwnerNotRemovable(Conflict):
     default_code = Code.OWNER_NOT_REMOVABLE
     default_detail = _("The shop's owner cannot be removed from its staff.")
+
+
+class ChangeNotFound(NotFound):
+    default_code = Code.CHANGE_NOT_FOUND
+    default_detail = _("No such shop profile change.")
+
+
+class ChangeDecided(Conflict):
+    default_code = Code.CHANGE_DECIDED
+    default_detail = _("The change has been decided already.")

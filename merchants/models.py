@@ -79,3 +79,58 @@ class ShopClaim(models.Model):
 
     def __str__(self) -> str:
         return f"claim {self.pk}: user {self.user_id} for shop {self.shop_id}"
+
+
+class ShopChange(models.Model):
+    """An owner's request to change what identifies and places the shop (its name, address,
+    position): an operator approves it (the fields are applied through shops.services) or
+    rejects it with a reason. At most one is pending per shop; a new request replaces it."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("pending")
+        APPROVED = "approved", _("approved")
+        REJECTED = "rejected", _("rejected")
+        # A newer request of the owner took its place before an operator decided.
+        REPLACED = "replaced", _("replaced")
+
+    shop = models.ForeignKey(
+        "shops.Shop", on_delete=models.CASCADE, related_name="changes", verbose_name=_("shop")
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("requested by"),
+    )
+    # {"name": ..., "address": ..., "x": ..., "y": ...}: only the fields asked to change.
+    fields = models.JSONField(_("proposed fields"))
+    status = models.CharField(
+        _("status"), max_length=8, choices=Status.choices, default=Status.PENDING
+    )
+    # True while pending, NULL once decided: unique with the shop, so at most one pending
+    # change per shop on every database (as ShopClaim.pending).
+    pending = models.BooleanField(_("pending"), null=True, default=True, editable=False)
+    reason = models.CharField(_("reason"), max_length=REASON_MAX, blank=True, default="")
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("decided by"),
+    )
+    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=clock.now)
+
+    class Meta:
+        verbose_name = _("shop profile change")
+        verbose_name_plural = _("shop profile changes")
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["shop", "pending"], name="one_pending_change_per_shop")
+        ]
+        indexes = [models.Index(fields=["status", "-id"], name="change_queue")]
+
+    def __str__(self) -> str:
+        return f"change {self.pk} of shop {self.shop_id}"

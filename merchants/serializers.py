@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from accounts.serializers import PhoneSerializer, PublicUserSerializer
 from accounts.tokens import mask_phone
 from dianping.api import fields
 from shops.errors import ShopNotFound
-from shops.models import Shop, ShopStaff
+from shops.models import LATITUDE_LIMIT, Shop, ShopStaff
+from shops.serializers import PRICE_MAX, HoursField, ShopSerializer
 
-from .models import EVIDENCE_MAX, PICTURE_MAX, ShopClaim
+from .models import EVIDENCE_MAX, PICTURE_MAX, ShopChange, ShopClaim
 
 
 class ClaimCreateSerializer(serializers.Serializer):
@@ -76,3 +81,103 @@ class StaffMemberSerializer(serializers.ModelSerializer):
 
 class StaffAddSerializer(PhoneSerializer):
     """The phone of the account to add as a clerk."""
+
+
+# A phone as customers dial it: digits, spaces and dashes, an optional leading +.
+SHOP_PHONE_PATTERN = r"^\+?[0-9](?:[0-9 -]{3,17}[0-9])$"
+
+
+class ShopProfileUpdateSerializer(serializers.Serializer):
+    """What an owner may change. avg_price, phone, images and hours apply at once; name,
+    address and the position (x and y together) wait for an operator's approval."""
+
+    # Both x and y, or neither (validate() says so; the schema too).
+    schema_one_of = [
+        {"required": ["x", "y"]},
+        {"not": {"anyOf": [{"required": ["x"]}, {"required": ["y"]}]}},
+    ]
+
+    avg_price = fields.IntegerField(
+        min_value=0, max_value=PRICE_MAX, required=False,
+        help_text="Average spend per person, yuan. At once.",
+    )  # fmt: skip
+    phone = fields.CharField(
+        max_length=20,
+        required=False,
+        allow_blank=True,
+        pattern=SHOP_PHONE_PATTERN,
+        pattern_message=_("A phone number: digits, spaces and dashes, + first if any."),
+        help_text="The shop's phone, as customers dial it; empty removes it. At once.",
+    )
+    images = serializers.ListField(
+        child=fields.ImageUrlField(max_length=255),
+        max_length=9,
+        required=False,
+        help_text="Pictures uploaded first (POST /api/uploads) or https URLs. At once.",
+    )
+    hours = HoursField(
+        required=False,
+        allow_null=True,
+        help_text="Structured opening hours (see the shop's `hours`); null removes them. At once.",
+    )
+    name = fields.CharField(
+        max_length=128, required=False, help_text="Applies once an operator approves it."
+    )
+    address = fields.CharField(
+        max_length=255, required=False, help_text="Applies once an operator approves it."
+    )
+    x = fields.FloatField(
+        min_value=-180, max_value=180, required=False,
+        help_text="Longitude, with y. Applies once an operator approves it.",
+    )  # fmt: skip
+    y = fields.FloatField(
+        min_value=-LATITUDE_LIMIT, max_value=LATITUDE_LIMIT, required=False,
+        help_text="Latitude, with x. Applies once an operator approves it.",
+    )  # fmt: skip
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if ("x" in attrs) != ("y" in attrs):
+            message = gettext("Give both x (longitude) and y (latitude).")
+            raise serializers.ValidationError({"x": [message]})
+        return attrs
+
+
+class ShopProposalSerializer(serializers.Serializer):
+    """The fields a change would set: only those asked for."""
+
+    name = serializers.CharField(read_only=True)
+    address = serializers.CharField(read_only=True)
+    x = serializers.FloatField(read_only=True)
+    y = serializers.FloatField(read_only=True)
+
+
+class ShopChangeSerializer(serializers.ModelSerializer):
+    proposed = ShopProposalSerializer(source="fields", read_only=True)
+    reason = serializers.CharField(read_only=True, help_text="Why it was rejected; else empty.")
+
+    class Meta:
+        model = ShopChange
+        fields = ["id", "proposed", "status", "reason", "created_at", "decided_at"]
+        read_only_fields = fields
+
+
+class ShopProfileSerializer(ShopSerializer):
+    """The shop as its owner sees it: the public answer, its phone, the change waiting for
+    an operator and the latest decided one."""
+
+    phone = serializers.CharField(read_only=True)
+    pending_change = ShopChangeSerializer(
+        read_only=True,
+        allow_null=True,
+        help_text="Name, address or position waiting for an operator; null when none.",
+    )
+    last_decision = ShopChangeSerializer(
+        read_only=True,
+        allow_null=True,
+        help_text="The latest approved or rejected change (a rejection with its reason); "
+        "null when none.",
+    )
+
+    class Meta(ShopSerializer.Meta):
+        fields = [*ShopSerializer.Meta.fields, "phone", "pending_change", "last_decision"]
+        read_only_fields = fields

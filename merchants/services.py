@@ -1,11 +1,15 @@
-"""Merchant writes: shop claims (a user asks to run a shop, an operator decides) and a
-shop's staff (its owner adds and removes clerks). Scoping goes through merchants.access.
+"""Merchant writes: shop claims (a user asks to run a shop, an operator decides), a
+shop's staff (its owner adds and removes clerks) and its profile (its owner edits it; what
+identifies and places the shop waits for an operator). Scoping goes through
+merchants.access.
 
 Lock order: a write that changes who runs a shop locks the shop's row first, so
 approvals of one shop and its staff changes queue there, and the second approval of a
 shop sees the first one's owner (decision 316)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext
@@ -14,11 +18,14 @@ from accounts.models import User
 from dianping import clock
 from dianping.errors import Conflict, InvalidInput
 from dianping.transactions import retry_on_lock_conflict
+from shops import services as shop_services
 from shops.errors import ShopNotFound
 from shops.models import Shop, ShopStaff
 
 from .access import Role, owned_shop
 from .errors import (
+    ChangeDecided,
+    ChangeNotFound,
     ClaimDecided,
     ClaimNotFound,
     ClaimPending,
@@ -26,9 +33,10 @@ from .errors import (
     MemberNotFound,
     OwnerNotRemovable,
     ShopHasOwner,
+    ShopNotYours,
     UserNotFound,
 )
-from .models import REASON_MAX, ShopClaim
+from .models import REASON_MAX, ShopChange, ShopClaim
 from .signals import claim_decided
 
 Status = ShopClaim.Status
@@ -100,16 +108,21 @@ def claim_approve(*, claim_id: int, by_user_id: int | None = None) -> ShopClaim:
     return claim
 
 
-def claim_reject(*, claim_id: int, reason: str, by_user_id: int | None = None) -> ShopClaim:
-    """An operator turns a claim down, saying why; its user is told (CLAIM_REJECTED) after
-    commit. 409 `claim_decided` for a claim approved or rejected already."""
+def _reason(reason: str, *, empty: str) -> str:
     reason = reason.strip()
     if not reason:
-        raise InvalidInput(gettext("Give the reason for turning the claim down."))
+        raise InvalidInput(empty)
     if len(reason) > REASON_MAX:
         raise InvalidInput(
             gettext("The reason is at most %(max)d characters.") % {"max": REASON_MAX}
         )
+    return reason
+
+
+def claim_reject(*, claim_id: int, reason: str, by_user_id: int | None = None) -> ShopClaim:
+    """An operator turns a claim down, saying why; its user is told (CLAIM_REJECTED) after
+    commit. 409 `claim_decided` for a claim approved or rejected already."""
+    reason = _reason(reason, empty=gettext("Give the reason for turning the claim down."))
     with transaction.atomic():
         # A conditional update: of two deciders, exactly one finds the claim pending.
         decided = ShopClaim.objects.filter(pk=claim_id, status=Status.PENDING).update(
@@ -153,3 +166,109 @@ def staff_remove(*, owner_id: int, shop_id: int, user_id: int) -> None:
         if mine.exists():
             raise OwnerNotRemovable()
         raise MemberNotFound()
+
+
+# --- a shop's profile, run by its owner ---------------------------------------------
+
+# Applied at once: what an owner answers for and a customer can check at the door.
+PROFILE_NOW = ("avg_price", "phone", "images", "hours")
+# Reviewed first: what identifies the shop and where it is (a renamed or moved shop could
+# take over another's page, reviews and map pin).
+PROFILE_REVIEWED = ("name", "address", "x", "y")
+ChangeStatus = ShopChange.Status
+
+
+@retry_on_lock_conflict
+def shop_profile_update(
+    *, owner_id: int, shop_id: int, values: dict[str, Any]
+) -> tuple[Shop, ShopChange | None]:
+    """The owner edits the shop: `PROFILE_NOW` fields are saved at once through
+    shops.services (every cached copy, the GEO entry and the search document follow after
+    commit); `PROFILE_REVIEWED` fields that differ from the shop's become its pending
+    change, replacing any pending one (decision 333). x and y come together. Returns the
+    shop as saved and the new pending change (None when nothing waits for review). One
+    transaction: a refused part leaves everything as it was."""
+    owned_shop(owner_id, shop_id)
+    with transaction.atomic():
+        # The shop's row first, as every write that changes who runs or what is a shop:
+        # two requests of one shop queue here, so one pending change stays.
+        shop = Shop.objects.select_for_update().filter(pk=shop_id).first()
+        if shop is None:
+            raise ShopNotYours()
+        now = [name for name in PROFILE_NOW if name in values]
+        for name in now:
+            setattr(shop, name, values[name])
+        shop_services.shop_save(shop=shop, fields=now)  # no fields: no write
+        proposed = {
+            name: values[name]
+            for name in PROFILE_REVIEWED
+            if name in values and values[name] != getattr(shop, name)
+        }
+        if "x" in proposed or "y" in proposed:  # a position is a pair
+            proposed.update(x=values["x"], y=values["y"])
+        change = _change_propose(shop_id, owner_id, proposed) if proposed else None
+    return shop, change
+
+
+def _change_propose(shop_id: int, owner_id: int, proposed: dict[str, Any]) -> ShopChange:
+    """Replace the shop's pending change (if any) with a new one. The replaced one is
+    kept as `replaced`, so an operator who approves what they read never approves what
+    they did not: its approval answers 409 `change_decided`."""
+    attempts = 3
+    for attempt in range(1, attempts + 1):
+        ShopChange.objects.filter(shop_id=shop_id, pending=True).update(
+            status=ChangeStatus.REPLACED, pending=None, decided_at=clock.now()
+        )
+        try:
+            with transaction.atomic():
+                return ShopChange.objects.create(
+                    shop_id=shop_id, requested_by_id=owner_id, fields=proposed
+                )
+        except IntegrityError:
+            # one_pending_change_per_shop, the backstop of the shop's row lock: a request
+            # that wrote around it got in between; replace its change in turn.
+            if attempt == attempts:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+@retry_on_lock_conflict
+def shop_change_approve(*, change_id: int, by_user_id: int | None = None) -> ShopChange:
+    """An operator approves a pending change: its fields are applied through
+    shops.services.shop_save, so the cached shop, its GEO entry and its search document
+    follow after commit. 409 `change_decided` for a change decided or replaced already."""
+    with transaction.atomic():
+        shop_id = ShopChange.objects.filter(pk=change_id).values_list("shop_id", flat=True).first()
+        shop = None
+        if shop_id is not None:
+            shop = Shop.objects.select_for_update().filter(pk=shop_id).first()
+        change = ShopChange.objects.select_for_update().filter(pk=change_id).first()
+        if shop is None or change is None:
+            raise ChangeNotFound()
+        if change.status != ChangeStatus.PENDING:
+            raise ChangeDecided()
+        applied = [name for name in PROFILE_REVIEWED if name in change.fields]
+        for name in applied:
+            setattr(shop, name, change.fields[name])
+        shop_services.shop_save(shop=shop, fields=applied)
+        change.status, change.pending = ChangeStatus.APPROVED, None
+        change.decided_by_id, change.decided_at = by_user_id, clock.now()
+        change.save(update_fields=["status", "pending", "decided_by", "decided_at"])
+    return change
+
+
+def shop_change_reject(*, change_id: int, reason: str, by_user_id: int | None = None) -> ShopChange:
+    """An operator turns a change down, saying why (the owner reads it on the shop's
+    profile); the shop stays as it is. 409 `change_decided` for one decided already."""
+    reason = _reason(reason, empty=gettext("Give the reason for turning the change down."))
+    # A conditional update: of two deciders (or a decider and a replacing request),
+    # exactly one finds the change pending.
+    decided = ShopChange.objects.filter(pk=change_id, status=ChangeStatus.PENDING).update(
+        status=ChangeStatus.REJECTED, pending=None, reason=reason,
+        decided_by_id=by_user_id, decided_at=clock.now(),
+    )  # fmt: skip
+    if not decided:
+        if ShopChange.objects.filter(pk=change_id).exists():
+            raise ChangeDecided()
+        raise ChangeNotFound()
+    return ShopChange.objects.get(pk=change_id)

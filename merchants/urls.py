@@ -10,6 +10,11 @@ urlpatterns = [
     ),
     path("merchant/shops", MerchantShopViewSet.as_view({"get": "list"}), name="merchant-shops"),
     path(
+        "merchant/shops/<id:shop_id>",
+        MerchantShopViewSet.as_view({"get": "retrieve", "patch": "partial_update"}),
+        name="merchant-shop",
+    ),
+    path(
         "merchant/shops/<id:shop_id>/staff",
         StaffViewSet.as_view({"get": "list", "post": "create"}),
         name="merchant-staff",

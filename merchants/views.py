@@ -1,5 +1,5 @@
 """Thin viewsets for merchants: a user's shop claims, the shops they run, and a shop's
-staff for its owner. Every answer is personal (the middleware sends `no-store`); which
+profile and staff for its owner. Every answer is personal (the middleware sends `no-store`); which
 shop a caller may act for is decided in merchants.access alone."""
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from .serializers import (
     ClaimCreateSerializer,
     ClaimSerializer,
     MyShopSerializer,
+    ShopProfileSerializer,
+    ShopProfileUpdateSerializer,
     StaffAddSerializer,
     StaffMemberSerializer,
 )
@@ -59,8 +61,12 @@ class ClaimViewSet(WriteLimited, viewsets.ViewSet):
         return _page(request, self, claims, ClaimSerializer)
 
 
-class MerchantShopViewSet(viewsets.ViewSet):
+class MerchantShopViewSet(WriteLimited, viewsets.ViewSet):
+    """The shops I run, and a shop's profile for its owner only: anyone else (its clerks
+    included) gets the 404 of a shop that does not exist."""
+
     permission_classes = [IsAuthenticated]
+    write_limits = {"partial_update": "shop_staff_user"}
 
     @extend_schema(parameters=PAGE_PARAMETERS, responses=paged(MyShopSerializer))
     def list(self, request: Request) -> Response:
@@ -68,6 +74,34 @@ class MerchantShopViewSet(viewsets.ViewSet):
         shops first."""
         memberships = selectors.shops_mine(user_id=authenticated_id(request))
         return _page(request, self, memberships, MyShopSerializer)
+
+    @extend_schema(responses=ShopProfileSerializer)
+    def retrieve(self, request: Request, shop_id: int) -> Response:
+        """Owner only: the shop as its owner sees it (its phone too), with the change of
+        name, address or position waiting for an operator and the latest decided one."""
+        shop = selectors.shop_profile(owner_id=authenticated_id(request), shop_id=shop_id)
+        return Response(ShopProfileSerializer(shop).data)
+
+    @extend_schema(
+        request=ShopProfileUpdateSerializer,
+        responses={200: ShopProfileSerializer, 202: ShopProfileSerializer},
+    )
+    def partial_update(self, request: Request, shop_id: int) -> Response:
+        """Owner only: edit the shop. avg_price, phone, images and hours apply at once
+        (200). name, address and the position (x and y) become the shop's pending change,
+        replacing any pending one, for an operator to approve (202, with the shop as it
+        is and `pending_change`)."""
+        serializer = ShopProfileUpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        owner_id = authenticated_id(request)
+        _shop, change = services.shop_profile_update(
+            owner_id=owner_id, shop_id=shop_id, values=serializer.validated_data
+        )
+        shop = selectors.shop_profile(owner_id=owner_id, shop_id=shop_id)
+        return Response(
+            ShopProfileSerializer(shop).data,
+            status=status.HTTP_202_ACCEPTED if change else status.HTTP_200_OK,
+        )
 
 
 class StaffViewSet(WriteLimited, viewsets.ViewSet):

@@ -53,6 +53,10 @@ class Shop(models.Model):
         help_text=_("Latitude."),
         validators=[MinValueValidator(-LATITUDE_LIMIT), MaxValueValidator(LATITUDE_LIMIT)],
     )
+    phone = models.CharField(
+        _("phone"), max_length=20, blank=True, default="", db_default="",
+        help_text=_("The shop's phone number, as customers dial it."),
+    )  # fmt: skip
     avg_price = models.PositiveIntegerField(
         _("average price"), default=0, help_text=_("Average spend per person, yuan.")
     )

@@ -256,7 +256,7 @@ REST_FRAMEWORK = {
         "upload_user": env.str("THROTTLE_UPLOAD_USER", default="60/hour"),
         "notification_read_user": env.str("THROTTLE_NOTIFICATION_READ_USER", default="60/minute"),
         "watch_user": env.str("THROTTLE_WATCH_USER", default="30/minute"),
-        # Merchants: shop claims (an operator reads each) and an owner's staff changes.
+        # Merchants: shop claims (an operator reads each) and an owner's staff and profile changes.
         "shop_claim_user": env.str("THROTTLE_SHOP_CLAIM_USER", default="10/hour"),
         "shop_staff_user": env.str("THROTTLE_SHOP_STAFF_USER", default="30/minute"),
         # Failed admin sign-ins, per client IP and per username from that IP (never per
