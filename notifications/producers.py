@@ -177,9 +177,12 @@ def offer_decided(*, offer_id: int) -> int:
     owners = ShopStaff.objects.filter(shop_id=offer["shop_id"], role=ShopStaff.Role.OWNER)
     return sum(
         _added(
-            recipient_id=owner_id, kind=kind, key=key, shop_id=offer["shop_id"],
+            recipient_id=owner_id,
+            kind=kind,
+            key=key,
+            shop_id=offer["shop_id"],
             voucher_id=offer["voucher_id"],
-        )  # fmt: skip
+        )
         for owner_id in owners.values_list("user_id", flat=True)
     )
 
