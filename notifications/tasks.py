@@ -76,3 +76,9 @@ def remind_expiring_coupons() -> int:
 def remind_starting_sales() -> int:
     """Beat, every minute: watched sales starting within 10 minutes."""
     return reminders.sales_starting_notify()
+
+
+@shared_task(ignore_result=True)
+def notify_shop_sales() -> int:
+    """Beat, every minute: owners told of their sales started and sold out."""
+    return reminders.shop_sales_notify()

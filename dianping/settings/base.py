@@ -560,6 +560,11 @@ CELERY_BEAT_SCHEDULE.update(
             "schedule": 60.0,
             "options": {"expires": 55},
         },
+        "notify-shop-sales": {
+            "task": "notifications.tasks.notify_shop_sales",
+            "schedule": 60.0,
+            "options": {"expires": 55},
+        },
     }
 )
 

@@ -272,3 +272,24 @@ def test_only_the_shop_s_owner_reaches_its_offers(owner, shop, clerk, move) -> N
         assert (response.status_code, response.json()["code"]) == (404, "offer_not_found")
     assert OfferDraft.objects.count() == 1
     assert OfferDraft.objects.values().get() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_owners_are_told_once_when_their_sale_starts_and_sells_out(owner, shop, clerk) -> None:
+    from notifications import reminders
+    from tests.vouchers.sales import start_sale
+
+    sale = start_sale(shop=shop, stock=1, status=Voucher.Status.ACTIVE)
+    elsewhere = start_sale(stock=1, status=Voucher.Status.ACTIVE)  # a shop with no owner
+
+    assert reminders.shop_sales_notify() == 1
+    assert _told(Kind.SALE_STARTED) == [(owner.id, shop.id, sale.id)]
+    assert _told(Kind.SALE_SOLD_OUT) == []
+
+    assert client_for(UserFactory()).post(f"/api/vouchers/{sale.id}/seckill").status_code == 200
+    client_for(UserFactory()).post(f"/api/vouchers/{elsewhere.id}/seckill")
+
+    assert reminders.shop_sales_notify() == 1
+    assert reminders.shop_sales_notify() == 0  # once
+    assert _told(Kind.SALE_SOLD_OUT) == [(owner.id, shop.id, sale.id)]
+    assert not Notification.objects.filter(recipient=clerk).exists()
