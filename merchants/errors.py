@@ -29,7 +29,6 @@ class Code(StrEnum):
     OFFER_PUBLISHED = "offer_published"  # decided: its voucher exists
     OFFER_STOPPED = "offer_stopped"  # its sale was stopped early
     SALE_OVER = "sale_over"  # stop: the published offer's sale has ended or was voided
-    OFFER_INVALID = "offer_invalid"  # publish: the proposed voucher fails the rules now
 
 
 class ShopNotYours(NotFound):
