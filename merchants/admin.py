@@ -2,7 +2,9 @@
 shop, user, evidence and picture, Approve and Reject (with a reason) on that page and as
 bulk actions. Owners' changes of a shop's name, address or position too: their queue
 (pending first), a change's page with the shop's values beside the proposed ones, Approve
-and Reject (with a reason). Every decision goes through merchants.services."""
+and Reject (with a reason). And owners' offers: the queue (submitted first), an offer's
+page with Publish, Send back (with a reason) and, once published, Stop. Every decision goes
+through merchants.services."""
 
 from __future__ import annotations
 
@@ -20,7 +22,8 @@ from django.views.decorators.http import require_POST
 from dianping.errors import DomainError
 
 from . import services
-from .models import REASON_MAX, ShopChange, ShopClaim
+from .models import REASON_MAX, OfferDraft, ShopChange, ShopClaim
+from .serializers import OfferVoucherSerializer
 
 CLAIM_FIELDS = (
     "shop_link", "user_link", "evidence", "picture_preview", "status", "reason", "decided_by",
@@ -319,3 +322,153 @@ class ShopChangeAdmin(admin.ModelAdmin):
             "change": change,
         }
         return TemplateResponse(request, "admin/merchants/shopchange/reject.html", context)
+
+
+# --- offers: owners propose vouchers, operators publish them or send them back ---------
+
+OFFER_FIELDS = (
+    "shop_link", "author", "state", "proposed", "reason", "voucher_link", "submissions",
+    "decided_by", "created_at", "updated_at", "submitted_at", "decided_at",
+)  # fmt: skip
+
+
+class SendBackForm(forms.Form):
+    reason = forms.CharField(
+        label=_("reason"),
+        max_length=REASON_MAX,
+        widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
+        help_text=_("The owner reads it beside the offer, edits it and submits it again."),
+    )
+
+
+@admin.register(OfferDraft)
+class OfferDraftAdmin(admin.ModelAdmin):
+    list_display = ["id", "state", "title", "shop_link", "author", "submitted_at", "decided_at"]
+    list_filter = ["state"]
+    search_fields = ["shop__name", "author__phone"]
+    list_select_related = ["shop", "author"]
+    # Submitted first (`waiting`), then the newest.
+    ordering = ["-waiting", "-id"]
+    fields = readonly_fields = OFFER_FIELDS  # an offer changes by its owner or a decision
+    change_form_template = "admin/merchants/offerdraft/change_form.html"
+
+    def has_add_permission(self, request):
+        return False  # offers come from owners
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # a published offer is its voucher's record of where it came from
+
+    def render_change_form(self, request, context, *args, **kwargs):
+        context.update(
+            show_save=False, show_save_and_continue=False, show_save_and_add_another=False
+        )
+        return super().render_change_form(request, context, *args, **kwargs)
+
+    @admin.display(description=_("title"))
+    def title(self, offer: OfferDraft) -> str:
+        return offer.fields.get("title", "")
+
+    @admin.display(description=_("shop"), ordering="shop__name")
+    def shop_link(self, offer: OfferDraft) -> str:
+        url = reverse("admin:shops_shop_change", args=[offer.shop_id])
+        return format_html('<a href="{}">{} (#{})</a>', url, offer.shop.name, offer.shop_id)
+
+    @admin.display(description=_("voucher"))
+    def voucher_link(self, offer: OfferDraft) -> str:
+        if offer.voucher_id is None:
+            return "-"
+        url = reverse("admin:vouchers_voucher_change", args=[offer.voucher_id])
+        return format_html('<a href="{}">#{}</a>', url, offer.voucher_id)
+
+    @admin.display(description=_("proposed voucher"))
+    def proposed(self, offer: OfferDraft) -> str:
+        rows = format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", sorted(offer.fields.items()))
+        return format_html("<table>{}</table>", rows)
+
+    def get_urls(self):
+        decide = [
+            path(
+                "<int:offer_id>/publish/",
+                self.admin_site.admin_view(require_POST(self.publish_view)),
+                name="merchants_offerdraft_publish",
+            ),
+            path(
+                "<int:offer_id>/send-back/",
+                self.admin_site.admin_view(self.send_back_view),
+                name="merchants_offerdraft_send_back",
+            ),
+            path(
+                "<int:offer_id>/stop/",
+                self.admin_site.admin_view(require_POST(self.stop_view)),
+                name="merchants_offerdraft_stop",
+            ),
+        ]
+        return decide + super().get_urls()
+
+    def _offer(self, request, offer_id: int) -> OfferDraft:
+        offer = OfferDraft.objects.select_related("shop").filter(pk=offer_id).first()
+        if offer is None or not self.has_change_permission(request, offer):
+            raise Http404(gettext("No such offer."))
+        return offer
+
+    def _back(self, offer_id: int) -> HttpResponseRedirect:
+        return HttpResponseRedirect(reverse("admin:merchants_offerdraft_change", args=[offer_id]))
+
+    def publish_view(self, request, offer_id: int):
+        offer = self._offer(request, offer_id)
+        # The staff API's rules again: settings (SECKILL_SHARDS) may have changed since.
+        serializer = OfferVoucherSerializer(data=offer.fields)
+        if not serializer.is_valid():
+            errors = "; ".join(
+                f"{name}: {' '.join(map(str, messages_))}"
+                for name, messages_ in serializer.errors.items()
+            )
+            message = gettext("The proposed voucher breaks the rules: %(errors)s") % {
+                "errors": errors
+            }
+            self.message_user(request, message, messages.ERROR)
+            return self._back(offer.pk)
+        try:
+            offer = services.offer_publish(
+                offer_id=offer.pk, data=serializer.validated_data, by_user_id=request.user.pk
+            )
+        except DomainError as exc:
+            self.message_user(request, exc.detail, messages.ERROR)
+        else:
+            message = gettext("Published as voucher %(voucher)s.") % {"voucher": offer.voucher_id}
+            self.message_user(request, message, messages.SUCCESS)
+        return self._back(offer.pk)
+
+    def send_back_view(self, request, offer_id: int):
+        offer = self._offer(request, offer_id)
+        form = SendBackForm(request.POST if request.method == "POST" else None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                services.offer_return(
+                    offer_id=offer.pk,
+                    reason=form.cleaned_data["reason"],
+                    by_user_id=request.user.pk,
+                )
+            except DomainError as exc:
+                self.message_user(request, exc.detail, messages.ERROR)
+            else:
+                self.message_user(request, gettext("Sent back."), messages.SUCCESS)
+            return self._back(offer.pk)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": gettext("Send the offer back"),
+            "opts": self.model._meta,
+            "form": form,
+            "offer": offer,
+        }
+        return TemplateResponse(request, "admin/merchants/offerdraft/send_back.html", context)
+
+    def stop_view(self, request, offer_id: int):
+        offer = self._offer(request, offer_id)
+        try:
+            services.offer_stop(offer_id=offer.pk)
+        except DomainError as exc:
+            self.message_user(request, exc.detail, messages.ERROR)
+        else:
+            self.message_user(request, gettext("The sale was stopped."), messages.SUCCESS)
+        return self._back(offer.pk)

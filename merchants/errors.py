@@ -17,12 +17,20 @@ class Code(StrEnum):
     MEMBER_NOT_FOUND = "member_not_found"  # the user does not work at the shop
     CLAIM_NOT_FOUND = "claim_not_found"  # operators: no such claim
     CHANGE_NOT_FOUND = "change_not_found"  # operators: no such shop profile change
+    OFFER_NOT_FOUND = "offer_not_found"  # no such offer at the shop
     # 409
     SHOP_HAS_OWNER = "shop_has_owner"  # a shop with an owner cannot be claimed again
     CLAIM_PENDING = "claim_pending"  # the user's claim of the shop awaits a decision
     CLAIM_DECIDED = "claim_decided"  # operators: the claim was approved or rejected already
     CHANGE_DECIDED = "change_decided"  # operators: the change was approved or rejected already
     OWNER_NOT_REMOVABLE = "owner_not_removable"  # the owner is not a clerk to remove
+    # An offer's move refused by the state it is in (merchants.offers), one code a state.
+    OFFER_DRAFT = "offer_draft"  # not submitted yet
+    OFFER_SUBMITTED = "offer_submitted"  # waiting for an operator: not editable
+    OFFER_RETURNED = "offer_returned"  # sent back: edit it and submit it again
+    OFFER_PUBLISHED = "offer_published"  # decided: its voucher exists
+    OFFER_STOPPED = "offer_stopped"  # its sale was stopped early
+    SALE_OVER = "sale_over"  # stop: the published offer's sale has ended or was voided
 
 
 class ShopNotYours(NotFound):
@@ -76,3 +84,8 @@ class ChangeNotFound(NotFound):
 class ChangeDecided(Conflict):
     default_code = Code.CHANGE_DECIDED
     default_detail = _("The change has been decided already.")
+
+
+class OfferNotFound(NotFound):
+    default_code = Code.OFFER_NOT_FOUND
+    default_detail = _("No such offer.")

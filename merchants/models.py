@@ -134,3 +134,69 @@ class ShopChange(models.Model):
 
     def __str__(self) -> str:
         return f"change {self.pk} of shop {self.shop_id}"
+
+
+class OfferDraft(models.Model):
+    """A voucher a shop's owner proposes: its fields (as the staff API takes them, checked
+    by the same rules) wait for an operator, who publishes them as a Voucher or sends them
+    back with a reason. Its states and moves are merchants.offers (one place)."""
+
+    class State(models.TextChoices):
+        DRAFT = "draft", _("draft")
+        SUBMITTED = "submitted", _("submitted")
+        RETURNED = "returned", _("sent back")
+        PUBLISHED = "published", _("published")
+        STOPPED = "stopped", _("stopped")
+
+    shop = models.ForeignKey(
+        "shops.Shop", on_delete=models.CASCADE, related_name="offers", verbose_name=_("shop")
+    )
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("author"),
+    )
+    fields = models.JSONField(
+        _("proposed voucher"),
+        help_text=_("The voucher's fields as the staff API takes them, without its shop."),
+    )
+    state = models.CharField(_("state"), max_length=16, choices=State.choices, default=State.DRAFT)
+    # Operators' queue order: submitted offers first (1), then everything else (0).
+    waiting = models.BooleanField(_("waiting"), default=False, editable=False)
+    reason = models.CharField(_("reason"), max_length=REASON_MAX, blank=True, default="")
+    # Each submission counts: a notification about one round's decision is told once.
+    submissions = models.PositiveIntegerField(_("submissions"), default=0, editable=False)
+    voucher = models.OneToOneField(
+        "vouchers.Voucher",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="offer",
+        verbose_name=_("voucher"),
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("decided by"),
+    )
+    created_at = models.DateTimeField(_("created at"), default=clock.now)
+    updated_at = models.DateTimeField(_("updated at"), default=clock.now)
+    submitted_at = models.DateTimeField(_("submitted at"), null=True, blank=True)
+    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("offer")
+        verbose_name_plural = _("offers")
+        ordering = ["-id"]
+        indexes = [
+            models.Index(fields=["shop", "-id"], name="offer_shop"),
+            models.Index(fields=["-waiting", "-id"], name="offer_queue"),
+        ]
+
+    def __str__(self) -> str:
+        return f"offer {self.pk}: {self.fields.get('title', '')} for shop {self.shop_id}"

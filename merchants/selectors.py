@@ -1,4 +1,4 @@
-"""Merchant reads: a user's claims, the shops they run, a shop's staff and profile (for
+"""Merchant reads: a user's claims, the shops they run, a shop's staff, profile and offers (for
 its owner)."""
 
 from __future__ import annotations
@@ -6,9 +6,11 @@ from __future__ import annotations
 from django.db.models import Case, IntegerField, QuerySet, Value, When
 
 from shops.models import Shop, ShopStaff
+from vouchers.sale import stock
 
 from .access import Role, owned_shop
-from .models import ShopChange, ShopClaim
+from .errors import OfferNotFound
+from .models import OfferDraft, ShopChange, ShopClaim
 
 # The owner first, then the clerks in the order they joined.
 _OWNER_FIRST = Case(
@@ -51,3 +53,30 @@ def shop_profile(*, owner_id: int, shop_id: int) -> Shop:
     decided = changes.filter(status__in=[ShopChange.Status.APPROVED, ShopChange.Status.REJECTED])
     shop.last_decision = decided.order_by("-decided_at", "-id").first()  # type: ignore[attr-defined]
     return shop
+
+
+def offers_list(*, owner_id: int, shop_id: int) -> QuerySet[OfferDraft]:
+    """The shop's offers for its owner (404 `shop_not_found` for anyone else), newest
+    first, with their vouchers."""
+    owned_shop(owner_id, shop_id)
+    return OfferDraft.objects.filter(shop_id=shop_id).select_related("voucher").order_by("-id")
+
+
+def offer_get(*, owner_id: int, shop_id: int, offer_id: int) -> OfferDraft:
+    """One of the shop's offers for its owner; 404 `offer_not_found` for an offer of no
+    shop of theirs (the same answer whether it exists elsewhere or not)."""
+    offer = offers_list(owner_id=owner_id, shop_id=shop_id).filter(pk=offer_id).first()
+    if offer is None:
+        raise OfferNotFound()
+    return offer
+
+
+def offers_remaining(offers: list[OfferDraft]) -> list[OfferDraft]:
+    """Sets `remaining` on each offer: a published flash sale's units left in Redis (its
+    stored stock while the sale's Redis is down), else None. One round trip for all."""
+    sales = [o.voucher for o in offers if o.voucher is not None and o.voucher.is_seckill]
+    documents = [{"id": v.id, "stock": v.stock} for v in sales]
+    left = stock.live_stock_or_stored([v.id for v in sales], documents)
+    for offer in offers:
+        offer.remaining = left.get(offer.voucher_id) if offer.voucher_id else None  # type: ignore[attr-defined]
+    return offers

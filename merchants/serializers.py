@@ -14,8 +14,9 @@ from dianping.api import fields
 from shops.errors import ShopNotFound
 from shops.models import LATITUDE_LIMIT, Shop, ShopStaff
 from shops.serializers import PRICE_MAX, HoursField, ShopSerializer
+from vouchers.serializers import VoucherWriteSerializer
 
-from .models import EVIDENCE_MAX, PICTURE_MAX, ShopChange, ShopClaim
+from .models import EVIDENCE_MAX, PICTURE_MAX, OfferDraft, ShopChange, ShopClaim
 
 
 class ClaimCreateSerializer(serializers.Serializer):
@@ -180,4 +181,44 @@ class ShopProfileSerializer(ShopSerializer):
 
     class Meta(ShopSerializer.Meta):
         fields = [*ShopSerializer.Meta.fields, "phone", "pending_change", "last_decision"]
+
+
+class OfferVoucherSerializer(VoucherWriteSerializer):
+    """The voucher an offer proposes: the staff API's fields and rules (discount rule,
+    sale window, stock, buckets), less the shop, which is the offer's."""
+
+    class Meta(VoucherWriteSerializer.Meta):
+        fields = [f for f in VoucherWriteSerializer.Meta.fields if f != "shop_id"]
+
+    @classmethod
+    def proposal(cls, data: object) -> dict:
+        """`data` checked by the staff API's rules, as the JSON an offer keeps (raises
+        the 400 of a ValidationError otherwise)."""
+        serializer = cls(data=data)
+        serializer.is_valid(raise_exception=True)
+        return serializer.to_representation(serializer.validated_data)
+
+
+class OfferSerializer(serializers.ModelSerializer):
+    shop_id = serializers.IntegerField(read_only=True)
+    voucher = OfferVoucherSerializer(
+        source="fields", read_only=True, help_text="The proposed voucher."
+    )
+    voucher_id = serializers.IntegerField(
+        read_only=True, allow_null=True, help_text="The voucher it was published as."
+    )
+    reason = serializers.CharField(read_only=True, help_text="Why it was sent back; else empty.")
+    remaining = serializers.IntegerField(
+        read_only=True,
+        allow_null=True,
+        default=None,
+        help_text="A published flash sale's units left (live); null otherwise.",
+    )
+
+    class Meta:
+        model = OfferDraft
+        fields = [
+            "id", "shop_id", "state", "voucher", "voucher_id", "reason", "remaining",
+            "created_at", "updated_at", "submitted_at", "decided_at",
+        ]  # fmt: skip
         read_only_fields = fields

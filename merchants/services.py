@@ -1,7 +1,8 @@
 """Merchant writes: shop claims (a user asks to run a shop, an operator decides), a
-shop's staff (its owner adds and removes clerks) and its profile (its owner edits it; what
-identifies and places the shop waits for an operator). Scoping goes through
-merchants.access.
+shop's staff (its owner adds and removes clerks), its profile (its owner edits it; what
+identifies and places the shop waits for an operator) and its offers (its owner proposes a
+voucher, an operator publishes it or sends it back; merchants.offers says which moves an
+offer's state allows). Scoping goes through merchants.access.
 
 Lock order: a write that changes who runs a shop locks the shop's row first, so
 approvals of one shop and its staff changes queue there, and the second approval of a
@@ -12,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils.translation import gettext
 
 from accounts.models import User
@@ -21,7 +23,10 @@ from dianping.transactions import retry_on_lock_conflict
 from shops import services as shop_services
 from shops.errors import ShopNotFound
 from shops.models import Shop, ShopStaff
+from vouchers.models import Voucher
+from vouchers.services import voucher_create, voucher_void
 
+from . import offers
 from .access import Role, owned_shop
 from .errors import (
     ChangeDecided,
@@ -31,13 +36,14 @@ from .errors import (
     ClaimPending,
     Code,
     MemberNotFound,
+    OfferNotFound,
     OwnerNotRemovable,
     ShopHasOwner,
     ShopNotYours,
     UserNotFound,
 )
-from .models import REASON_MAX, ShopChange, ShopClaim
-from .signals import claim_decided
+from .models import REASON_MAX, OfferDraft, ShopChange, ShopClaim
+from .signals import claim_decided, offer_decided
 
 Status = ShopClaim.Status
 
@@ -272,3 +278,119 @@ def shop_change_reject(*, change_id: int, reason: str, by_user_id: int | None = 
             raise ChangeDecided()
         raise ChangeNotFound()
     return ShopChange.objects.get(pk=change_id)
+
+
+# --- offers ---------------------------------------------------------------------------
+
+Move, Actor = offers.Move, offers.Actor
+
+
+def _offer(shop_id: int | None, offer_id: int, *, lock: bool = False) -> OfferDraft:
+    """The offer (of the shop, when `shop_id` is given); OfferNotFound otherwise."""
+    rows = OfferDraft.objects.select_for_update() if lock else OfferDraft.objects
+    rows = rows.filter(pk=offer_id)
+    if shop_id is not None:
+        rows = rows.filter(shop_id=shop_id)
+    offer = rows.first()
+    if offer is None:
+        raise OfferNotFound()
+    return offer
+
+
+def _moved(shop_id: int | None, offer_id: int, name: offers.Move, *, by: offers.Actor,
+           **writes: Any) -> OfferDraft:  # fmt: skip
+    """Make the move on one offer, or raise why its state refuses it."""
+    rows = OfferDraft.objects.filter(pk=offer_id)
+    if shop_id is not None:
+        rows = rows.filter(shop_id=shop_id)
+    if not offers.move(rows, name, by=by, now=clock.now(), **writes):
+        raise offers.refusal(_offer(shop_id, offer_id).state)
+    return _offer(shop_id, offer_id)
+
+
+def offer_create(*, owner_id: int, shop_id: int, fields: dict[str, Any]) -> OfferDraft:
+    """The shop's owner drafts an offer: `fields`, the voucher as the staff API takes it
+    (without its shop), checked by the caller with the staff API's rules."""
+    owned_shop(owner_id, shop_id)
+    return OfferDraft.objects.create(shop_id=shop_id, author_id=owner_id, fields=fields)
+
+
+def offer_edit(*, owner_id: int, shop_id: int, offer_id: int,
+               fields: dict[str, Any]) -> OfferDraft:  # fmt: skip
+    """The owner replaces a draft's or a sent back offer's proposed voucher. 409 for an
+    offer in any other state (merchants.offers)."""
+    owned_shop(owner_id, shop_id)
+    return _moved(shop_id, offer_id, Move.EDIT, by=Actor.OWNER, fields=fields)
+
+
+def offer_submit(*, owner_id: int, shop_id: int, offer_id: int) -> OfferDraft:
+    """The owner sends a draft (or a sent back offer, edited) to the operators' queue."""
+    owned_shop(owner_id, shop_id)
+    return _moved(
+        shop_id, offer_id, Move.SUBMIT, by=Actor.OWNER, submitted_at=clock.now(),
+        submissions=F("submissions") + 1,
+    )  # fmt: skip
+
+
+@retry_on_lock_conflict
+def offer_publish(*, offer_id: int, data: dict[str, Any],
+                  by_user_id: int | None = None) -> OfferDraft:  # fmt: skip
+    """An operator publishes a submitted offer: its voucher is created from `data` (the
+    offer's fields, validated by the caller with the staff API's rules) at the offer's
+    shop, in the same transaction; the shop's owners are told (OFFER_APPROVED) after
+    commit. 409 for an offer that is not waiting for a decision."""
+    with transaction.atomic():
+        # The row held: of two publishes, the second waits and then finds it published,
+        # so one offer never makes two vouchers.
+        offer = _offer(None, offer_id, lock=True)
+        if offer.state != OfferDraft.State.SUBMITTED:
+            raise offers.refusal(offer.state)
+        voucher = voucher_create(data={**data, "shop_id": offer.shop_id})
+        offer = _moved(
+            None, offer_id, Move.PUBLISH, by=Actor.OPERATOR, voucher=voucher,
+            decided_by_id=by_user_id, decided_at=clock.now(), reason="",
+        )  # fmt: skip
+        offer_decided.send(sender=OfferDraft, offer_id=offer_id)
+    return offer
+
+
+def offer_return(*, offer_id: int, reason: str, by_user_id: int | None = None) -> OfferDraft:
+    """An operator sends a submitted offer back, saying why; the shop's owners are told
+    (OFFER_RETURNED) after commit, and the owner may edit it and submit it again."""
+    reason = reason.strip()
+    if not reason:
+        raise InvalidInput(gettext("Give the reason for sending the offer back."))
+    if len(reason) > REASON_MAX:
+        raise InvalidInput(
+            gettext("The reason is at most %(max)d characters.") % {"max": REASON_MAX}
+        )
+    with transaction.atomic():
+        offer = _moved(
+            None, offer_id, Move.RETURN, by=Actor.OPERATOR, reason=reason,
+            decided_by_id=by_user_id, decided_at=clock.now(),
+        )  # fmt: skip
+        offer_decided.send(sender=OfferDraft, offer_id=offer_id)
+    return offer
+
+
+@retry_on_lock_conflict
+def offer_stop(*, offer_id: int, owner_id: int | None = None,
+               shop_id: int | None = None) -> OfferDraft:  # fmt: skip
+    """Stop a published offer's sale early: its voucher is voided (no more grabs or
+    claims; the stock left stays as it is, coupons and orders stay, and the drain still
+    persists the grabs Redis accepted). By the shop's owner (`owner_id` and `shop_id`)
+    or an operator (neither). 409 `sale_over` once the sale has ended or was voided."""
+    if owner_id is not None:
+        owned_shop(owner_id, shop_id)  # type: ignore[arg-type]
+    by = Actor.OPERATOR if owner_id is None else Actor.OWNER
+    with transaction.atomic():
+        offer = _offer(shop_id, offer_id, lock=True)
+        if offer.state != OfferDraft.State.PUBLISHED:
+            raise offers.refusal(offer.state)
+        voucher = Voucher.objects.filter(pk=offer.voucher_id).first()
+        if voucher is None or voucher.status_at(clock.now()) in (
+            Voucher.Status.ENDED, Voucher.Status.VOID,
+        ):  # fmt: skip
+            raise Conflict(gettext("The sale is over already."), code=Code.SALE_OVER)
+        voucher_void(voucher_id=voucher.id)
+        return _moved(shop_id, offer_id, Move.STOP, by=by)

@@ -6,3 +6,7 @@ from django.dispatch import Signal
 # Sent inside the deciding transaction when an operator approved or rejected a shop claim.
 # Argument: claim_id.
 claim_decided = Signal()
+
+# Sent inside the deciding transaction when an operator published an offer or sent it
+# back. Argument: offer_id.
+offer_decided = Signal()

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import ClaimViewSet, MerchantShopViewSet, StaffViewSet
+from .views import ClaimViewSet, MerchantShopViewSet, OfferViewSet, StaffViewSet
 
 urlpatterns = [
     path(
@@ -23,5 +23,25 @@ urlpatterns = [
         "merchant/shops/<id:shop_id>/staff/<id:user_id>",
         StaffViewSet.as_view({"delete": "destroy"}),
         name="merchant-staff-member",
+    ),
+    path(
+        "merchant/shops/<id:shop_id>/offers",
+        OfferViewSet.as_view({"get": "list", "post": "create"}),
+        name="merchant-offers",
+    ),
+    path(
+        "merchant/shops/<id:shop_id>/offers/<id:offer_id>",
+        OfferViewSet.as_view({"patch": "partial_update"}),
+        name="merchant-offer",
+    ),
+    path(
+        "merchant/shops/<id:shop_id>/offers/<id:offer_id>/submit",
+        OfferViewSet.as_view({"post": "submit"}),
+        name="merchant-offer-submit",
+    ),
+    path(
+        "merchant/shops/<id:shop_id>/offers/<id:offer_id>/stop",
+        OfferViewSet.as_view({"post": "stop"}),
+        name="merchant-offer-stop",
     ),
 ]

@@ -1,6 +1,6 @@
 """Thin viewsets for merchants: a user's shop claims, the shops they run, and a shop's
-profile and staff for its owner. Every answer is personal (the middleware sends `no-store`); which
-shop a caller may act for is decided in merchants.access alone."""
+profile, staff and offers for its owner. Every answer is personal (the middleware sends
+`no-store`); which shop a caller may act for is decided in merchants.access alone."""
 
 from __future__ import annotations
 
@@ -18,11 +18,13 @@ from dianping.api.pagination import PageNumberPagination
 from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
 from dianping.api.throttles import WriteLimited
 
-from . import selectors, services
+from . import offers, selectors, services
 from .serializers import (
     ClaimCreateSerializer,
     ClaimSerializer,
     MyShopSerializer,
+    OfferSerializer,
+    OfferVoucherSerializer,
     ShopProfileSerializer,
     ShopProfileUpdateSerializer,
     StaffAddSerializer,
@@ -144,3 +146,75 @@ class StaffViewSet(WriteLimited, viewsets.ViewSet):
         on it; 409 `owner_not_removable` for the owner."""
         services.staff_remove(owner_id=authenticated_id(request), shop_id=shop_id, user_id=user_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def _offer(offer: Any) -> dict[str, Any]:
+    return OfferSerializer(selectors.offers_remaining([offer])[0]).data
+
+
+class OfferViewSet(WriteLimited, viewsets.ViewSet):
+    """A shop's offers, for its owner only (anyone else, its clerks included, gets the 404
+    of a shop that does not exist): vouchers the owner proposes and an operator publishes
+    or sends back. A move the offer's state refuses answers 409 with the state's code:
+    `offer_draft`, `offer_submitted`, `offer_returned`, `offer_published`,
+    `offer_stopped`."""
+
+    permission_classes = [IsAuthenticated]
+    write_limits = dict.fromkeys(["create", "partial_update", "submit", "stop"], "shop_offer_user")
+
+    @extend_schema(parameters=PAGE_PARAMETERS, responses=paged(OfferSerializer))
+    def list(self, request: Request, shop_id: int) -> Response:
+        """Owner only: the shop's offers, newest first, with their state (and the reason
+        of a send back) and, for a published flash sale, the units left now."""
+        rows = selectors.offers_list(owner_id=authenticated_id(request), shop_id=shop_id)
+        paginator = PageNumberPagination()
+        page = selectors.offers_remaining(list(paginator.paginate_queryset(rows, request, self)))
+        return paginator.get_paginated_response(listed(OfferSerializer(page, many=True)))
+
+    @extend_schema(request=OfferVoucherSerializer, responses={201: OfferSerializer})
+    def create(self, request: Request, shop_id: int) -> Response:
+        """Owner only: draft an offer, a voucher for the shop as the staff API takes it
+        (without `shop_id`) and checked by the same rules (400 with the same errors)."""
+        owner_id = authenticated_id(request)
+        selectors.offers_list(owner_id=owner_id, shop_id=shop_id)  # 404 before the 400s
+        fields = OfferVoucherSerializer.proposal(request.data)
+        offer = services.offer_create(owner_id=owner_id, shop_id=shop_id, fields=fields)
+        return Response(_offer(offer), status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=OfferVoucherSerializer, responses=OfferSerializer)
+    @api_errors(409)  # offer_submitted, offer_published, offer_stopped
+    def partial_update(self, request: Request, shop_id: int, offer_id: int) -> Response:
+        """Owner only: change a draft or a sent back offer's voucher (the fields given;
+        the whole is checked again by the staff API's rules). 409 once it is submitted."""
+        owner_id = authenticated_id(request)
+        offer = selectors.offer_get(owner_id=owner_id, shop_id=shop_id, offer_id=offer_id)
+        offers.allowed(offers.Move.EDIT, offer.state)  # the 409 before the 400s
+        changes = request.data
+        fields = OfferVoucherSerializer.proposal(
+            {**offer.fields, **changes} if isinstance(changes, dict) else changes
+        )
+        offer = services.offer_edit(
+            owner_id=owner_id, shop_id=shop_id, offer_id=offer_id, fields=fields
+        )
+        return Response(_offer(offer))
+
+    @extend_schema(request=None, responses=OfferSerializer)
+    @api_errors(409)  # offer_submitted, offer_published, offer_stopped
+    def submit(self, request: Request, shop_id: int, offer_id: int) -> Response:
+        """Owner only: send a draft, or a sent back offer, to the operators for a
+        decision."""
+        offer = services.offer_submit(
+            owner_id=authenticated_id(request), shop_id=shop_id, offer_id=offer_id
+        )
+        return Response(_offer(offer))
+
+    @extend_schema(request=None, responses=OfferSerializer)
+    @api_errors(409)  # offer_draft, offer_submitted, offer_returned, offer_stopped, sale_over
+    def stop(self, request: Request, shop_id: int, offer_id: int) -> Response:
+        """Owner only: stop a published offer's sale early. Its voucher is voided: no
+        more grabs or claims, the units left stay unsold, orders and coupons stay. 409
+        `sale_over` once the sale has ended or was voided."""
+        offer = services.offer_stop(
+            offer_id=offer_id, owner_id=authenticated_id(request), shop_id=shop_id
+        )
+        return Response(_offer(offer))

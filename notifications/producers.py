@@ -12,7 +12,7 @@ from blogs.models import Blog, BlogComment, ReviewReply
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 from follows.models import Follow
-from merchants.models import ShopClaim
+from merchants.models import OfferDraft, ShopClaim
 from shops.models import ShopStaff
 from vouchers.models import VoucherOrder
 
@@ -155,6 +155,36 @@ def claim_decided(*, claim_id: int) -> bool:
         recipient_id=claim["user_id"], kind=kind, key=dedup_key(kind, claim_id),
         shop_id=claim["shop_id"],
     )  # fmt: skip
+
+
+def offer_decided(*, offer_id: int) -> int:
+    """Tell the shop's owners that an operator published their offer (OFFER_APPROVED,
+    with its voucher) or sent it back (OFFER_RETURNED: the reason is on the offer), once
+    per submission; nothing if the offer moved on before the task ran (it was submitted
+    again, say). Returns how many were told."""
+    offer = (
+        OfferDraft.objects.filter(
+            pk=offer_id, state__in=[OfferDraft.State.PUBLISHED, OfferDraft.State.RETURNED]
+        )
+        .values("shop_id", "voucher_id", "state", "submissions")
+        .first()
+    )
+    if offer is None:
+        return 0
+    published = offer["state"] == OfferDraft.State.PUBLISHED
+    kind = Kind.OFFER_APPROVED if published else Kind.OFFER_RETURNED
+    key = dedup_key(kind, offer_id, offer["submissions"])
+    owners = ShopStaff.objects.filter(shop_id=offer["shop_id"], role=ShopStaff.Role.OWNER)
+    return sum(
+        _added(
+            recipient_id=owner_id,
+            kind=kind,
+            key=key,
+            shop_id=offer["shop_id"],
+            voucher_id=offer["voucher_id"],
+        )
+        for owner_id in owners.values_list("user_id", flat=True)
+    )
 
 
 def _added(**fields: Any) -> bool:

@@ -18,7 +18,7 @@ from blogs.signals import (
     review_published,
 )
 from follows.signals import follow_synced
-from merchants.signals import claim_decided
+from merchants.signals import claim_decided, offer_decided
 from vouchers.signals import order_timed_out
 
 from . import services, tasks
@@ -60,6 +60,10 @@ def _claim_decided(sender: Any, *, claim_id: int, **_: Any) -> None:
     _after_commit(tasks.notify_claim_decided, claim_id)
 
 
+def _offer_decided(sender: Any, *, offer_id: int, **_: Any) -> None:
+    _after_commit(tasks.notify_offer_decided, offer_id)
+
+
 def _hidden(sender: Any, *, blog_id: int | None = None, comment_id: int | None = None,
             review_id: int | None = None, **_: Any) -> None:  # fmt: skip
     """What was said about a hidden note, comment or shop's reply goes, in the hider's
@@ -97,6 +101,7 @@ def connect() -> None:
     review_published.connect(_reviewed, dispatch_uid="notifications.shop_reviewed")
     order_timed_out.connect(_timed_out, dispatch_uid="notifications.order_cancelled")
     claim_decided.connect(_claim_decided, dispatch_uid="notifications.claim_decided")
+    offer_decided.connect(_offer_decided, dispatch_uid="notifications.offer_decided")
     content_hidden.connect(_hidden, dispatch_uid="notifications.hidden")
     comments_deleting.connect(_deleting, dispatch_uid="notifications.comments_deleting")
     post_save.connect(_saved, sender=Notification, dispatch_uid="notifications.unread_saved")

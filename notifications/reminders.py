@@ -1,6 +1,7 @@
-"""The beat jobs' notifications: coupons about to expire, and watched sales about to
-start. Each finds its work through an index, in bounded batches, and tells each user once
-(the dedup key; for sales also the watch's `notified_at`)."""
+"""The beat jobs' notifications: coupons about to expire, watched sales about to start,
+and a shop's own sales started or sold out (to its owners). Each finds its work through
+an index, in bounded batches, and tells each user once (the dedup key; for watched sales
+also the watch's `notified_at`)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,18 @@ from django.db import transaction
 from django.db.models import Q
 
 from dianping import clock
+from shops.models import ShopStaff
 from vouchers.models import Voucher, VoucherOrder
+from vouchers.sale import stock
 
 from .models import Kind, Notification, SaleWatch
 from .services import dedup_key, notifications_add_many
 
 COUPON_WARNING = timedelta(hours=24)
 SALE_WARNING = timedelta(minutes=10)
+# How long after its start a sale still counts as just started for its owners (runs
+# missed during an outage shorter than this still tell).
+STARTED_WITHIN = timedelta(hours=1)
 
 
 def coupons_expiring_notify(*, batch: int | None = None, max_batches: int = 20) -> int:
@@ -94,3 +100,52 @@ def sales_starting_notify(*, batch: int | None = None) -> int:
                     ]
                 )
     return told
+
+
+def shop_sales_notify(*, batch: int | None = None) -> int:
+    """Tell a shop's owners that a flash sale of theirs started (SALE_STARTED: stored
+    active, begun within the last hour), and that a running one sold out (SALE_SOLD_OUT:
+    no unit left in Redis), once per sale each. Off the sale's hot path: one query for
+    the running sales, one Redis round trip for their stock (`live_stock`), one for the
+    owners; at most `batch` sales a run. Returns how many were told."""
+    batch = batch or settings.NOTIFICATIONS_BATCH
+    now = clock.now()
+    running = list(
+        Voucher.objects.filter(
+            type=Voucher.Kind.SECKILL,
+            status=Voucher.Status.ACTIVE,  # moved along by the status job; void never is
+            begin_time__lte=now,
+            end_time__gt=now,
+            shop__staff__role=ShopStaff.Role.OWNER,
+        )
+        .distinct()
+        .order_by("-begin_time", "-id")
+        .values_list("id", "shop_id", "begin_time")[:batch]
+    )
+    if not running:
+        return 0
+    left = stock.live_stock([voucher_id for voucher_id, _, _ in running])
+    owners: dict[int, list[int]] = {}
+    for shop_id, user_id in ShopStaff.objects.filter(
+        shop_id__in={shop_id for _, shop_id, _ in running}, role=ShopStaff.Role.OWNER
+    ).values_list("shop_id", "user_id"):
+        owners.setdefault(shop_id, []).append(user_id)
+    events = []
+    for voucher_id, shop_id, begin in running:
+        if begin > now - STARTED_WITHIN:
+            events.append((Kind.SALE_STARTED, voucher_id, shop_id))
+        if left.get(voucher_id) == 0:
+            events.append((Kind.SALE_SOLD_OUT, voucher_id, shop_id))
+    return notifications_add_many(
+        [
+            Notification(
+                recipient_id=owner_id,
+                kind=kind,
+                dedup_key=dedup_key(kind, voucher_id),
+                voucher_id=voucher_id,
+                shop_id=shop_id,
+            )
+            for kind, voucher_id, shop_id in events
+            for owner_id in owners.get(shop_id, [])
+        ]
+    )

@@ -25,6 +25,8 @@ def dedup_key(kind: str, *parts: int) -> str:
     """The event a notification stands for: `liked:<liker>:<note>`, `commented:<comment>`,
     `followed:<follower>`, `coupon_expiring:<order>`, `order_cancelled:<order>`,
     `sale_starting:<voucher>`, `claim_approved:<claim>`, `claim_rejected:<claim>`,
+    `offer_approved:<offer>:<submission>`, `offer_returned:<offer>:<submission>` (each per
+    owner), `sale_started:<voucher>`, `sale_sold_out:<voucher>` (each per owner),
     `review_replied:<review>` (the shop's reply to a review, told once however often it is
     edited or written again), `shop_reviewed:<review>` (each per recipient)."""
     return ":".join([kind, *map(str, parts)])

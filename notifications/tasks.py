@@ -61,6 +61,11 @@ def notify_claim_decided(claim_id: int) -> bool:
     return producers.claim_decided(claim_id=claim_id)
 
 
+@shared_task(**_RETRIED)
+def notify_offer_decided(offer_id: int) -> int:
+    return producers.offer_decided(offer_id=offer_id)
+
+
 @shared_task(ignore_result=True)
 def remind_expiring_coupons() -> int:
     """Beat: coupons expiring within 24 h, each owner told once."""
@@ -71,3 +76,9 @@ def remind_expiring_coupons() -> int:
 def remind_starting_sales() -> int:
     """Beat, every minute: watched sales starting within 10 minutes."""
     return reminders.sales_starting_notify()
+
+
+@shared_task(ignore_result=True)
+def notify_shop_sales() -> int:
+    """Beat, every minute: owners told of their sales started and sold out."""
+    return reminders.shop_sales_notify()

@@ -256,9 +256,11 @@ REST_FRAMEWORK = {
         "upload_user": env.str("THROTTLE_UPLOAD_USER", default="60/hour"),
         "notification_read_user": env.str("THROTTLE_NOTIFICATION_READ_USER", default="60/minute"),
         "watch_user": env.str("THROTTLE_WATCH_USER", default="30/minute"),
-        # Merchants: shop claims (an operator reads each) and an owner's staff and profile changes.
+        # Merchants: shop claims (an operator reads each), an owner's staff and profile
+        # changes, and offers.
         "shop_claim_user": env.str("THROTTLE_SHOP_CLAIM_USER", default="10/hour"),
         "shop_staff_user": env.str("THROTTLE_SHOP_STAFF_USER", default="30/minute"),
+        "shop_offer_user": env.str("THROTTLE_SHOP_OFFER_USER", default="30/minute"),
         # Failed admin sign-ins, per client IP and per username from that IP (never per
         # username alone: anyone could lock the operators out).
         "admin_login_ip": env.str("THROTTLE_ADMIN_LOGIN_IP", default="20/15minutes"),
@@ -556,6 +558,11 @@ CELERY_BEAT_SCHEDULE.update(
         },
         "remind-starting-sales": {
             "task": "notifications.tasks.remind_starting_sales",
+            "schedule": 60.0,
+            "options": {"expires": 55},
+        },
+        "notify-shop-sales": {
+            "task": "notifications.tasks.notify_shop_sales",
             "schedule": 60.0,
             "options": {"expires": 55},
         },
