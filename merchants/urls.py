@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import ClaimViewSet, MerchantShopViewSet, StaffViewSet
+from .views import ClaimViewSet, DashboardViewSet, MerchantShopViewSet, StaffViewSet
 
 urlpatterns = [
     path(
@@ -9,6 +9,16 @@ urlpatterns = [
         name="merchant-claims",
     ),
     path("merchant/shops", MerchantShopViewSet.as_view({"get": "list"}), name="merchant-shops"),
+    path(
+        "merchant/shops/<id:shop_id>/dashboard",
+        DashboardViewSet.as_view({"get": "retrieve"}),
+        name="merchant-dashboard",
+    ),
+    path(
+        "merchant/shops/<id:shop_id>/dashboard.csv",
+        DashboardViewSet.as_view({"get": "csv"}),
+        name="merchant-dashboard-csv",
+    ),
     path(
         "merchant/shops/<id:shop_id>/staff",
         StaffViewSet.as_view({"get": "list", "post": "create"}),
