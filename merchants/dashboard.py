@@ -5,7 +5,8 @@ newest reviews that await the shop's reply.
 
 The cost is bounded whatever the window: one aggregate query per source (each day is a
 conditional COUNT over the day's local bounds, computed here, so the database needs no
-time zone tables and no per-day query), and pipelined Redis reads for UV and PV."""
+time zone tables and no per-day query), and pipelined Redis reads for UV and PV
+(decisions 341-344)."""
 
 from __future__ import annotations
 
