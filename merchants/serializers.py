@@ -181,6 +181,7 @@ class ShopProfileSerializer(ShopSerializer):
 
     class Meta(ShopSerializer.Meta):
         fields = [*ShopSerializer.Meta.fields, "phone", "pending_change", "last_decision"]
+        read_only_fields = fields
 
 
 class OfferVoucherSerializer(VoucherWriteSerializer):
@@ -222,3 +223,67 @@ class OfferSerializer(serializers.ModelSerializer):
             "created_at", "updated_at", "submitted_at", "decided_at",
         ]  # fmt: skip
         read_only_fields = fields
+
+
+class DashboardQuerySerializer(serializers.Serializer):
+    days = fields.ChoiceField(
+        choices=[7, 30], required=False, default=7, help_text="The window: 7 or 30 local days."
+    )
+
+
+class DashboardDaySerializer(serializers.Serializer):
+    date = serializers.DateField(help_text="A local day (TIME_ZONE).")
+    uv = serializers.IntegerField(help_text="Unique visitors of the shop's page that day.")
+    pv = serializers.IntegerField(help_text="Views of the shop's page that day.")
+    claims = serializers.IntegerField(help_text="Coupons of the shop's vouchers taken that day.")
+    sales = serializers.IntegerField(help_text="Of those, flash-sale orders.")
+    redemptions = serializers.IntegerField(help_text="Coupons written off that day (standing).")
+
+
+class DashboardTotalsSerializer(serializers.Serializer):
+    uv = serializers.IntegerField(help_text="Unique visitors over the window (each once).")
+    pv = serializers.IntegerField()
+    claims = serializers.IntegerField()
+    sales = serializers.IntegerField()
+    redemptions = serializers.IntegerField()
+
+
+class DashboardRatingsSerializer(serializers.Serializer):
+    score = serializers.IntegerField(help_text="The shop's rating x10: 0..50 (0 when unrated).")
+    histogram = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Ratings that count, of 1 to 5 stars."
+    )
+
+
+class DashboardWeekSerializer(serializers.Serializer):
+    week_start = serializers.DateField()
+    week_end = serializers.DateField()
+    average = serializers.FloatField(
+        allow_null=True, help_text="Mean stars of the week's reviews; null without any."
+    )
+    reviews = serializers.IntegerField()
+
+
+class AwaitingReviewSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+    rating = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    user = PublicUserSerializer()
+
+
+class DashboardSerializer(serializers.Serializer):
+    shop = ClaimShopSerializer()
+    days = serializers.IntegerField()
+    date_from = serializers.DateField()
+    date_to = serializers.DateField()
+    totals = DashboardTotalsSerializer()
+    by_day = DashboardDaySerializer(many=True, help_text="Oldest first.")
+    ratings = DashboardRatingsSerializer()
+    rating_trend = DashboardWeekSerializer(
+        many=True, help_text="The last 8 weeks of 7 days (the last ends today), oldest first."
+    )
+    awaiting_reply = AwaitingReviewSerializer(
+        many=True, help_text="The newest 10 reviews without the shop's reply."
+    )
+    awaiting_reply_count = serializers.IntegerField()

@@ -1,6 +1,12 @@
 from django.urls import path
 
-from .views import ClaimViewSet, MerchantShopViewSet, OfferViewSet, StaffViewSet
+from .views import (
+    ClaimViewSet,
+    DashboardViewSet,
+    MerchantShopViewSet,
+    OfferViewSet,
+    StaffViewSet,
+)
 
 urlpatterns = [
     path(
@@ -13,6 +19,16 @@ urlpatterns = [
         "merchant/shops/<id:shop_id>",
         MerchantShopViewSet.as_view({"get": "retrieve", "patch": "partial_update"}),
         name="merchant-shop",
+    ),
+    path(
+        "merchant/shops/<id:shop_id>/dashboard",
+        DashboardViewSet.as_view({"get": "retrieve"}),
+        name="merchant-dashboard",
+    ),
+    path(
+        "merchant/shops/<id:shop_id>/dashboard.csv",
+        DashboardViewSet.as_view({"get": "csv"}),
+        name="merchant-dashboard-csv",
     ),
     path(
         "merchant/shops/<id:shop_id>/staff",

@@ -4,9 +4,13 @@ profile, staff and offers for its owner. Every answer is personal (the middlewar
 
 from __future__ import annotations
 
+import csv
+import io
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -15,13 +19,17 @@ from rest_framework.response import Response
 from accounts.authentication import authenticated_id
 from dianping.api.lists import listed
 from dianping.api.pagination import PageNumberPagination
+from dianping.api.queries import query_params
 from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
 from dianping.api.throttles import WriteLimited
 
-from . import offers, selectors, services
+from . import dashboard, offers, selectors, services
+from .access import member_shop
 from .serializers import (
     ClaimCreateSerializer,
     ClaimSerializer,
+    DashboardQuerySerializer,
+    DashboardSerializer,
     MyShopSerializer,
     OfferSerializer,
     OfferVoucherSerializer,
@@ -218,3 +226,46 @@ class OfferViewSet(WriteLimited, viewsets.ViewSet):
             offer_id=offer_id, owner_id=authenticated_id(request), shop_id=shop_id
         )
         return Response(_offer(offer))
+
+
+class DashboardViewSet(viewsets.ViewSet):
+    """A shop's numbers for its staff (owner or clerk); anyone else gets the 404 of a shop
+    that does not exist."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(parameters=[DashboardQuerySerializer], responses=DashboardSerializer)
+    def retrieve(self, request: Request, shop_id: int) -> Response:
+        """The shop's dashboard over the last `days` local days (today included): page
+        UV and PV, coupons claimed, flash-sale orders and redemptions per day; the rating
+        histogram, the average rating of each of the last 8 weeks, and the newest reviews
+        awaiting the shop's reply."""
+        days = query_params(request, DashboardQuerySerializer)["days"]
+        shop, _role = member_shop(authenticated_id(request), shop_id)
+        return Response(DashboardSerializer(dashboard.shop_dashboard(shop=shop, days=days)).data)
+
+    @extend_schema(
+        parameters=[DashboardQuerySerializer],
+        responses={
+            (200, "text/csv"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description="date,uv,pv,claims,sales,redemptions: one row per day, oldest "
+                "first, as an attachment.",
+            )
+        },
+    )
+    def csv(self, request: Request, shop_id: int) -> HttpResponse:
+        """The dashboard's per-day numbers as CSV (a spreadsheet's download)."""
+        days = query_params(request, DashboardQuerySerializer)["days"]
+        shop, _role = member_shop(authenticated_id(request), shop_id)
+        rows, _uv = dashboard.dashboard_days(shop_id=shop.id, days=days)
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["date", *dashboard.DAY_FIELDS])
+        writer.writerows(
+            [row["date"], *(row[name] for name in dashboard.DAY_FIELDS)] for row in rows
+        )
+        response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
+        name = f"shop-{shop.id}-{rows[0]['date']}-{rows[-1]['date']}.csv"
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response

@@ -8,6 +8,7 @@ import { billsPage, checkoutPage } from "./pages/checkout.js";
 import { feedPage } from "./pages/feed.js";
 import { homePage } from "./pages/home.js";
 import { loginPage } from "./pages/login.js";
+import { merchantPage } from "./pages/merchant.js";
 import { blogPage } from "./pages/notes.js";
 import { notificationsPage, refreshBell } from "./pages/notifications.js";
 import { orderPage, vouchersPage } from "./pages/orders.js";
@@ -38,6 +39,7 @@ const ROUTES = [
   [/^\/feed$/, feedPage],
   [/^\/sign$/, signPage],
   [/^\/notifications$/, notificationsPage],
+  [/^\/merchant$/, merchantPage],
 ];
 
 export async function route() {

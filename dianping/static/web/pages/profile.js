@@ -88,8 +88,10 @@ export async function userPage(id) {
   const show = screen();
   const me = session.user;
   const other = Boolean(me) && String(me.id) !== String(id);
-  const [info, blogs, followState] = await Promise.all([
+  const mine = Boolean(me) && String(me.id) === String(id);
+  const [info, blogs, followState, myShops] = await Promise.all([
     get(`users/${id}/info`), get(`users/${id}/blogs`), other ? get(`follows/${id}`) : null,
+    mine ? get("merchant/shops").catch(() => null) : null,
   ]);
   const user = blogs.user; // the blogs page names its author: no separate user request
   const avatar = h("img", { class: "avatar", src: user.icon || "", alt: fmt(gettext("%(name)s's picture"), { name: user.nick_name }), hidden: !user.icon });
@@ -98,7 +100,10 @@ export async function userPage(id) {
     h("h1", {}, avatar, user.nick_name),
     about,
   ];
-  if (me && String(me.id) === String(id)) {
+  if (myShops && myShops.count) { // a member of some shop's staff: its dashboard
+    nodes.push(h("p", {}, h("a", { href: "#/merchant", class: "merchant-link" }, gettext("Merchant dashboard"))));
+  }
+  if (mine) {
     nodes.push(profileForm(info, (saved) => { about.textContent = aboutText(saved); }));
     const picker = picturePicker({ id: "avatar", label: gettext("Change your picture"), multiple: false, max: 1 });
     const save = h("button", { type: "button" }, gettext("Save picture"));
