@@ -8,6 +8,9 @@ through merchants.services."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
@@ -25,23 +28,76 @@ from . import services
 from .models import REASON_MAX, OfferDraft, ShopChange, ShopClaim
 from .serializers import OfferVoucherSerializer
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
 CLAIM_FIELDS = (
     "shop_link", "user_link", "evidence", "picture_preview", "status", "reason", "decided_by",
     "decided_at", "created_at",
 )  # fmt: skip
 
 
-class RejectForm(forms.Form):
-    reason = forms.CharField(
+def reason_form(help_text: StrOrPromise) -> type[forms.Form]:
+    """The form an operator fills to turn something down: the reason its author reads."""
+    field = forms.CharField(
         label=_("reason"),
         max_length=REASON_MAX,
         widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
-        help_text=_("The user reads it in the claim's status."),
+        help_text=help_text,
     )
+    return type("ReasonForm", (forms.Form,), {"reason": field})
+
+
+class DecisionAdmin(admin.ModelAdmin):
+    """A queue of requests that users make and operators decide: none is added, edited or
+    deleted here, and each decision runs a service, its refusal shown as a message."""
+
+    def has_add_permission(self, request):
+        return False  # they come from users
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # the record of what was asked and what was decided
+
+    def render_change_form(self, request, context, *args, **kwargs):
+        # Every field is read-only: a request changes by a decision, never by a save.
+        context.update(
+            show_save=False, show_save_and_continue=False, show_save_and_add_another=False
+        )
+        return super().render_change_form(request, context, *args, **kwargs)
+
+    def _back(self, object_id: int) -> HttpResponseRedirect:
+        meta = self.model._meta
+        return HttpResponseRedirect(
+            reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[object_id])
+        )
+
+    def _decide(
+        self, request, object_id: int, decision: Callable[[], Any], success: Callable[[Any], str]
+    ) -> HttpResponseRedirect:
+        """Run `decision`; say `success(its result)`, or why it was refused; back to the page."""
+        try:
+            done = decision()
+        except DomainError as exc:
+            self.message_user(request, exc.detail, messages.ERROR)
+        else:
+            self.message_user(request, success(done), messages.SUCCESS)
+        return self._back(object_id)
+
+    def _decide_with_reason(
+        self, request, object_id: int, form: forms.Form, decision: Callable[[str], Any], done: str
+    ) -> HttpResponseRedirect | None:
+        """`_decide` once the posted form gives a reason; None while it has to be asked."""
+        if request.method != "POST" or not form.is_valid():
+            return None
+        reason = form.cleaned_data["reason"]
+        return self._decide(request, object_id, lambda: decision(reason), lambda _: done)
+
+
+RejectForm = reason_form(_("The user reads it in the claim's status."))
 
 
 @admin.register(ShopClaim)
-class ShopClaimAdmin(admin.ModelAdmin):
+class ShopClaimAdmin(DecisionAdmin):
     list_display = ["id", "status", "shop_link", "user_link", "created_at", "decided_at"]
     list_filter = ["status"]
     search_fields = ["shop__name", "user__phone", "user__nick_name"]
@@ -52,19 +108,6 @@ class ShopClaimAdmin(admin.ModelAdmin):
     fields = readonly_fields = CLAIM_FIELDS  # a claim changes by a decision, never by hand
     actions = ["approve", "reject"]
     change_form_template = "admin/merchants/shopclaim/change_form.html"
-
-    def has_add_permission(self, request):
-        return False  # claims come from users
-
-    def has_delete_permission(self, request, obj=None):
-        return False  # the record of who was let run a shop, and who was not
-
-    def render_change_form(self, request, context, *args, **kwargs):
-        # Every field is read-only: a claim changes by a decision, never by a save.
-        context.update(
-            show_save=False, show_save_and_continue=False, show_save_and_add_another=False
-        )
-        return super().render_change_form(request, context, *args, **kwargs)
 
     @admin.display(description=_("shop"), ordering="shop__name")
     def shop_link(self, claim: ShopClaim) -> str:
@@ -110,41 +153,33 @@ class ShopClaimAdmin(admin.ModelAdmin):
             raise Http404(gettext("No such shop claim."))
         return claim
 
-    def _back(self, claim_id: int) -> HttpResponseRedirect:
-        return HttpResponseRedirect(reverse("admin:merchants_shopclaim_change", args=[claim_id]))
-
     def approve_view(self, request, claim_id: int):
         claim = self._claim(request, claim_id)
-        try:
-            services.claim_approve(claim_id=claim.pk, by_user_id=request.user.pk)
-        except DomainError as exc:
-            self.message_user(request, exc.detail, messages.ERROR)
-        else:
-            message = gettext("Approved: %(user)s now owns %(shop)s.") % {
-                "user": claim.user,
-                "shop": claim.shop.name,
-            }
-            self.message_user(request, message, messages.SUCCESS)
-        return self._back(claim.pk)
+        return self._decide(
+            request,
+            claim.pk,
+            lambda: services.claim_approve(claim_id=claim.pk, by_user_id=request.user.pk),
+            lambda _: (
+                gettext("Approved: %(user)s now owns %(shop)s.")
+                % {"user": claim.user, "shop": claim.shop.name}
+            ),
+        )
 
     def reject_view(self, request, claim_id: int):
         claim = self._claim(request, claim_id)
         form = RejectForm(request.POST if request.method == "POST" else None)
-        if request.method == "POST" and form.is_valid():
-            try:
-                services.claim_reject(
-                    claim_id=claim.pk,
-                    reason=form.cleaned_data["reason"],
-                    by_user_id=request.user.pk,
-                )
-            except DomainError as exc:
-                self.message_user(request, exc.detail, messages.ERROR)
-            else:
-                self.message_user(request, gettext("Rejected."), messages.SUCCESS)
-            return self._back(claim.pk)
-        return self._reject_page(request, form, [claim])
+        decided = self._decide_with_reason(
+            request,
+            claim.pk,
+            form,
+            lambda reason: services.claim_reject(
+                claim_id=claim.pk, reason=reason, by_user_id=request.user.pk
+            ),
+            gettext("Rejected."),
+        )
+        return decided or self._reject_page(request, form, [claim])
 
-    def _reject_page(self, request, form: RejectForm, claims: list[ShopClaim], *,
+    def _reject_page(self, request, form: forms.Form, claims: list[ShopClaim], *,
                      bulk: bool = False) -> TemplateResponse:  # fmt: skip
         context = {
             **self.admin_site.each_context(request),
@@ -210,17 +245,11 @@ CHANGE_FIELDS = (
 )  # fmt: skip
 
 
-class ChangeRejectForm(forms.Form):
-    reason = forms.CharField(
-        label=_("reason"),
-        max_length=REASON_MAX,
-        widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
-        help_text=_("The owner reads it on the shop's profile."),
-    )
+ChangeRejectForm = reason_form(_("The owner reads it on the shop's profile."))
 
 
 @admin.register(ShopChange)
-class ShopChangeAdmin(admin.ModelAdmin):
+class ShopChangeAdmin(DecisionAdmin):
     list_display = ["id", "status", "shop_link", "requested_by", "created_at", "decided_at"]
     list_filter = ["status"]
     search_fields = ["shop__name", "requested_by__phone"]
@@ -228,18 +257,6 @@ class ShopChangeAdmin(admin.ModelAdmin):
     ordering = ["-pending", "-id"]  # pending first, as the claims' queue
     fields = readonly_fields = CHANGE_FIELDS  # a change is decided, never edited
     change_form_template = "admin/merchants/shopchange/change_form.html"
-
-    def has_add_permission(self, request):
-        return False  # changes come from owners
-
-    def has_delete_permission(self, request, obj=None):
-        return False  # the record of what was asked and decided
-
-    def render_change_form(self, request, context, *args, **kwargs):
-        context.update(
-            show_save=False, show_save_and_continue=False, show_save_and_add_another=False
-        )
-        return super().render_change_form(request, context, *args, **kwargs)
 
     @admin.display(description=_("shop"), ordering="shop__name")
     def shop_link(self, change: ShopChange) -> str:
@@ -285,35 +302,29 @@ class ShopChangeAdmin(admin.ModelAdmin):
             raise Http404(gettext("No such shop profile change."))
         return change
 
-    def _back(self, change_id: int) -> HttpResponseRedirect:
-        return HttpResponseRedirect(reverse("admin:merchants_shopchange_change", args=[change_id]))
-
     def approve_view(self, request, change_id: int):
         change = self._change(request, change_id)
-        try:
-            services.shop_change_approve(change_id=change.pk, by_user_id=request.user.pk)
-        except DomainError as exc:
-            self.message_user(request, exc.detail, messages.ERROR)
-        else:
-            message = gettext("Approved: %(shop)s is changed.") % {"shop": change.shop.name}
-            self.message_user(request, message, messages.SUCCESS)
-        return self._back(change.pk)
+        return self._decide(
+            request,
+            change.pk,
+            lambda: services.shop_change_approve(change_id=change.pk, by_user_id=request.user.pk),
+            lambda _: gettext("Approved: %(shop)s is changed.") % {"shop": change.shop.name},
+        )
 
     def reject_view(self, request, change_id: int):
         change = self._change(request, change_id)
         form = ChangeRejectForm(request.POST if request.method == "POST" else None)
-        if request.method == "POST" and form.is_valid():
-            try:
-                services.shop_change_reject(
-                    change_id=change.pk,
-                    reason=form.cleaned_data["reason"],
-                    by_user_id=request.user.pk,
-                )
-            except DomainError as exc:
-                self.message_user(request, exc.detail, messages.ERROR)
-            else:
-                self.message_user(request, gettext("Rejected."), messages.SUCCESS)
-            return self._back(change.pk)
+        decided = self._decide_with_reason(
+            request,
+            change.pk,
+            form,
+            lambda reason: services.shop_change_reject(
+                change_id=change.pk, reason=reason, by_user_id=request.user.pk
+            ),
+            gettext("Rejected."),
+        )
+        if decided:
+            return decided
         context = {
             **self.admin_site.each_context(request),
             "title": gettext("Reject the shop profile change"),
@@ -332,17 +343,11 @@ OFFER_FIELDS = (
 )  # fmt: skip
 
 
-class SendBackForm(forms.Form):
-    reason = forms.CharField(
-        label=_("reason"),
-        max_length=REASON_MAX,
-        widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
-        help_text=_("The owner reads it beside the offer, edits it and submits it again."),
-    )
+SendBackForm = reason_form(_("The owner reads it beside the offer, edits it and submits it again."))
 
 
 @admin.register(OfferDraft)
-class OfferDraftAdmin(admin.ModelAdmin):
+class OfferDraftAdmin(DecisionAdmin):
     list_display = ["id", "state", "title", "shop_link", "author", "submitted_at", "decided_at"]
     list_filter = ["state"]
     search_fields = ["shop__name", "author__phone"]
@@ -351,18 +356,6 @@ class OfferDraftAdmin(admin.ModelAdmin):
     ordering = ["-waiting", "-id"]
     fields = readonly_fields = OFFER_FIELDS  # an offer changes by its owner or a decision
     change_form_template = "admin/merchants/offerdraft/change_form.html"
-
-    def has_add_permission(self, request):
-        return False  # offers come from owners
-
-    def has_delete_permission(self, request, obj=None):
-        return False  # a published offer is its voucher's record of where it came from
-
-    def render_change_form(self, request, context, *args, **kwargs):
-        context.update(
-            show_save=False, show_save_and_continue=False, show_save_and_add_another=False
-        )
-        return super().render_change_form(request, context, *args, **kwargs)
 
     @admin.display(description=_("title"))
     def title(self, offer: OfferDraft) -> str:
@@ -411,9 +404,6 @@ class OfferDraftAdmin(admin.ModelAdmin):
             raise Http404(gettext("No such offer."))
         return offer
 
-    def _back(self, offer_id: int) -> HttpResponseRedirect:
-        return HttpResponseRedirect(reverse("admin:merchants_offerdraft_change", args=[offer_id]))
-
     def publish_view(self, request, offer_id: int):
         offer = self._offer(request, offer_id)
         # The staff API's rules again: settings (SECKILL_SHARDS) may have changed since.
@@ -428,32 +418,31 @@ class OfferDraftAdmin(admin.ModelAdmin):
             }
             self.message_user(request, message, messages.ERROR)
             return self._back(offer.pk)
-        try:
-            offer = services.offer_publish(
+        return self._decide(
+            request,
+            offer.pk,
+            lambda: services.offer_publish(
                 offer_id=offer.pk, data=serializer.validated_data, by_user_id=request.user.pk
-            )
-        except DomainError as exc:
-            self.message_user(request, exc.detail, messages.ERROR)
-        else:
-            message = gettext("Published as voucher %(voucher)s.") % {"voucher": offer.voucher_id}
-            self.message_user(request, message, messages.SUCCESS)
-        return self._back(offer.pk)
+            ),
+            lambda published: (
+                gettext("Published as voucher %(voucher)s.") % {"voucher": published.voucher_id}
+            ),
+        )
 
     def send_back_view(self, request, offer_id: int):
         offer = self._offer(request, offer_id)
         form = SendBackForm(request.POST if request.method == "POST" else None)
-        if request.method == "POST" and form.is_valid():
-            try:
-                services.offer_return(
-                    offer_id=offer.pk,
-                    reason=form.cleaned_data["reason"],
-                    by_user_id=request.user.pk,
-                )
-            except DomainError as exc:
-                self.message_user(request, exc.detail, messages.ERROR)
-            else:
-                self.message_user(request, gettext("Sent back."), messages.SUCCESS)
-            return self._back(offer.pk)
+        decided = self._decide_with_reason(
+            request,
+            offer.pk,
+            form,
+            lambda reason: services.offer_return(
+                offer_id=offer.pk, reason=reason, by_user_id=request.user.pk
+            ),
+            gettext("Sent back."),
+        )
+        if decided:
+            return decided
         context = {
             **self.admin_site.each_context(request),
             "title": gettext("Send the offer back"),
@@ -465,10 +454,9 @@ class OfferDraftAdmin(admin.ModelAdmin):
 
     def stop_view(self, request, offer_id: int):
         offer = self._offer(request, offer_id)
-        try:
-            services.offer_stop(offer_id=offer.pk)
-        except DomainError as exc:
-            self.message_user(request, exc.detail, messages.ERROR)
-        else:
-            self.message_user(request, gettext("The sale was stopped."), messages.SUCCESS)
-        return self._back(offer.pk)
+        return self._decide(
+            request,
+            offer.pk,
+            lambda: services.offer_stop(offer_id=offer.pk),
+            lambda _: gettext("The sale was stopped."),
+        )
