@@ -383,8 +383,11 @@ def _shop_vouchers(request: HttpRequest, shop_id: int) -> HttpResponse:
         tokens.touch_with(request)
         live = stock.live_stock_or_stored(sales, listed)
     else:
-        _, replies = tokens.touch_with(request, lambda pipe, _: stock.queue_live_stock(pipe, sales))
-        live = stock.read_live_stock(sales, replies)
+        layout = stock.bucket_layout(sales)
+        _, replies = tokens.touch_with(
+            request, lambda pipe, _: stock.queue_live_stock(pipe, layout)
+        )
+        live = stock.read_live_stock(layout, replies)
     return json_response(selectors.vouchers_now(listed, live))
 
 

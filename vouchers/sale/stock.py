@@ -73,18 +73,27 @@ def stock_forget(voucher_id: int, shards: tuple[int, ...]) -> None:
         sale_redis().delete(*keys_)
 
 
-def queue_live_stock(pipe: Any, voucher_ids: list[int]) -> None:
+Layout = list[tuple[int, tuple[int, ...]]]  # (voucher id, its buckets' shards), in order
+
+
+def bucket_layout(voucher_ids: list[int]) -> Layout:
+    """Each voucher with its buckets' shards: what `queue_live_stock` reads and
+    `read_live_stock` parses, looked up once for both."""
+    return [(voucher_id, voucher_shards(voucher_id)) for voucher_id in voucher_ids]
+
+
+def queue_live_stock(pipe: Any, layout: Layout) -> None:
     """`live_stock`'s reads, queued on a caller's pipeline (`read_live_stock` parses)."""
-    for voucher_id in voucher_ids:
-        for shard in voucher_shards(voucher_id):
+    for voucher_id, shards in layout:
+        for shard in shards:
             pipe.get(keys.seckill_stock(shard, voucher_id))
 
 
-def read_live_stock(voucher_ids: list[int], replies: list[Any]) -> dict[int, int | None]:
+def read_live_stock(layout: Layout, replies: list[Any]) -> dict[int, int | None]:
     """Units left per voucher, summed over its buckets (None: none is loaded)."""
     return {
         voucher_id: units_left(per_shard)
-        for voucher_id, per_shard in _by_bucket(voucher_ids, replies).items()
+        for voucher_id, per_shard in _by_bucket(layout, replies).items()
     }
 
 
@@ -94,22 +103,22 @@ def units_left(per_shard: dict[int, int | None]) -> int | None:
     return sum(loaded) if loaded else None
 
 
-def _by_bucket(voucher_ids: list[int], replies: list[Any]) -> dict[int, dict[int, int | None]]:
+def _by_bucket(layout: Layout, replies: list[Any]) -> dict[int, dict[int, int | None]]:
     answers = iter(replies)
     return {
         voucher_id: {
-            shard: (int(raw) if (raw := next(answers)) is not None else None)
-            for shard in voucher_shards(voucher_id)
+            shard: (int(raw) if (raw := next(answers)) is not None else None) for shard in shards
         }
-        for voucher_id in voucher_ids
+        for voucher_id, shards in layout
     }
 
 
 def live_stock_by_bucket(voucher_ids: list[int]) -> dict[int, dict[int, int | None]]:
     """Units left in each bucket's shard per voucher (None: not loaded), one round trip."""
+    layout = bucket_layout(voucher_ids)
     pipe = sale_redis().pipeline(transaction=False)
-    queue_live_stock(pipe, voucher_ids)
-    return _by_bucket(voucher_ids, pipe.execute() if voucher_ids else [])
+    queue_live_stock(pipe, layout)
+    return _by_bucket(layout, pipe.execute() if voucher_ids else [])
 
 
 def stored_stock(documents: list[dict[str, Any]]) -> dict[int, int | None]:
@@ -134,6 +143,7 @@ def live_stock(voucher_ids: list[int]) -> dict[int, int | None]:
     round trip."""
     if not voucher_ids:
         return {}
-    pipe = sale_redis().pipeline(transaction=False)
-    queue_live_stock(pipe, voucher_ids)
-    return read_live_stock(voucher_ids, pipe.execute())
+    return {
+        voucher_id: units_left(per_shard)
+        for voucher_id, per_shard in live_stock_by_bucket(voucher_ids).items()
+    }
