@@ -7,6 +7,7 @@ import contextlib
 
 from django.contrib import admin, messages
 from django.db import transaction
+from django.db.models import Model
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext, ngettext
@@ -158,7 +159,7 @@ class ReportAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("target"))
     def target(self, report: Report) -> str:
-        models = {Report.Kind.BLOG: Blog, Report.Kind.REPLY: ReviewReply}
+        models: dict[str, type[Model]] = {Report.Kind.BLOG: Blog, Report.Kind.REPLY: ReviewReply}
         model = models.get(report.kind, BlogComment)
         url = reverse(f"admin:blogs_{model._meta.model_name}_change", args=[report.target_id])
         return format_html(

@@ -73,6 +73,8 @@ def reply_save(*, blog_id: int, user_id: int, text: str) -> tuple[ReviewReply, b
     new reply's creation tells the reviewer (notifications, off the request path)."""
     with transaction.atomic():
         blog = _locked_review(blog_id, user_id)
+        shop_id = blog.shop_id
+        assert shop_id is not None  # a review is about a shop (_locked_review)
         now = clock.now()
         created = False
         reply = ReviewReply.objects.filter(review_id=blog_id).first()
@@ -80,7 +82,7 @@ def reply_save(*, blog_id: int, user_id: int, text: str) -> tuple[ReviewReply, b
             try:
                 with transaction.atomic():  # a savepoint: the unique review decides
                     reply = ReviewReply.objects.create(
-                        review_id=blog_id, shop_id=blog.shop_id, user_id=user_id, text=text,
+                        review_id=blog_id, shop_id=shop_id, user_id=user_id, text=text,
                         created_at=now, updated_at=now,
                     )  # fmt: skip
                 created = True

@@ -23,6 +23,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from dianping.errors import DomainError
+from shops.models import Shop
 
 from . import services
 from .models import REASON_MAX, OfferDraft, ShopChange, ShopClaim
@@ -270,7 +271,7 @@ class ShopChangeAdmin(DecisionAdmin):
             "",
             "<tr><th>{}</th><td>{}</td><td>{}</td></tr>",
             (
-                (change.shop._meta.get_field(name).verbose_name, getattr(change.shop, name), value)
+                (Shop._meta.get_field(name).verbose_name, getattr(change.shop, name), value)  # type: ignore[union-attr]
                 for name, value in change.fields.items()
             ),
         )

@@ -387,7 +387,7 @@ def offer_stop(*, offer_id: int, owner_id: int | None = None,
         offer = _offer(shop_id, offer_id, lock=True)
         if offer.state != OfferDraft.State.PUBLISHED:
             raise offers.refusal(offer.state)
-        voucher = Voucher.objects.filter(pk=offer.voucher_id).first()
+        voucher = Voucher.objects.filter(pk=offer.voucher_id).first() if offer.voucher_id else None
         if voucher is None or voucher.status_at(clock.now()) in (
             Voucher.Status.ENDED, Voucher.Status.VOID,
         ):  # fmt: skip

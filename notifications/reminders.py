@@ -132,7 +132,7 @@ def shop_sales_notify(*, batch: int | None = None) -> int:
         owners.setdefault(shop_id, []).append(user_id)
     events = []
     for voucher_id, shop_id, begin in running:
-        if begin > now - STARTED_WITHIN:
+        if begin is not None and begin > now - STARTED_WITHIN:
             events.append((Kind.SALE_STARTED, voucher_id, shop_id))
         if left.get(voucher_id) == 0:
             events.append((Kind.SALE_SOLD_OUT, voucher_id, shop_id))

@@ -98,6 +98,8 @@ def test_seed_demo_has_types_and_shops_near_the_city_centre(api) -> None:
     assert nearby["results"][0]["distance"] < 500
     assert not Shop.objects.filter(hours__isnull=True).exists()  # structured hours, all
     bar = Shop.objects.filter(type__name="酒吧").first()
+    assert bar is not None
+    assert bar.hours is not None
     assert bar.hours["weekly"]["fri"] == [["18:00", "02:00"]]  # past midnight
     assert bar.open_hours == "18:00-02:00"
     assert nearby["results"][0]["open_now"] in (True, False)

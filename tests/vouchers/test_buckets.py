@@ -13,6 +13,7 @@ import pytest
 from django.conf import settings
 
 from accounts import tokens
+from accounts.models import User
 from accounts.services import users_ensure
 from dianping import clock
 from dianping.redis import keys
@@ -23,9 +24,11 @@ from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import buckets, reconcile, shard, stock
 
 
-def _bucket_stock(redis_client, sale: Voucher) -> dict[int, int | None]:
+def _bucket_stock(redis_client, sale: Voucher) -> dict[int, int]:
+    """Each bucket's units; a bucket that was never loaded fails the test."""
     raw = {s: redis_client.get(keys.seckill_stock(s, sale.id)) for s in _shards(sale)}
-    return {s: (int(units) if units is not None else None) for s, units in raw.items()}
+    assert None not in raw.values(), raw
+    return {s: int(units) for s, units in raw.items()}
 
 
 def _shards(sale: Voucher) -> tuple[int, ...]:
@@ -35,7 +38,7 @@ def _shards(sale: Voucher) -> tuple[int, ...]:
 
 def _users_homed_in(sale: Voucher, home: int, count: int) -> list:
     """`count` users whose home bucket is the one in shard `home`."""
-    shards, found = _shards(sale), []
+    shards, found = _shards(sale), list[User]()
     while len(found) < count:
         user = UserFactory()
         if buckets.home_shard(shards, user.id) == home:

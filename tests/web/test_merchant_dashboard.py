@@ -50,7 +50,7 @@ def test_an_owner_sees_the_numbers_and_the_charts(page: Page) -> None:
     owner = UserFactory(phone="13900000071")
     ShopStaff.objects.create(shop=shop, user=owner, role=ShopStaff.Role.OWNER)
     _seed(shop)
-    log_in(page, owner.phone, language="en")
+    log_in(page, str(owner.phone), language="en")
 
     page.goto(f"/#/users/{owner.id}")  # the profile leads a shop's staff to the dashboard
     page.get_by_role("link", name="Merchant dashboard").click()

@@ -33,7 +33,7 @@ def test_a_clerk_replies_to_a_review_and_it_shows_under_it(page: Page) -> None:
     review = BlogFactory(shop=shop, rating=3, title="Slow but tasty", content="Waited 30 min.")
     clerk = UserFactory(phone="13900000061")
     ShopStaff.objects.create(shop=shop, user=clerk, role=ShopStaff.Role.CLERK)
-    log_in(page, clerk.phone, language="en")
+    log_in(page, str(clerk.phone), language="en")
 
     _open(page, f"/#/shops/{shop.id}")
     reviews = page.get_by_role("region", name="Reviews")

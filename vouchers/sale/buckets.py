@@ -28,7 +28,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from django.conf import settings
 
@@ -39,6 +39,9 @@ from dianping.redis.lock import RedisLock
 from dianping.redis.scripts import lua
 
 from ..metrics import bucket_moves
+
+if TYPE_CHECKING:
+    from redis.cluster import RedisCluster
 from .shard import LIVE_LIB, SALE_REDIS, sale_redis, shard_of
 
 _GIVE = lua(__file__, "bucket_give.lua", prelude=(LIVE_LIB,), alias=SALE_REDIS)
@@ -70,7 +73,8 @@ def _master_of_shard() -> Callable[[int], str]:
     client = sale_redis()
     if not is_cluster(client):
         return lambda shard: "one"
-    return lambda shard: client.get_node_from_key(keys.seckill_live(shard)).name
+    cluster = cast("RedisCluster", client)
+    return lambda shard: cluster.get_node_from_key(keys.seckill_live(shard)).name
 
 
 def default_count(stock: int | None) -> int:

@@ -86,7 +86,7 @@ class Drift:
 
 def _voucher_pending(items: Any, voucher_id: int) -> dict[int, str]:
     """user -> order of a voucher's entries among a pending hash's (field, value) pairs."""
-    pending = {}
+    pending: dict[int, str] = {}
     for order, owner in items:
         user_id, owner_voucher = pending_owner(owner)
         if owner_voucher == voucher_id:
@@ -111,7 +111,7 @@ def _elsewhere(voucher_id: int, shards: list[int], every_shard: tuple[int, ...])
         return _Elsewhere(0, {}, 0)
     client = sale_redis()
     verified = set(shards) - set(unverified(shards))
-    stock, pending = 0, {}
+    stock, pending = 0, dict[int, str]()
     for shard in shards:
         with client.pipeline(transaction=True) as pipe:
             pipe.get(keys.seckill_stock(shard, voucher_id))
