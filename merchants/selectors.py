@@ -3,8 +3,11 @@ its owner)."""
 
 from __future__ import annotations
 
-from django.db.models import Case, IntegerField, QuerySet, Value, When
+from dataclasses import dataclass
 
+from django.db.models import Case, IntegerField, Q, QuerySet, Value, When
+
+from shops.errors import ShopNotFound
 from shops.models import Shop, ShopStaff
 from vouchers.sale import stock
 
@@ -21,6 +24,36 @@ _OWNER_FIRST = Case(
 def claims_mine(*, user_id: int) -> QuerySet[ShopClaim]:
     """The user's claims, newest first, with their shops."""
     return ShopClaim.objects.filter(user_id=user_id).select_related("shop").order_by("-id")
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimState:
+    """What a shop's page needs to offer "Claim this shop" to the caller: whether the shop
+    has an owner, the caller's role there, and their newest claim of it."""
+
+    has_owner: bool
+    role: str | None
+    claim: ShopClaim | None
+
+    @property
+    def can_claim(self) -> bool:
+        """Whether a claim now would be taken (claim_submit's own checks, read ahead)."""
+        pending = self.claim is not None and self.claim.status == ShopClaim.Status.PENDING
+        return not self.has_owner and not pending
+
+
+def claim_state(*, user_id: int, shop_id: int) -> ClaimState:
+    """The caller's claim state at a shop (decision 345); 404 `shop_not_found` for no shop.
+    That a shop has an owner is no secret: a claim of it answers 409 `shop_has_owner`."""
+    if not Shop.objects.filter(pk=shop_id).exists():
+        raise ShopNotFound()
+    rows = ShopStaff.objects.filter(Q(user_id=user_id) | Q(role=Role.OWNER), shop_id=shop_id)
+    roles = list(rows.values_list("user_id", "role"))
+    return ClaimState(
+        has_owner=any(role == Role.OWNER for _, role in roles),
+        role=next((role for member, role in roles if member == user_id), None),
+        claim=claims_mine(user_id=user_id).filter(shop_id=shop_id).first(),
+    )
 
 
 def shops_mine(*, user_id: int) -> QuerySet[ShopStaff]:

@@ -50,6 +50,21 @@ class ClaimSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class ClaimStateSerializer(serializers.Serializer):
+    """Whether the caller may claim the shop, and why not."""
+
+    can_claim = serializers.BooleanField(
+        help_text="A claim now would be taken: the shop has no owner and no claim of mine waits."
+    )
+    has_owner = serializers.BooleanField(help_text="Someone owns the shop (maybe me).")
+    role = serializers.ChoiceField(
+        ShopStaff.Role.choices, allow_null=True, help_text="My role at the shop; null: none."
+    )
+    claim = ClaimSerializer(
+        allow_null=True, help_text="My newest claim of the shop, whatever its status; null: none."
+    )
+
+
 class MyShopSerializer(serializers.ModelSerializer):
     """A shop the caller runs, as a membership: the shop's id and name, and the caller's
     role there."""

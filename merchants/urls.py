@@ -14,6 +14,11 @@ urlpatterns = [
         ClaimViewSet.as_view({"get": "list", "post": "create"}),
         name="merchant-claims",
     ),
+    path(
+        "shops/<id:shop_id>/claim-state",
+        ClaimViewSet.as_view({"get": "state"}),
+        name="shop-claim-state",
+    ),
     path("merchant/shops", MerchantShopViewSet.as_view({"get": "list"}), name="merchant-shops"),
     path(
         "merchant/shops/<id:shop_id>",

@@ -28,6 +28,7 @@ from .access import member_shop
 from .serializers import (
     ClaimCreateSerializer,
     ClaimSerializer,
+    ClaimStateSerializer,
     DashboardQuerySerializer,
     DashboardSerializer,
     MyShopSerializer,
@@ -69,6 +70,14 @@ class ClaimViewSet(WriteLimited, viewsets.ViewSet):
         """My shop claims, newest first, with their status (and the reason of a rejection)."""
         claims = selectors.claims_mine(user_id=authenticated_id(request))
         return _page(request, self, claims, ClaimSerializer)
+
+    @extend_schema(responses=ClaimStateSerializer)
+    def state(self, request: Request, shop_id: int) -> Response:
+        """Whether I may claim the shop now: whether it has an owner, my role there and my
+        newest claim of it (pending, approved, or rejected with its reason). 404
+        `shop_not_found` for an id of no shop."""
+        state = selectors.claim_state(user_id=authenticated_id(request), shop_id=shop_id)
+        return Response(ClaimStateSerializer(state).data)
 
 
 class MerchantShopViewSet(WriteLimited, viewsets.ViewSet):

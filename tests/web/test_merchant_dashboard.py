@@ -55,7 +55,8 @@ def test_an_owner_sees_the_numbers_and_the_charts(page: Page) -> None:
     page.goto(f"/#/users/{owner.id}")  # the profile leads a shop's staff to the dashboard
     page.get_by_role("link", name="Merchant dashboard").click()
 
-    expect(page.get_by_role("heading", name="Merchant dashboard")).to_be_visible()
+    expect(page.get_by_role("heading", name="My shops")).to_be_visible()
+    expect(page.get_by_role("link", name="My shops")).to_be_visible()  # the header shows it now
     expect(page.get_by_label("Shop")).to_have_value(str(shop.id))
     numbers = {"uv": "3", "pv": "4", "claims": "2", "sales": "0", "redemptions": "1"}
     for key, value in numbers.items():

@@ -8,7 +8,7 @@ import { billsPage, checkoutPage } from "./pages/checkout.js";
 import { feedPage } from "./pages/feed.js";
 import { homePage } from "./pages/home.js";
 import { loginPage } from "./pages/login.js";
-import { merchantPage } from "./pages/merchant.js";
+import { merchantPage, refreshMerchantLink } from "./pages/merchant.js";
 import { blogPage } from "./pages/notes.js";
 import { notificationsPage, refreshBell } from "./pages/notifications.js";
 import { orderPage, vouchersPage } from "./pages/orders.js";
@@ -51,10 +51,12 @@ export async function route() {
     await api("POST", "auth/logout").catch(() => null);
     session.clear();
     renderAccountLink();
+    refreshMerchantLink();
     location.hash = "#/";
     return;
   }
   refreshBell(); // not while logging out: the token is on its way out
+  refreshMerchantLink();
   for (const [pattern, page] of ROUTES) {
     const match = path.match(pattern);
     if (!match) continue;

@@ -6,6 +6,7 @@ import { explain, get } from "../lib/api.js";
 import { h, marked, message } from "../lib/dom.js";
 import { fmt } from "../lib/format.js";
 import { screen } from "../lib/screen.js";
+import { claimSection } from "./claims.js";
 import { blogCard } from "./notes.js";
 import { canReplyAt, replySection } from "./replies.js";
 import { voucherCard } from "./vouchers.js";
@@ -199,5 +200,6 @@ export async function shopPage(id) {
       h("h2", {}, fmt(ngettext("%(count)s review", "%(count)s reviews", shop.comments), { count: shop.comments })),
       histogram(shop),
       h("p", {}, h("a", { href: `#/write?shop=${shop.id}` }, gettext("Write a review"))),
-      ...reviews.nodes));
+      ...reviews.nodes),
+    claimSection(shop.id));
 }
