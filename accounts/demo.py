@@ -44,23 +44,29 @@ def seed_admin() -> tuple[User, bool]:
     return staff, created
 
 
-CLERK_PHONE = "13800000099"  # logs in by SMS like everyone; works at the first demo shop
+# The demo merchant: logs in by SMS like everyone, and owns three demo shops
+# (merchants/demo.py). Until it did, it was the first demo shop's clerk, "店员小王".
+MERCHANT_PHONE = "13800000099"
+MERCHANT_NICK_NAME = "王老板"
 
 
 @transaction.atomic
-def seed_clerk() -> User:
-    clerk, _ = User.objects.update_or_create(
-        phone=CLERK_PHONE,
-        defaults={"nick_name": "店员小王"},
+def seed_merchant() -> User:
+    merchant, _ = User.objects.update_or_create(
+        phone=MERCHANT_PHONE,
+        defaults={"nick_name": MERCHANT_NICK_NAME},
         create_defaults={
-            "username": CLERK_PHONE,
-            "nick_name": "店员小王",
+            "username": MERCHANT_PHONE,
+            "nick_name": MERCHANT_NICK_NAME,
             "password": make_password(None),
         },
     )
-    UserInfo.objects.get_or_create(user=clerk)
-    _give_avatar(clerk)
-    return clerk
+    UserInfo.objects.update_or_create(
+        user=merchant,
+        defaults={"city": "上海", "introduce": "南翔馒头店三家分店的店主，每条评价都会回复。"},
+    )
+    _give_avatar(merchant)
+    return merchant
 
 
 @transaction.atomic

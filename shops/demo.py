@@ -11,7 +11,7 @@ from dianping.demo_pictures import demo_picture
 from . import hours as opening_hours
 from . import services
 from .caches import shop_cache
-from .models import Shop, ShopStaff, ShopType
+from .models import Shop, ShopType
 
 CITY_CENTRE = (121.4737, 31.2304)  # People's Square, Shanghai (longitude, latitude)
 
@@ -134,8 +134,3 @@ def seed_shops() -> tuple[int, int]:
     shop_cache().evict_many({shop.id for shop in [*bare, *unscheduled]})
     services.shop_types_changed()
     return ShopType.objects.count(), Shop.objects.count()
-
-
-def seed_staff(*, user_id: int, shop: Shop) -> None:
-    """Put a demo user on a shop's staff (idempotent)."""
-    ShopStaff.objects.get_or_create(user_id=user_id, shop=shop)

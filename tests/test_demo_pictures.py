@@ -33,7 +33,7 @@ def test_every_demo_shop_blog_and_user_has_a_picture(client) -> None:
         content__in=[content for *_, content in NOTES]
     )  # not the short reviews
     assert all(len(images) >= 1 for images in notes.values_list("images", flat=True))
-    demo_users = User.objects.filter(phone__startswith="138000000")  # 10 and the clerk
+    demo_users = User.objects.filter(phone__startswith="138000000")  # 10 and the merchant
     assert demo_users.count() == 11
     assert all(user.icon for user in demo_users)
 

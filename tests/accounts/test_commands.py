@@ -89,7 +89,7 @@ def test_seed_demo_is_idempotent_and_its_admin_can_log_in(capsys, settings) -> N
 
     call_command("seed_demo")
 
-    assert User.objects.count() == counts == len(demo.DEMO_USERS) + 2  # + admin, shop clerk
+    assert User.objects.count() == counts == len(demo.DEMO_USERS) + 2  # + admin, the demo merchant
     assert "(password unchanged)" in capsys.readouterr().out
     assert Client().login(username=demo.ADMIN_USERNAME, password="changed-on-purpose")
     assert not Client().login(username=demo.ADMIN_USERNAME, password=demo.ADMIN_PASSWORD)

@@ -176,8 +176,8 @@ def test_seed_demo_has_a_sale_on_now_and_one_soon(api, redis_client) -> None:
         "full_reduction",
         "percentage",
     }
-    clerk = User.objects.get(phone="13800000099")
-    assert ShopStaff.objects.filter(user=clerk, shop=normal.earliest("id").shop).exists()
+    merchant = User.objects.get(phone="13800000099")  # runs the shop, redeems its coupons
+    assert ShopStaff.objects.filter(user=merchant, shop=normal.earliest("id").shop).exists()
 
 
 @pytest.mark.django_db

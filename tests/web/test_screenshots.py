@@ -1,7 +1,7 @@
 """The README's screenshots, taken from the demo data `make run` shows (seed_demo), as
-demo user 13800000001 (and the demo shop's clerk) see it; `make screenshots` writes them
-to docs/screenshots/. Each page is checked for what makes it worth showing; the other
-browser tests prove the behaviour behind it."""
+demo user 13800000001 (and the demo merchant, who runs the demo shop) see it; `make
+screenshots` writes them to docs/screenshots/. Each page is checked for what makes it
+worth showing; the other browser tests prove the behaviour behind it."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ from django.conf import settings
 from django.core.management import call_command
 from playwright.sync_api import Browser, Page, expect
 
+from accounts.demo import MERCHANT_PHONE
 from accounts.models import User
 from blogs.models import Blog
 from dianping import clock
-from shops.models import Shop
+from merchants.demo import merchant_shops
 from tests.vouchers.sales import drain_all
 from tests.web.conftest import PHONE, log_in, screenshot
 from vouchers.coupons import claims
@@ -47,6 +48,7 @@ def test_the_readme_screenshots_show_the_demo(page: Page, browser: Browser, live
     card = page.locator("article", has_text=SALE_TITLE)
     card.get_by_role("button", name="抢购").click()
     expect(card.get_by_role("status")).to_contain_text("抢到了！")
+    page.evaluate("window.scrollTo(0, 0)")  # the page's header on top, not where the button was
     screenshot(page, "shop", readme=True)
     drain_all()  # what the worker does within a second
     order = VoucherOrder.objects.get(user=me, voucher=sale)
@@ -64,11 +66,13 @@ def test_the_readme_screenshots_show_the_demo(page: Page, browser: Browser, live
     expect(page.locator(".summary")).to_contain_text("实付")
     screenshot(page, "checkout", readme=True)
 
-    reviewed = Shop.objects.order_by("-comments", "id").first()  # the most reviewed
-    assert reviewed is not None
+    # A shop of the demo merchant's: its score, its reviews and the shop's replies (the
+    # second: the first has two months of reviews, too long a page for the README).
+    reviewed = merchant_shops()[1]
     assert reviewed.comments > 0
     page.goto(f"/#/shops/{reviewed.id}")
     expect(page.get_by_role("heading", name=reviewed.name)).to_be_visible()
+    expect(page.locator("article .reply-body").first).to_be_visible()
     expect(page.locator("article").first).to_be_visible()
     screenshot(page, "shop-reviews", readme=True)
 
@@ -111,22 +115,35 @@ def test_the_readme_screenshots_show_the_demo(page: Page, browser: Browser, live
     expect(page.locator("form img")).to_have_count(2)
     screenshot(page, "write-with-photos", readme=True)
 
-    # The demo shop's clerk redeems a coupon the demo user claimed there.
+    # The demo merchant, who runs the demo shop, redeems a coupon the demo user claimed there.
     title, _ = DISCOUNT_VOUCHERS[0]
     voucher = Voucher.objects.get(shop=shop, title=title)
     coupon = claims.voucher_claim(user_id=me.id, voucher_id=voucher.id)  # free: paid at once
     assert coupon.redeem_code is not None
-    clerk = browser.new_context(viewport=PHONE, base_url=live_server.url, locale="zh-CN")
-    clerk_page = clerk.new_page()
+    merchant = browser.new_context(viewport=PHONE, base_url=live_server.url, locale="zh-CN")
+    merchant_page = merchant.new_page()
     try:
-        log_in(clerk_page, "13800000099")
-        clerk_page.get_by_role("link", name="商户店员：核销券码").click()
+        log_in(merchant_page, MERCHANT_PHONE)
+        merchant_page.get_by_role("link", name="商户店员：核销券码").click()
         code = coupon.redeem_code
-        clerk_page.get_by_label("券码（12 位数字）").fill(f"{code[:4]} {code[4:8]} {code[8:]}")
-        clerk_page.get_by_label("消费金额（元，满减券和折扣券需填写）").fill("168")
-        clerk_page.get_by_role("button", name="核销").click()
+        merchant_page.get_by_label("券码（12 位数字）").fill(f"{code[:4]} {code[4:8]} {code[8:]}")
+        merchant_page.get_by_label("消费金额（元，满减券和折扣券需填写）").fill("168")
+        merchant_page.get_by_role("button", name="核销").click()
         # The redeem form's own status: the page may still hold the previous view's a moment.
-        expect(clerk_page.get_by_role("status").filter(has_text="核销成功")).to_be_visible()
-        screenshot(clerk_page, "redeem", readme=True)
+        expect(merchant_page.get_by_role("status").filter(has_text="核销成功")).to_be_visible()
+        screenshot(merchant_page, "redeem", readme=True)
+
+        # Its dashboard of the demo shop over 30 days: a month of visitors, the past
+        # sale's busy days, the weekly rating rising, reviews awaiting its reply.
+        merchant_page.goto(f"/#/merchant?shop={shop.id}&days=30")
+        expect(merchant_page.get_by_role("heading", name="商家后台")).to_be_visible()
+        expect(merchant_page.get_by_label("店铺")).to_have_value(str(shop.id))
+        traffic = merchant_page.get_by_role("img", name="访客数与浏览量")
+        expect(traffic.locator("[data-series=uv] circle")).to_have_count(30)
+        trend = merchant_page.get_by_role("img", name="每周平均评分")
+        expect(trend.locator("[data-series=rating] circle")).to_have_count(8)
+        expect(merchant_page.locator('[data-number="sales"] .stat')).not_to_have_text("0")
+        expect(merchant_page.locator(".awaiting li").first).to_be_visible()
+        screenshot(merchant_page, "merchant-dashboard", readme=True)
     finally:
-        clerk.close()
+        merchant.close()

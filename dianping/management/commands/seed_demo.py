@@ -1,5 +1,5 @@
 """Load demo data, idempotently: users, a staff account, shops, vouchers, blogs, follows,
-sign-ins."""
+sign-ins, a merchant with its shops' history, notifications."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from accounts import demo as accounts_demo
 from blogs import demo as blogs_demo
 from dianping import identity
+from merchants import demo as merchants_demo
 from notifications import demo as notifications_demo
 from shops import demo as shops_demo
 from signin import demo as signin_demo
@@ -38,11 +39,11 @@ class Command(BaseCommand):
         users = accounts_demo.seed_users()
         types, shops = shops_demo.seed_shops()
         vouchers = vouchers_demo.seed_vouchers()["vouchers"]
-        clerk = accounts_demo.seed_clerk()
-        clerk_shop = vouchers_demo.demo_shops()[0]
-        shops_demo.seed_staff(user_id=clerk.id, shop=clerk_shop)
-        social = blogs_demo.seed_blogs(users)
+        coupon_shop = vouchers_demo.demo_shops()[0]
+        social = blogs_demo.seed_blogs(users)  # first: it writes only while no note exists
         signins = signin_demo.seed_signins(users)
+        merchant = accounts_demo.seed_merchant()
+        business = merchants_demo.seed_merchant(merchant, users)
         notified = notifications_demo.seed_notifications(users)
         ok = self.style.SUCCESS
         self.stdout.write(ok(f"demo users: {len(users)} ({users[0].phone}..{users[-1].phone})"))
@@ -52,10 +53,9 @@ class Command(BaseCommand):
         self.stdout.write(
             ok(
                 f"vouchers: {vouchers} (a flash sale on now, another in 10 minutes; "
-                f"cash, 满减 and 折扣 coupons at shop {clerk_shop.id})"
+                f"cash, 满减 and 折扣 coupons at shop {coupon_shop.id})"
             )
         )
-        self.stdout.write(ok(f"shop staff: {clerk.phone} works at shop {clerk_shop.id}"))
         self.stdout.write(
             ok(
                 f"blogs: {social['blogs']}, likes: {social['likes']}, "
@@ -66,6 +66,14 @@ class Command(BaseCommand):
         today = "signed today" if run.signed_today else "sign today to extend it"
         self.stdout.write(
             ok(f"sign-ins: {signins} new ({users[0].phone} has a {run.days}-day streak, {today})")
+        )
+        owned = ", ".join(str(shop.id) for shop in business["shops"]) or "none"
+        self.stdout.write(
+            ok(
+                f"demo merchant: {merchant.phone} owns shops {owned}: "
+                f"{business['reviews']} reviews ({business['replies']} replied), "
+                f"{business['offers']} offers; visits of {business['days']} more days"
+            )
         )
         self.stdout.write(ok(f"notifications: {notified} waiting for {users[0].phone}"))
         self._seed_admin()

@@ -1,0 +1,46 @@
+"""Past page views for `seed_demo`: a subject's visitors and views on a local day, written
+to the keys the visits flusher writes (traffic/visits.py) and read by the statistics."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from dianping import clock
+from dianping.redis import keys
+from dianping.redis.client import get_redis
+
+from .visits import RETENTION_SECONDS, SITE, local_day
+
+
+def seed_views(subject: str, days: dict[date, tuple[list[str], int]]) -> int:
+    """For each local day, `visitors` (ids as the flusher counts them, "client:…") made
+    `views` views of `subject`, counted for the whole site too, as every view is; returns
+    how many days were written. Idempotent: a day whose visitors are in the subject's
+    HyperLogLog already (PFADD changes nothing) is left as it is, so its views are never
+    counted twice, and real views of the day add to the demo's. Each key expires as the
+    flusher's would: RETENTION_SECONDS after the end of its day."""
+    redis = get_redis()
+    ordered = sorted(days)
+    pipe = redis.pipeline(transaction=False)
+    for day in ordered:
+        pipe.pfadd(keys.visits_uv(subject, local_day(day)), *days[day][0])
+    added = pipe.execute()
+    pipe = redis.pipeline(transaction=False)
+    written = 0
+    for day, new in zip(ordered, added, strict=True):
+        if not new:
+            continue
+        visitors, views = days[day]
+        name = local_day(day)
+        expires = int(clock.start_of(day + timedelta(days=1)).timestamp()) + RETENTION_SECONDS
+        pipe.pfadd(keys.visits_uv(SITE, name), *visitors)
+        for key in (keys.visits_pv(subject, name), keys.visits_pv(SITE, name)):
+            pipe.incrby(key, views)
+        for key in (
+            keys.visits_uv(subject, name), keys.visits_uv(SITE, name),
+            keys.visits_pv(subject, name), keys.visits_pv(SITE, name),
+        ):  # fmt: skip
+            pipe.expireat(key, expires)
+        written += 1
+    pipe.execute()
+    return written
