@@ -13,7 +13,7 @@ import { session } from "../lib/session.js";
 const SVG_NS = "http://www.w3.org/2000/svg";
 const WIDTH = 600;
 const HEIGHT = 180;
-const PAD = { left: 36, right: 12, top: 12, bottom: 24 };
+const PAD = { left: 48, right: 12, top: 12, bottom: 24 };
 export const WINDOWS = [7, 30];
 
 function svg(tag, attrs = {}, ...children) {
