@@ -43,7 +43,7 @@ from .errors import (
     UserNotFound,
 )
 from .models import REASON_MAX, OfferDraft, ShopChange, ShopClaim
-from .signals import claim_decided, offer_decided
+from .signals import change_decided, claim_decided, offer_decided
 
 Status = ShopClaim.Status
 
@@ -242,7 +242,8 @@ def _change_propose(shop_id: int, owner_id: int, proposed: dict[str, Any]) -> Sh
 def shop_change_approve(*, change_id: int, by_user_id: int | None = None) -> ShopChange:
     """An operator approves a pending change: its fields are applied through
     shops.services.shop_save, so the cached shop, its GEO entry and its search document
-    follow after commit. 409 `change_decided` for a change decided or replaced already."""
+    follow after commit, and the shop's owners are told (SHOP_CHANGE_APPROVED). 409
+    `change_decided` for a change decided or replaced already."""
     with transaction.atomic():
         shop_id = ShopChange.objects.filter(pk=change_id).values_list("shop_id", flat=True).first()
         shop = None
@@ -260,23 +261,27 @@ def shop_change_approve(*, change_id: int, by_user_id: int | None = None) -> Sho
         change.status, change.pending = ChangeStatus.APPROVED, None
         change.decided_by_id, change.decided_at = by_user_id, clock.now()
         change.save(update_fields=["status", "pending", "decided_by", "decided_at"])
+        change_decided.send(sender=ShopChange, change_id=change.id)
     return change
 
 
 def shop_change_reject(*, change_id: int, reason: str, by_user_id: int | None = None) -> ShopChange:
-    """An operator turns a change down, saying why (the owner reads it on the shop's
-    profile); the shop stays as it is. 409 `change_decided` for one decided already."""
+    """An operator turns a change down, saying why; the shop stays as it is, and its
+    owners are told (SHOP_CHANGE_REJECTED, with the reason) after commit and read it on
+    the shop's profile too. 409 `change_decided` for one decided already."""
     reason = _reason(reason, empty=gettext("Give the reason for turning the change down."))
-    # A conditional update: of two deciders (or a decider and a replacing request),
-    # exactly one finds the change pending.
-    decided = ShopChange.objects.filter(pk=change_id, status=ChangeStatus.PENDING).update(
-        status=ChangeStatus.REJECTED, pending=None, reason=reason,
-        decided_by_id=by_user_id, decided_at=clock.now(),
-    )  # fmt: skip
-    if not decided:
-        if ShopChange.objects.filter(pk=change_id).exists():
-            raise ChangeDecided()
-        raise ChangeNotFound()
+    with transaction.atomic():
+        # A conditional update: of two deciders (or a decider and a replacing request),
+        # exactly one finds the change pending.
+        decided = ShopChange.objects.filter(pk=change_id, status=ChangeStatus.PENDING).update(
+            status=ChangeStatus.REJECTED, pending=None, reason=reason,
+            decided_by_id=by_user_id, decided_at=clock.now(),
+        )  # fmt: skip
+        if not decided:
+            if ShopChange.objects.filter(pk=change_id).exists():
+                raise ChangeDecided()
+            raise ChangeNotFound()
+        change_decided.send(sender=ShopChange, change_id=change_id)
     return ShopChange.objects.get(pk=change_id)
 
 

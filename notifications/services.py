@@ -26,7 +26,8 @@ def dedup_key(kind: str, *parts: int) -> str:
     `followed:<follower>`, `coupon_expiring:<order>`, `order_cancelled:<order>`,
     `sale_starting:<voucher>`, `claim_approved:<claim>`, `claim_rejected:<claim>`,
     `offer_approved:<offer>:<submission>`, `offer_returned:<offer>:<submission>` (each per
-    owner), `sale_started:<voucher>`, `sale_sold_out:<voucher>` (each per owner),
+    owner), `sale_started:<voucher>`, `sale_sold_out:<voucher>`,
+    `shop_change_approved:<change>`, `shop_change_rejected:<change>` (each per owner),
     `review_replied:<review>` (the shop's reply to a review, told once however often it is
     edited or written again), `shop_reviewed:<review>` (each per recipient)."""
     return ":".join([kind, *map(str, parts)])
@@ -43,6 +44,7 @@ def notification_add(
     voucher_id: int | None = None,
     order_id: int | None = None,
     shop_id: int | None = None,
+    reason: str = "",
 ) -> Notification | None:
     """Add one notification unless its event was notified already (or its note or comment
     is gone meanwhile); the inbox is then trimmed. Nobody is told about their own act."""
@@ -53,7 +55,7 @@ def notification_add(
             notification = Notification.objects.create(
                 recipient_id=recipient_id, kind=kind, dedup_key=key, actor_id=actor_id,
                 blog_id=blog_id, comment_id=comment_id, voucher_id=voucher_id, order_id=order_id,
-                shop_id=shop_id,
+                shop_id=shop_id, reason=reason,
             )  # fmt: skip
     except IntegrityError:  # the unique key: a repeat; or the note was deleted meanwhile
         return None

@@ -66,6 +66,11 @@ def notify_offer_decided(offer_id: int) -> int:
     return producers.offer_decided(offer_id=offer_id)
 
 
+@shared_task(**_RETRIED)
+def notify_shop_change_decided(change_id: int) -> int:
+    return producers.shop_change_decided(change_id=change_id)
+
+
 @shared_task(ignore_result=True)
 def remind_expiring_coupons() -> int:
     """Beat: coupons expiring within 24 h, each owner told once."""

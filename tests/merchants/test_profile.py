@@ -15,6 +15,8 @@ from django.urls import reverse
 from dianping.errors import DomainError
 from merchants import services
 from merchants.models import ShopChange
+from notifications import producers
+from notifications.models import Kind, Notification
 from search import index
 from shops import hours
 from shops import services as shop_services
@@ -218,6 +220,45 @@ def test_a_new_request_replaces_the_pending_change(shop, owner) -> None:
     same = api.patch(_url(shop.id), {"name": shop.name, **HERE}, format="json")
     assert same.status_code == 200
     assert same.json()["pending_change"]["proposed"] == {"address": "2 Second St"}
+
+
+@pytest.mark.django_db(transaction=True)  # told after the decision's commit
+def test_a_decision_tells_the_shop_s_owners_with_the_reason(
+    shop, owner, clerk, admin_client
+) -> None:
+    api = client_for(owner)
+
+    def propose(body: dict) -> int:
+        return api.patch(_url(shop.id), body, format="json").json()["pending_change"]["id"]
+
+    approved = propose({"name": "阿牛咖啡"})
+    services.shop_change_approve(change_id=approved)
+    replaced = propose({"name": "Gone"})
+    rejected = propose({"address": "Far"})  # replaces the one before
+    reject_url = reverse("admin:merchants_shopchange_reject", args=[rejected])
+    assert admin_client.post(reject_url, {"reason": "The licence says Near."}).status_code == 302
+
+    told = Notification.objects.filter(recipient=owner).order_by("id")
+    assert list(told.values_list("kind", "shop_id", "dedup_key", "reason")) == [
+        (Kind.SHOP_CHANGE_APPROVED, shop.id, f"shop_change_approved:{approved}", ""),
+        (Kind.SHOP_CHANGE_REJECTED, shop.id, f"shop_change_rejected:{rejected}",
+         "The licence says Near."),
+    ]  # fmt: skip
+    # The replaced change was decided by nobody: nobody is told of it; clerks are not told.
+    assert ShopChange.objects.get(pk=replaced).status == Status.REPLACED
+    assert not Notification.objects.exclude(recipient=owner).exists()
+    # A retried task, or a second decision (refused), tells nobody twice.
+    assert producers.shop_change_decided(change_id=rejected) == 0
+    with pytest.raises(DomainError) as refused:
+        services.shop_change_reject(change_id=rejected, reason="Again.")
+    assert refused.value.code == "change_decided"
+    assert told.count() == 2
+    # The owner's inbox names the shop and gives the operator's words.
+    inbox = api.get("/api/notifications").json()["results"]
+    assert [(n["kind"], n["shop"]["name"], n["reason"]) for n in inbox] == [
+        ("shop_change_rejected", "阿牛咖啡", "The licence says Near."),
+        ("shop_change_approved", "阿牛咖啡", ""),
+    ]
 
 
 @pytest.mark.django_db
