@@ -55,6 +55,11 @@ def _near(api, shop: Shop, point: dict) -> list[int]:
     return [item["id"] for item in body["results"]]
 
 
+def _listed_phone(api, shop: Shop) -> str:
+    body = api.get("/api/shops", {"type_id": shop.type_id}).json()
+    return next(item["phone"] for item in body["results"] if item["id"] == shop.id)
+
+
 def _found(api, q: str) -> list[int]:
     return [item["id"] for item in api.get("/api/search", {"q": q}).json()["results"]]
 
@@ -68,7 +73,8 @@ def test_the_owner_sets_price_phone_pictures_and_hours_at_once(
 ) -> None:
     _set_local(fake_clock, "2026-11-30 20:00")  # a Monday evening
     before = api.get(f"/api/shops/{shop.id}").json()  # cached now
-    assert (before["avg_price"], before["open_now"]) == (80, None)
+    assert (before["avg_price"], before["open_now"], before["phone"]) == (80, None, "")
+    assert _listed_phone(api, shop) == ""  # the list's copy, cached too
     body = {
         "avg_price": 88,
         "phone": "021-6234 5678",
@@ -90,7 +96,8 @@ def test_the_owner_sets_price_phone_pictures_and_hours_at_once(
     assert (public["avg_price"], public["images"], public["open_now"]) == (
         88, body["images"], True,
     )  # fmt: skip
-    assert "phone" not in public  # the owner's view only, for now
+    assert public["phone"] == "021-6234 5678"  # public: customers dial it
+    assert _listed_phone(api, shop) == "021-6234 5678"
     assert ShopChange.objects.count() == 0
     _set_local(fake_clock, "2026-12-01 02:00")  # the night is over: open_now follows
     assert api.get(f"/api/shops/{shop.id}").json()["open_now"] is False
@@ -98,7 +105,8 @@ def test_the_owner_sets_price_phone_pictures_and_hours_at_once(
     cleared = client_for(owner).patch(_url(shop.id), {"hours": None, "phone": ""}, format="json")
     assert cleared.status_code == 200
     assert (cleared.json()["hours"], cleared.json()["phone"]) == (None, "")
-    assert api.get(f"/api/shops/{shop.id}").json()["open_now"] is None
+    public = api.get(f"/api/shops/{shop.id}").json()
+    assert (public["open_now"], public["phone"]) == (None, "")
 
 
 @pytest.mark.django_db

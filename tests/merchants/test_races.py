@@ -5,10 +5,10 @@ and no 500."""
 
 from __future__ import annotations
 
-import pytest
-
 from datetime import timedelta
 from typing import Any
+
+import pytest
 
 from dianping import clock
 from dianping.errors import DomainError
