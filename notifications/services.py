@@ -5,6 +5,7 @@ read. Called from tasks, never on a request that triggered the notification
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 
 from django.conf import settings
@@ -15,6 +16,7 @@ from blogs.models import BlogComment, Visibility
 from dianping import clock
 from dianping.redis.ratelimit import SlidingWindowLimiter
 
+from .metrics import sent
 from .models import Kind, Notification
 from .unread import unread_changed
 
@@ -59,6 +61,7 @@ def notification_add(
             )  # fmt: skip
     except IntegrityError:  # the unique key: a repeat; or the note was deleted meanwhile
         return None
+    sent(kind).inc()
     inbox_trim(recipient_id=recipient_id)
     return notification
 
@@ -99,6 +102,7 @@ def notification_comment_add(
         if cap is not None and decision is not None:
             cap.refund(subject, decision)
         return None
+    sent(Kind.COMMENTED).inc()
     inbox_trim(recipient_id=recipient_id)
     return notification
 
@@ -160,6 +164,8 @@ def notifications_add_many(notifications: Sequence[Notification]) -> int:
     )
     new = [n for n in notifications if (n.recipient_id, n.dedup_key) not in told]
     Notification.objects.bulk_create(new, ignore_conflicts=True)  # no post_save: evicted here
+    for kind, count in Counter(n.kind for n in new).items():
+        sent(kind).inc(count)
     unread_changed(n.recipient_id for n in new)
     for recipient_id in {n.recipient_id for n in new}:
         inbox_trim(recipient_id=recipient_id)
