@@ -339,6 +339,7 @@ def test_redeeming_refuses_the_same_cast(world, owner) -> None:
     voucher = NormalVoucherFactory(shop_id=world["ids"]["shop"], pay_value=0)
     order_id = client_for(buyer).post(f"/api/vouchers/{voucher.id}/claim").json()["order_id"]
     code = VoucherOrder.objects.get(pk=order_id).redeem_code
+    assert code is not None  # paid: it has one
     unknown = "000000000000" if code != "0" * 12 else "111111111111"
 
     def redeem(user, with_code: str):

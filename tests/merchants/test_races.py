@@ -196,6 +196,7 @@ def test_the_owner_s_stop_racing_an_operator_s_stop_stops_the_sale_once(owner) -
     services.offer_publish(offer_id=offer.id, data=data)
     offer.refresh_from_db()
     voucher_id = offer.voucher_id
+    assert voucher_id is not None
     buyers = [UserFactory() for _ in range(2)]
     for buyer in buyers:
         assert client_for(buyer).post(f"/api/vouchers/{voucher_id}/seckill").status_code == 200

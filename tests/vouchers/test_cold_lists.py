@@ -83,5 +83,8 @@ def test_sale_windows_read_many_as_one_reads_one(fake_clock) -> None:
         normal.id: window.sale_window(normal.id),
         missing: None,
     }
-    assert len(windows[sale.id].shards) == 2
-    assert (windows[sale.id].seckill, windows[normal.id].seckill) == (True, False)
+    sale_window, normal_window = windows[sale.id], windows[normal.id]
+    assert sale_window is not None
+    assert normal_window is not None
+    assert len(sale_window.shards) == 2
+    assert (sale_window.seckill, normal_window.seckill) == (True, False)
