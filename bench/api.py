@@ -7,7 +7,8 @@ Production settings under granian (2 workers x 4 threads), demo data, MariaDB wh
 DATABASE_URL names one (`make bench-api` starts a throwaway one). Every detail GET
 rotates over all ids; every signed-in GET rotates over --users users' tokens, and those
 users each follow three demo authors, hold a paid coupon and have 25 notifications, so
-their feeds, "my vouchers" and inboxes have something in them. Searches ask words of the
+their feeds, "my vouchers" and inboxes have something in them; the first of them (up to
+300) each own a demo shop, whose dashboard each asks as its owner. Searches ask words of the
 demo's shops, notes and users, the search limit lifted (wrk sends from one address).
 Rounds alternate the bare view `/api/ping` and every endpoint; the table gives medians,
 ratios to the bare view, and non-2xx counts (the run fails on any). Prints Markdown for
@@ -28,6 +29,7 @@ from harness import WRK_DIR, Server, WrkResult, manage, manage_output, median_re
 from harness import server_env as production_env
 
 CENTRE = (121.4737, 31.2304)  # People's Square, where the demo shops are
+OWNERS = "owners"  # an endpoint's paths each signed in as its own shop's owner
 
 # The bench users: the load-test phones of issue_tokens (100xxxxxxxx), each following
 # three demo authors (the feed backfills their notes) and holding a paid free coupon.
@@ -74,6 +76,32 @@ for user in users[::2]:  # half of them have read their oldest ten
 print(len(users))
 """
 
+# The first bench users each become the owner of a shop that has none (demo order), for
+# the merchant dashboard; prints those shops' ids in the users' order, which is their
+# tokens' order in issue_tokens's file. Run again, the same users keep the same shops.
+OWNERS = """
+from accounts.management.commands.issue_tokens import load_test_phones
+from accounts.models import User
+from shops.models import Shop, ShopStaff
+phones = load_test_phones({count}, staff=False)
+ids = dict(User.objects.filter(phone__in=phones).values_list("phone", "id"))
+owner = ShopStaff.Role.OWNER
+mine = dict(ShopStaff.objects.filter(user_id__in=ids.values(), role=owner)
+            .values_list("user_id", "shop_id"))
+owned = ShopStaff.objects.filter(role=owner).values_list("shop_id", flat=True)
+free = iter(Shop.objects.exclude(pk__in=list(owned)).order_by("id").values_list("id", flat=True))
+shops = []
+for phone in phones:
+    shop_id = mine.get(ids[phone]) or next(free, None)
+    if shop_id is None:
+        break
+    ShopStaff.objects.update_or_create(shop_id=shop_id, user_id=ids[phone],
+                                       defaults={{"role": owner}})
+    shops.append(shop_id)
+print(" ".join(map(str, shops)))
+"""
+OWNERS_MAX = 300  # dashboards rotated over (each its own shop's numbers)
+
 IDS = """
 from blogs.models import Blog
 from shops.models import Shop, ShopType
@@ -92,8 +120,11 @@ SEARCHES = {
 }
 
 
-def endpoints(shops: list[str], blogs: list[str], authors: list[str], types: list[str]):
-    """name -> (paths, signed in?)"""
+def endpoints(
+    shops: list[str], blogs: list[str], authors: list[str], types: list[str], owned: list[str]
+):
+    """name -> (paths, who): who is False (anonymous), True (the bench users, rotated) or
+    OWNERS (path k as the owner of its shop: the k-th bench user)."""
     x, y = CENTRE
     points = [
         f"x={x + dx / 100:.4f}&y={y + dy / 100:.4f}" for dx in (-2, 0, 2) for dy in (-2, 0, 2)
@@ -125,6 +156,8 @@ def endpoints(shops: list[str], blogs: list[str], authors: list[str], types: lis
         "notifications `/api/notifications` (signed in)": (["/api/notifications"], True),
         "unread count `/api/notifications/unread-count` (signed in)": (
             ["/api/notifications/unread-count"], True),
+        "merchant dashboard `/api/merchant/shops/{id}/dashboard` (its owner)": (
+            [f"/api/merchant/shops/{i}/dashboard" for i in owned], OWNERS),
         **{
             f"search {kind} `/api/search?kind={kind}`": (
                 ["/api/search?" + urlencode({"q": q, "kind": kind}) for q in words], False)
@@ -162,11 +195,19 @@ def main() -> None:
     shops, blogs, authors, types = (
         line.split() for line in manage_output("shell", "-v0", "-c", IDS, env=env).splitlines()
     )
+    owners = OWNERS.format(count=min(args.users, OWNERS_MAX))
+    owned = manage_output("shell", "-v0", "-c", owners, env=env).split()
     work = Path(tempfile.mkdtemp(prefix="bench-api-"))
     tokens = work / "tokens.txt"
     manage("issue_tokens", "--count", str(args.users), "--out", str(tokens), env=env)
-    runs = {"bare Django JSON view `/api/ping`": (["/api/ping"], False)}
-    runs |= endpoints(shops, blogs, authors, types)
+    # wrk's script takes path i % n and token i % n: with as many tokens as paths, each
+    # dashboard is asked by its shop's owner.
+    owner_tokens = work / "owner-tokens.txt"
+    owner_tokens.write_text("".join(f"{t}\n" for t in tokens.read_text().split()[: len(owned)]))
+    runs: dict[str, tuple[list[str], bool | str]] = {
+        "bare Django JSON view `/api/ping`": (["/api/ping"], False)
+    }
+    runs |= endpoints(shops, blogs, authors, types, owned)
     if args.only:
         words = args.only.split(",")
         runs = {
@@ -178,14 +219,16 @@ def main() -> None:
         paths_file.write_text("\n".join(paths) + "\n")
         scripts[name] = {**os.environ, "PATHS_FILE": str(paths_file)}
         if signed_in:
-            scripts[name]["TOKENS_FILE"] = str(tokens)
+            scripts[name]["TOKENS_FILE"] = str(owner_tokens if signed_in == OWNERS else tokens)
 
     results: dict[str, list[WrkResult]] = {name: [] for name in runs}
     with Server("granian", args.workers, args.port, env, args.threads) as server:
         first_token = tokens.read_text().split()[0]
+        owners_tokens = owner_tokens.read_text().split()
         for paths, signed_in in runs.values():  # warm: every path once
-            headers = {"Authorization": f"Bearer {first_token}"} if signed_in else {}
-            for path in paths[:600]:
+            for k, path in enumerate(paths[:600]):
+                token = owners_tokens[k] if signed_in == OWNERS else first_token
+                headers = {"Authorization": f"Bearer {token}"} if signed_in else {}
                 request = urllib.request.Request(f"{server.url}{path}", headers=headers)
                 urllib.request.urlopen(request).read()
         lua = str(WRK_DIR / "paths.lua")

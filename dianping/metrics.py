@@ -215,6 +215,25 @@ def _worker_metrics() -> list[Metric]:
     return [threshold, heartbeat]
 
 
+def periodic_task_metrics() -> Iterable[Metric]:
+    """When each periodic task of METRICS_PERIODIC_TASKS last ran to its end, from Redis
+    in one round trip (a task never seen in TASK_SUCCESS_TTL: no sample)."""
+    from .redis import keys
+
+    names = list(settings.METRICS_PERIODIC_TASKS)
+    last = GaugeMetricFamily(
+        "dianping_periodic_task_last_success_timestamp_seconds",
+        "Unix time of the last run of a periodic task (by its beat entry) that ended "
+        "without an error.",
+        labels=["task"],
+    )
+    stamps = get_redis().mget([keys.task_succeeded(name) for name in names]) if names else []
+    for name, stamp in zip(names, stamps, strict=True):
+        if stamp is not None:
+            last.add_metric([name], float(stamp))
+    return [last]
+
+
 def _answers(ping: Callable[[], object]) -> float:
     try:
         ping()

@@ -18,6 +18,17 @@ def heartbeat() -> None:
     get_redis().set(keys.heartbeat(), repr(time.time()), ex=24 * 60 * 60)
 
 
+# How long a periodic task's last success is kept: far longer than any alert waits.
+TASK_SUCCESS_TTL = 7 * 24 * 60 * 60
+
+
+def task_succeeded(name: str) -> None:
+    """Record that a run of the periodic task `name` (its beat entry) ended without an
+    error, for /metrics (`dianping_periodic_task_last_success_timestamp_seconds`): a task
+    that fails at every run, while the heartbeat shows workers alive, is seen there."""
+    get_redis().set(keys.task_succeeded(name), repr(time.time()), ex=TASK_SUCCESS_TTL)
+
+
 def heartbeat_health() -> tuple[dict[str, Any], bool]:
     """/api/health's view of beat and the workers: stalled when the heartbeat is older
     than three of its intervals. A heartbeat never seen (a fresh install, or a day

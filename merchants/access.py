@@ -1,5 +1,8 @@
 """The one place that decides which shops a user may act for (decision 314). Every
-merchant endpoint, here and in other apps, scopes through these two functions.
+merchant endpoint of this app scopes through these two functions; the apps below
+merchants that act for a shop (blogs' replies, vouchers' redemptions) cannot import them
+and apply the same rule from ShopStaff (decision 360). tests/merchants/test_access.py
+holds every such endpoint in one table.
 
 A shop the caller does not run answers exactly as a shop that does not exist (404
 `shop_not_found`), so ids cannot be probed for shops or for who runs them."""

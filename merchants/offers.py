@@ -9,8 +9,10 @@ and why a move is refused.
 
 Only a draft or a returned offer is edited (an operator decides on what was submitted,
 nothing else). Every move is one conditional UPDATE on the offer's state (`move`), so of
-racing moves (two publishes, a publish and a send back, two stops) exactly one wins. The
-services decide when to move; this module decides what a move is.
+racing moves (two publishes, a publish and a send back, two stops) exactly one wins; a
+move with work besides (a publish's voucher, a stop's void) first holds the offer's row
+(`held`), so the loser never does that work (tests/merchants/test_races.py). The services
+decide when to move; this module decides what a move is and which states allow it.
 """
 
 from __future__ import annotations
@@ -95,6 +97,17 @@ REFUSALS = {
     State.PUBLISHED: (_("The offer is published."), Code.OFFER_PUBLISHED),
     State.STOPPED: (_("The offer's sale was stopped."), Code.OFFER_STOPPED),
 }
+
+
+def held(offers: QuerySet[OfferDraft], name: Move) -> OfferDraft | None:
+    """The offer of `offers`, its row locked until commit, for a move that does more than
+    its UPDATE (a publish creates a voucher, a stop voids one) and must do it once: of
+    racing moves, the later waits here and is then refused by the state the first left
+    (the 409 of `allowed`). None when there is no such offer."""
+    offer = offers.select_for_update().first()
+    if offer is not None:
+        allowed(name, offer.state)
+    return offer
 
 
 def allowed(name: Move, state: str) -> None:

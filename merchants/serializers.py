@@ -178,10 +178,9 @@ class ShopChangeSerializer(serializers.ModelSerializer):
 
 
 class ShopProfileSerializer(ShopSerializer):
-    """The shop as its owner sees it: the public answer, its phone, the change waiting for
-    an operator and the latest decided one."""
+    """The shop as its owner sees it: the public answer, the change waiting for an
+    operator and the latest decided one."""
 
-    phone = serializers.CharField(read_only=True)
     pending_change = ShopChangeSerializer(
         read_only=True,
         allow_null=True,
@@ -195,7 +194,7 @@ class ShopProfileSerializer(ShopSerializer):
     )
 
     class Meta(ShopSerializer.Meta):
-        fields = [*ShopSerializer.Meta.fields, "phone", "pending_change", "last_decision"]
+        fields = [*ShopSerializer.Meta.fields, "pending_change", "last_decision"]
         read_only_fields = fields
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.utils.translation import gettext
 
 from accounts.models import User
@@ -43,7 +43,7 @@ from .errors import (
     UserNotFound,
 )
 from .models import REASON_MAX, OfferDraft, ShopChange, ShopClaim
-from .signals import claim_decided, offer_decided
+from .signals import change_decided, claim_decided, offer_decided
 
 Status = ShopClaim.Status
 
@@ -242,7 +242,8 @@ def _change_propose(shop_id: int, owner_id: int, proposed: dict[str, Any]) -> Sh
 def shop_change_approve(*, change_id: int, by_user_id: int | None = None) -> ShopChange:
     """An operator approves a pending change: its fields are applied through
     shops.services.shop_save, so the cached shop, its GEO entry and its search document
-    follow after commit. 409 `change_decided` for a change decided or replaced already."""
+    follow after commit, and the shop's owners are told (SHOP_CHANGE_APPROVED). 409
+    `change_decided` for a change decided or replaced already."""
     with transaction.atomic():
         shop_id = ShopChange.objects.filter(pk=change_id).values_list("shop_id", flat=True).first()
         shop = None
@@ -260,23 +261,27 @@ def shop_change_approve(*, change_id: int, by_user_id: int | None = None) -> Sho
         change.status, change.pending = ChangeStatus.APPROVED, None
         change.decided_by_id, change.decided_at = by_user_id, clock.now()
         change.save(update_fields=["status", "pending", "decided_by", "decided_at"])
+        change_decided.send(sender=ShopChange, change_id=change.id)
     return change
 
 
 def shop_change_reject(*, change_id: int, reason: str, by_user_id: int | None = None) -> ShopChange:
-    """An operator turns a change down, saying why (the owner reads it on the shop's
-    profile); the shop stays as it is. 409 `change_decided` for one decided already."""
+    """An operator turns a change down, saying why; the shop stays as it is, and its
+    owners are told (SHOP_CHANGE_REJECTED, with the reason) after commit and read it on
+    the shop's profile too. 409 `change_decided` for one decided already."""
     reason = _reason(reason, empty=gettext("Give the reason for turning the change down."))
-    # A conditional update: of two deciders (or a decider and a replacing request),
-    # exactly one finds the change pending.
-    decided = ShopChange.objects.filter(pk=change_id, status=ChangeStatus.PENDING).update(
-        status=ChangeStatus.REJECTED, pending=None, reason=reason,
-        decided_by_id=by_user_id, decided_at=clock.now(),
-    )  # fmt: skip
-    if not decided:
-        if ShopChange.objects.filter(pk=change_id).exists():
-            raise ChangeDecided()
-        raise ChangeNotFound()
+    with transaction.atomic():
+        # A conditional update: of two deciders (or a decider and a replacing request),
+        # exactly one finds the change pending.
+        decided = ShopChange.objects.filter(pk=change_id, status=ChangeStatus.PENDING).update(
+            status=ChangeStatus.REJECTED, pending=None, reason=reason,
+            decided_by_id=by_user_id, decided_at=clock.now(),
+        )  # fmt: skip
+        if not decided:
+            if ShopChange.objects.filter(pk=change_id).exists():
+                raise ChangeDecided()
+            raise ChangeNotFound()
+        change_decided.send(sender=ShopChange, change_id=change_id)
     return ShopChange.objects.get(pk=change_id)
 
 
@@ -285,13 +290,24 @@ def shop_change_reject(*, change_id: int, reason: str, by_user_id: int | None = 
 Move, Actor = offers.Move, offers.Actor
 
 
-def _offer(shop_id: int | None, offer_id: int, *, lock: bool = False) -> OfferDraft:
+def _rows(shop_id: int | None, offer_id: int) -> QuerySet[OfferDraft]:
+    """The offer (of the shop, when `shop_id` is given)."""
+    rows = OfferDraft.objects.filter(pk=offer_id)
+    return rows if shop_id is None else rows.filter(shop_id=shop_id)
+
+
+def _offer(shop_id: int | None, offer_id: int) -> OfferDraft:
     """The offer (of the shop, when `shop_id` is given); OfferNotFound otherwise."""
-    rows = OfferDraft.objects.select_for_update() if lock else OfferDraft.objects
-    rows = rows.filter(pk=offer_id)
-    if shop_id is not None:
-        rows = rows.filter(shop_id=shop_id)
-    offer = rows.first()
+    offer = _rows(shop_id, offer_id).first()
+    if offer is None:
+        raise OfferNotFound()
+    return offer
+
+
+def _held(shop_id: int | None, offer_id: int, name: offers.Move) -> OfferDraft:
+    """The offer with its row locked until commit, if its state allows the move (its
+    409 otherwise: merchants.offers.held); OfferNotFound when there is none."""
+    offer = offers.held(_rows(shop_id, offer_id), name)
     if offer is None:
         raise OfferNotFound()
     return offer
@@ -300,10 +316,7 @@ def _offer(shop_id: int | None, offer_id: int, *, lock: bool = False) -> OfferDr
 def _moved(shop_id: int | None, offer_id: int, name: offers.Move, *, by: offers.Actor,
            **writes: Any) -> OfferDraft:  # fmt: skip
     """Make the move on one offer, or raise why its state refuses it."""
-    rows = OfferDraft.objects.filter(pk=offer_id)
-    if shop_id is not None:
-        rows = rows.filter(shop_id=shop_id)
-    if not offers.move(rows, name, by=by, now=clock.now(), **writes):
+    if not offers.move(_rows(shop_id, offer_id), name, by=by, now=clock.now(), **writes):
         raise offers.refusal(_offer(shop_id, offer_id).state)
     return _offer(shop_id, offer_id)
 
@@ -340,11 +353,9 @@ def offer_publish(*, offer_id: int, data: dict[str, Any],
     shop, in the same transaction; the shop's owners are told (OFFER_APPROVED) after
     commit. 409 for an offer that is not waiting for a decision."""
     with transaction.atomic():
-        # The row held: of two publishes, the second waits and then finds it published,
-        # so one offer never makes two vouchers.
-        offer = _offer(None, offer_id, lock=True)
-        if offer.state != OfferDraft.State.SUBMITTED:
-            raise offers.refusal(offer.state)
+        # The row held: of two publishes (or a publish and a send back), the second waits
+        # and then finds the offer decided, so one offer never makes two vouchers.
+        offer = _held(None, offer_id, Move.PUBLISH)
         voucher = voucher_create(data={**data, "shop_id": offer.shop_id})
         offer = _moved(
             None, offer_id, Move.PUBLISH, by=Actor.OPERATOR, voucher=voucher,
@@ -384,9 +395,9 @@ def offer_stop(*, offer_id: int, owner_id: int | None = None,
         owned_shop(owner_id, shop_id)  # type: ignore[arg-type]
     by = Actor.OPERATOR if owner_id is None else Actor.OWNER
     with transaction.atomic():
-        offer = _offer(shop_id, offer_id, lock=True)
-        if offer.state != OfferDraft.State.PUBLISHED:
-            raise offers.refusal(offer.state)
+        # The row held: of the owner's stop and an operator's, the second waits and then
+        # finds the offer stopped, so the sale is voided once.
+        offer = _held(shop_id, offer_id, Move.STOP)
         voucher = Voucher.objects.filter(pk=offer.voucher_id).first() if offer.voucher_id else None
         if voucher is None or voucher.status_at(clock.now()) in (
             Voucher.Status.ENDED, Voucher.Status.VOID,

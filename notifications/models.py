@@ -8,6 +8,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from dianping import clock
+from merchants.models import REASON_MAX
 
 
 class Kind(models.TextChoices):
@@ -26,6 +27,8 @@ class Kind(models.TextChoices):
     OFFER_RETURNED = "offer_returned", _("offer sent back")
     SALE_STARTED = "sale_started", _("sale started")
     SALE_SOLD_OUT = "sale_sold_out", _("sale sold out")
+    SHOP_CHANGE_APPROVED = "shop_change_approved", _("shop profile change approved")
+    SHOP_CHANGE_REJECTED = "shop_change_rejected", _("shop profile change rejected")
 
 
 class Notification(models.Model):
@@ -87,6 +90,12 @@ class Notification(models.Model):
     # Comments on one note collapse into one unread item per recipient (decision 285): how
     # many it stands for; `actor` and `comment` are the newest. 1 for every other kind.
     count = models.PositiveIntegerField(_("count"), default=1, editable=False)
+    # Why an operator turned something of the recipient's down (a claim, an offer, a
+    # change of the shop's profile), as it was said at the time; empty for other kinds.
+    # A database default: a process of the release before writes rows without it.
+    reason = models.CharField(
+        _("reason"), max_length=REASON_MAX, blank=True, default="", db_default="", editable=False
+    )
     # One notification per event, whatever repeats it: a like, unlike and like again, a
     # retried task, a beat job that runs twice (services.DEDUP_KEYS).
     dedup_key = models.CharField(_("deduplication key"), max_length=64, editable=False)

@@ -12,7 +12,7 @@ from blogs.models import Blog, BlogComment, ReviewReply
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 from follows.models import Follow
-from merchants.models import OfferDraft, ShopClaim
+from merchants.models import OfferDraft, ShopChange, ShopClaim
 from shops.models import ShopStaff
 from vouchers.models import VoucherOrder
 
@@ -140,11 +140,12 @@ def order_cancelled(*, order_id: int) -> bool:
 
 
 def claim_decided(*, claim_id: int) -> bool:
-    """Tell a user their shop claim was approved or rejected (once per claim)."""
+    """Tell a user their shop claim was approved or rejected, with the operator's reason
+    (once per claim)."""
     claim = (
         ShopClaim.objects.filter(pk=claim_id)
         .exclude(status=ShopClaim.Status.PENDING)
-        .values("user_id", "shop_id", "status")
+        .values("user_id", "shop_id", "status", "reason")
         .first()
     )
     if claim is None:
@@ -153,36 +154,59 @@ def claim_decided(*, claim_id: int) -> bool:
     kind = Kind.CLAIM_APPROVED if approved else Kind.CLAIM_REJECTED
     return _added(
         recipient_id=claim["user_id"], kind=kind, key=dedup_key(kind, claim_id),
-        shop_id=claim["shop_id"],
+        shop_id=claim["shop_id"], reason="" if approved else claim["reason"],
+    )  # fmt: skip
+
+
+def shop_change_decided(*, change_id: int) -> int:
+    """Tell the shop's owners that an operator approved the change of its name, address
+    or position (SHOP_CHANGE_APPROVED) or rejected it (SHOP_CHANGE_REJECTED, with the
+    reason), once per change; a change replaced by a newer request tells nobody, as no
+    operator decided it. Returns how many were told."""
+    change = (
+        ShopChange.objects.filter(
+            pk=change_id, status__in=[ShopChange.Status.APPROVED, ShopChange.Status.REJECTED]
+        )
+        .values("shop_id", "status", "reason")
+        .first()
+    )
+    if change is None:
+        return 0
+    approved = change["status"] == ShopChange.Status.APPROVED
+    kind = Kind.SHOP_CHANGE_APPROVED if approved else Kind.SHOP_CHANGE_REJECTED
+    return _told_owners(
+        change["shop_id"], kind=kind, key=dedup_key(kind, change_id),
+        reason="" if approved else change["reason"],
     )  # fmt: skip
 
 
 def offer_decided(*, offer_id: int) -> int:
     """Tell the shop's owners that an operator published their offer (OFFER_APPROVED,
-    with its voucher) or sent it back (OFFER_RETURNED: the reason is on the offer), once
-    per submission; nothing if the offer moved on before the task ran (it was submitted
+    with its voucher) or sent it back (OFFER_RETURNED, with the reason), once per
+    submission; nothing if the offer moved on before the task ran (it was submitted
     again, say). Returns how many were told."""
     offer = (
         OfferDraft.objects.filter(
             pk=offer_id, state__in=[OfferDraft.State.PUBLISHED, OfferDraft.State.RETURNED]
         )
-        .values("shop_id", "voucher_id", "state", "submissions")
+        .values("shop_id", "voucher_id", "state", "submissions", "reason")
         .first()
     )
     if offer is None:
         return 0
     published = offer["state"] == OfferDraft.State.PUBLISHED
     kind = Kind.OFFER_APPROVED if published else Kind.OFFER_RETURNED
-    key = dedup_key(kind, offer_id, offer["submissions"])
-    owners = ShopStaff.objects.filter(shop_id=offer["shop_id"], role=ShopStaff.Role.OWNER)
+    return _told_owners(
+        offer["shop_id"], kind=kind, key=dedup_key(kind, offer_id, offer["submissions"]),
+        voucher_id=offer["voucher_id"], reason="" if published else offer["reason"],
+    )  # fmt: skip
+
+
+def _told_owners(shop_id: int, **fields: Any) -> int:
+    """Tell each owner of the shop; returns how many were told."""
+    owners = ShopStaff.objects.filter(shop_id=shop_id, role=ShopStaff.Role.OWNER)
     return sum(
-        _added(
-            recipient_id=owner_id,
-            kind=kind,
-            key=key,
-            shop_id=offer["shop_id"],
-            voucher_id=offer["voucher_id"],
-        )
+        _added(recipient_id=owner_id, shop_id=shop_id, **fields)
         for owner_id in owners.values_list("user_id", flat=True)
     )
 

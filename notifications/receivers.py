@@ -18,7 +18,7 @@ from blogs.signals import (
     review_published,
 )
 from follows.signals import follow_synced
-from merchants.signals import claim_decided, offer_decided
+from merchants.signals import change_decided, claim_decided, offer_decided
 from vouchers.signals import order_timed_out
 
 from . import services, tasks
@@ -64,6 +64,10 @@ def _offer_decided(sender: Any, *, offer_id: int, **_: Any) -> None:
     _after_commit(tasks.notify_offer_decided, offer_id)
 
 
+def _change_decided(sender: Any, *, change_id: int, **_: Any) -> None:
+    _after_commit(tasks.notify_shop_change_decided, change_id)
+
+
 def _hidden(sender: Any, *, blog_id: int | None = None, comment_id: int | None = None,
             review_id: int | None = None, **_: Any) -> None:  # fmt: skip
     """What was said about a hidden note, comment or shop's reply goes, in the hider's
@@ -102,6 +106,7 @@ def connect() -> None:
     order_timed_out.connect(_timed_out, dispatch_uid="notifications.order_cancelled")
     claim_decided.connect(_claim_decided, dispatch_uid="notifications.claim_decided")
     offer_decided.connect(_offer_decided, dispatch_uid="notifications.offer_decided")
+    change_decided.connect(_change_decided, dispatch_uid="notifications.change_decided")
     content_hidden.connect(_hidden, dispatch_uid="notifications.hidden")
     comments_deleting.connect(_deleting, dispatch_uid="notifications.comments_deleting")
     post_save.connect(_saved, sender=Notification, dispatch_uid="notifications.unread_saved")

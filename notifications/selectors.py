@@ -14,7 +14,7 @@ PAGE = 20
 
 # The page's one query: the item, its actor, and of its subjects only what a link shows.
 _COLUMNS = (
-    "id", "recipient_id", "kind", "order_id", "count", "read_at", "created_at",
+    "id", "recipient_id", "kind", "order_id", "count", "reason", "read_at", "created_at",
     "actor__id", "actor__nick_name", "actor__icon",
     "blog__id", "blog__title",
     "comment__id", "comment__content",
@@ -37,7 +37,7 @@ def inbox_page(*, recipient_id: int, last_id: int | None) -> tuple[list[Notifica
 
 # The fast path's page (decision 304): the same query as plain values, no model built.
 INBOX_VALUES = (
-    "id", "kind", "order_id", "count", "read_at", "created_at",
+    "id", "kind", "order_id", "count", "reason", "read_at", "created_at",
     "actor__id", "actor__nick_name", "actor__icon",
     "blog__id", "blog__title",
     "comment__id", "comment__content",

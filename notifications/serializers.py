@@ -48,8 +48,9 @@ class NotificationSerializer(serializers.ModelSerializer):
     order_id = serializers.CharField(allow_null=True, help_text="The voucher order (a string).")
     shop = ShopLinkSerializer(
         allow_null=True,
-        help_text="The shop: the one that replied to your review (`review_replied`), or your "
-        "shop that was reviewed (`shop_reviewed`).",
+        help_text="The shop: the one that replied to your review (`review_replied`), or the "
+        "shop a merchant notification is about (your shop that was reviewed, claimed, "
+        "changed, whose offer was decided or whose sale started or sold out).",
     )
     count = serializers.IntegerField(
         min_value=1,
@@ -57,13 +58,17 @@ class NotificationSerializer(serializers.ModelSerializer):
         "item, which shows the newest (`actor`, `comment`) and moves to the top; 1 for every "
         "other kind.",
     )
+    reason = serializers.CharField(
+        help_text="Why an operator turned it down, in their words: for `claim_rejected`, "
+        "`offer_returned` and `shop_change_rejected`; empty for every other kind."
+    )
     read = serializers.SerializerMethodField()
 
     class Meta:
         model = Notification
         fields = [
             "id", "kind", "actor", "blog", "comment", "voucher", "order_id", "shop", "count",
-            "read", "created_at",
+            "reason", "read", "created_at",
         ]  # fmt: skip
         read_only_fields = fields
 

@@ -5,6 +5,7 @@ read. Called from tasks, never on a request that triggered the notification
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 
 from django.conf import settings
@@ -15,6 +16,7 @@ from blogs.models import BlogComment, Visibility
 from dianping import clock
 from dianping.redis.ratelimit import SlidingWindowLimiter
 
+from .metrics import sent
 from .models import Kind, Notification
 from .unread import unread_changed
 
@@ -26,7 +28,8 @@ def dedup_key(kind: str, *parts: int) -> str:
     `followed:<follower>`, `coupon_expiring:<order>`, `order_cancelled:<order>`,
     `sale_starting:<voucher>`, `claim_approved:<claim>`, `claim_rejected:<claim>`,
     `offer_approved:<offer>:<submission>`, `offer_returned:<offer>:<submission>` (each per
-    owner), `sale_started:<voucher>`, `sale_sold_out:<voucher>` (each per owner),
+    owner), `sale_started:<voucher>`, `sale_sold_out:<voucher>`,
+    `shop_change_approved:<change>`, `shop_change_rejected:<change>` (each per owner),
     `review_replied:<review>` (the shop's reply to a review, told once however often it is
     edited or written again), `shop_reviewed:<review>` (each per recipient)."""
     return ":".join([kind, *map(str, parts)])
@@ -43,6 +46,7 @@ def notification_add(
     voucher_id: int | None = None,
     order_id: int | None = None,
     shop_id: int | None = None,
+    reason: str = "",
 ) -> Notification | None:
     """Add one notification unless its event was notified already (or its note or comment
     is gone meanwhile); the inbox is then trimmed. Nobody is told about their own act."""
@@ -53,10 +57,11 @@ def notification_add(
             notification = Notification.objects.create(
                 recipient_id=recipient_id, kind=kind, dedup_key=key, actor_id=actor_id,
                 blog_id=blog_id, comment_id=comment_id, voucher_id=voucher_id, order_id=order_id,
-                shop_id=shop_id,
+                shop_id=shop_id, reason=reason,
             )  # fmt: skip
     except IntegrityError:  # the unique key: a repeat; or the note was deleted meanwhile
         return None
+    sent(kind).inc()
     inbox_trim(recipient_id=recipient_id)
     return notification
 
@@ -97,6 +102,7 @@ def notification_comment_add(
         if cap is not None and decision is not None:
             cap.refund(subject, decision)
         return None
+    sent(Kind.COMMENTED).inc()
     inbox_trim(recipient_id=recipient_id)
     return notification
 
@@ -158,6 +164,8 @@ def notifications_add_many(notifications: Sequence[Notification]) -> int:
     )
     new = [n for n in notifications if (n.recipient_id, n.dedup_key) not in told]
     Notification.objects.bulk_create(new, ignore_conflicts=True)  # no post_save: evicted here
+    for kind, count in Counter(n.kind for n in new).items():
+        sent(kind).inc(count)
     unread_changed(n.recipient_id for n in new)
     for recipient_id in {n.recipient_id for n in new}:
         inbox_trim(recipient_id=recipient_id)

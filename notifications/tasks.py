@@ -8,6 +8,8 @@ from typing import TypedDict
 from celery import shared_task
 from django.db import OperationalError
 
+from dianping.tasks import task_succeeded
+
 from . import producers, reminders
 
 
@@ -66,6 +68,11 @@ def notify_offer_decided(offer_id: int) -> int:
     return producers.offer_decided(offer_id=offer_id)
 
 
+@shared_task(**_RETRIED)
+def notify_shop_change_decided(change_id: int) -> int:
+    return producers.shop_change_decided(change_id=change_id)
+
+
 @shared_task(ignore_result=True)
 def remind_expiring_coupons() -> int:
     """Beat: coupons expiring within 24 h, each owner told once."""
@@ -78,7 +85,14 @@ def remind_starting_sales() -> int:
     return reminders.sales_starting_notify()
 
 
+# The beat entry of notify_shop_sales (settings.CELERY_BEAT_SCHEDULE), as /metrics names it.
+SHOP_SALES = "notify-shop-sales"
+
+
 @shared_task(ignore_result=True)
 def notify_shop_sales() -> int:
-    """Beat, every minute: owners told of their sales started and sold out."""
-    return reminders.shop_sales_notify()
+    """Beat, every minute: owners told of their sales started and sold out; its last
+    success is on /metrics, watched by an alert."""
+    told = reminders.shop_sales_notify()
+    task_succeeded(SHOP_SALES)
+    return told

@@ -120,7 +120,7 @@ def inbox_view(request: HttpRequest) -> HttpResponse:
 
 def _item(row: tuple, time: Callable[[datetime | None], str | None]) -> dict[str, Any]:
     """One row of `selectors.INBOX_VALUES` as NotificationSerializer represents it."""
-    (id_, kind, order_id, count, read_at, created_at, actor_id, actor_nick, actor_icon,
+    (id_, kind, order_id, count, reason, read_at, created_at, actor_id, actor_nick, actor_icon,
      blog_id, blog_title, comment_id, comment_content, voucher_id, voucher_title,
      voucher_begin, shop_id, shop_name) = row  # fmt: skip
     actor = {"id": actor_id, "nick_name": actor_nick, "icon": actor_icon}
@@ -143,6 +143,7 @@ def _item(row: tuple, time: Callable[[datetime | None], str | None]) -> dict[str
         "order_id": None if order_id is None else str(order_id),
         "shop": None if shop_id is None else {"id": shop_id, "name": shop_name},
         "count": count,
+        "reason": reason,
         "read": read_at is not None,
         "created_at": time(created_at),
     }

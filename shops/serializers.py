@@ -106,13 +106,18 @@ class ShopDocumentSerializer(serializers.ModelSerializer):
         'common day\'s ranges, as "10:00-14:00, 17:00-02:00") when the shop has them.',
     )
     hours = HoursField(read_only=True)
+    phone = serializers.CharField(
+        read_only=True,
+        help_text="The shop's phone number as customers dial it (its owner keeps it); empty "
+        "when it has none.",
+    )
 
     class Meta:
         model = Shop
         fields = [
             "id", "name", "type_id", "images", "area", "address", "x", "y", "avg_price",
-            "sold", "comments", "score", "ratings", "open_hours", "created_at", "updated_at",
-            "hours",
+            "phone", "sold", "comments", "score", "ratings", "open_hours", "created_at",
+            "updated_at", "hours",
         ]  # fmt: skip
         read_only_fields = fields
 

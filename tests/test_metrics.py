@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from accounts.services import users_ensure
 from dianping.redis import keys
-from tests.factories import NormalVoucherFactory, ShopFactory, VoucherFactory
+from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory, VoucherFactory
 from tests.helpers import client_for
 from tests.vouchers.sales import drain_all, start_sale
 from vouchers.sale import shard
@@ -181,6 +182,45 @@ def test_counts_of_several_processes_are_summed(client) -> None:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "dianping.settings.test"}
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True, timeout=60)
     assert value(scrape(client), "dianping_seckill_requests_total", **labels) - before == 5
+
+
+@pytest.mark.django_db
+def test_the_shop_sales_job_counts_what_it_tells_and_when_it_last_succeeded(
+    client, fake_clock, monkeypatch
+) -> None:
+    from notifications import reminders, tasks
+    from shops.models import ShopStaff
+
+    shop = ShopFactory()
+    ShopStaff.objects.create(shop=shop, user=UserFactory(), role=ShopStaff.Role.OWNER)
+    start_sale(shop=shop, stock=0, status="active")  # started a minute ago, and sold out
+    sent, last = (
+        "dianping_notifications_sent_total",
+        ("dianping_periodic_task_last_success_timestamp_seconds"),
+    )
+    before = scrape(client)
+    assert (last, frozenset({("task", "notify-shop-sales")})) not in before  # never ran
+
+    started = time.time()
+    assert tasks.notify_shop_sales() == 2
+    assert tasks.notify_shop_sales() == 0  # told once: nothing more is counted
+    after = scrape(client)
+
+    for kind in ("sale_started", "sale_sold_out"):
+        assert value(after, sent, kind=kind) - value(before, sent, kind=kind) == 1
+    succeeded = value(after, last, task="notify-shop-sales")
+    assert started <= succeeded <= time.time()
+    assert value(after, "dianping_collector_up",
+                 collector="dianping.metrics.periodic_task_metrics") == 1  # fmt: skip
+
+    # A run that fails leaves its last success where it was (the alert's age grows).
+    def broken(**_: object) -> int:
+        raise ConnectionError("the database is down")
+
+    monkeypatch.setattr(reminders, "shop_sales_notify", broken)
+    with pytest.raises(ConnectionError):
+        tasks.notify_shop_sales()
+    assert value(scrape(client), last, task="notify-shop-sales") == succeeded
 
 
 def broken_collector() -> list:

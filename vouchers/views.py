@@ -28,6 +28,7 @@ from dianping.api.scroll import ScrollQuerySerializer, scroll_page
 from dianping.api.throttles import WriteLimited
 from dianping.errors import Forbidden, NotAuthenticated
 from dianping.validation import parse_iso_date
+from shops.errors import ShopNotFound
 from shops.selectors import shop_exists, works_at
 
 from . import selectors, services
@@ -321,16 +322,18 @@ class RedemptionViewSet(WriteLimited, viewsets.ViewSet):
         parameters=[WriteOffDayQuerySerializer, *PAGE_PARAMETERS],
         responses=paged(WriteOffSerializer),
     )
-    @api_errors(403)  # not this shop's staff
     def shop_day(self, request: Request, shop_id: int) -> Response:
         """A shop's write-offs (redemptions and checkouts) of a local day, today by
-        default, newest first; for its staff and site staff."""
+        default, newest first; for its staff and site staff. Anyone else gets the 404
+        of a shop that does not exist, as from every merchant endpoint."""
         raw = query_params(request, WriteOffDayQuerySerializer).get("date")
         day = parse_iso_date(raw) if raw else clock.today()
-        shop_exists(shop_id=shop_id)
         user_id = authenticated_id(request)
-        if not (works_at(user_id=user_id, shop_id=shop_id) or is_site_staff(user_id=user_id)):
-            raise Forbidden(gettext("Only this shop's staff see its write-offs."))
+        if is_site_staff(user_id=user_id):
+            shop_exists(shop_id=shop_id)
+        elif not works_at(user_id=user_id, shop_id=shop_id):
+            # Nothing to learn about who works where (decision 360).
+            raise ShopNotFound()
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(
             coupon_selectors.shop_write_offs(shop_id=shop_id, day=day), request, self

@@ -54,6 +54,12 @@ def heartbeat() -> str:
     return "ops:heartbeat"
 
 
+def task_succeeded(name: str) -> str:
+    """Unix time of the last run of the periodic task `name` (its beat entry) that ended
+    without an error; /metrics reads it (dianping.tasks.task_succeeded)."""
+    return f"ops:task-ok:{name}"
+
+
 def db_identity() -> str:
     """The identity of the database this Redis's data belongs to (dianping.identity)."""
     return "ops:db-identity"

@@ -338,7 +338,14 @@ HEALTH_CHECKS = [
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 # Gauges read from Redis and the database at scrape time: functions returning metric
 # families, each app's own (like HEALTH_CHECKS).
-METRICS_COLLECTORS = ["dianping.metrics.health_metrics", "vouchers.metrics.sale_metrics"]
+METRICS_COLLECTORS = [
+    "dianping.metrics.health_metrics",
+    "dianping.metrics.periodic_task_metrics",
+    "vouchers.metrics.sale_metrics",
+]
+# Periodic tasks (beat entries) whose last success /metrics reports: each records it at
+# the end of a run (dianping.tasks.task_succeeded), and an alert watches its age.
+METRICS_PERIODIC_TASKS = ["notify-shop-sales"]
 # prometheus-client's multiprocess mode: every process of a host writes its counters to
 # files in this directory (read from the environment by the library itself, at import),
 # and /metrics sums them. Whoever starts the host's processes empties it first

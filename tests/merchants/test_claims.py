@@ -161,7 +161,9 @@ def test_a_rejection_asks_a_reason_and_tells_the_user(user, user_api, shop, admi
     assert (claim.status, claim.reason) == ("rejected", "The licence names someone else.")
     assert _roles(shop) == {}
     told = Notification.objects.get(recipient=user)
-    assert (told.kind, told.shop_id) == (Kind.CLAIM_REJECTED, shop.id)
+    assert (told.kind, told.shop_id, told.reason) == (
+        Kind.CLAIM_REJECTED, shop.id, "The licence names someone else.",
+    )  # fmt: skip
     mine = user_api.get("/api/merchant/claims").json()["results"]
     assert [(c["status"], c["reason"]) for c in mine] == [
         ("rejected", "The licence names someone else.")

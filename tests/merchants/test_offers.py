@@ -165,7 +165,11 @@ def test_sent_back_with_a_reason_edited_and_submitted_again(owner, shop, admin_c
 
     # A second send back is a second round: told again, once.
     services.offer_return(offer_id=offer_id, reason="Not yet.")
-    assert Notification.objects.filter(kind=Kind.OFFER_RETURNED, recipient=owner).count() == 2
+    # Each round's notification keeps the reason said then.
+    reasons = Notification.objects.filter(kind=Kind.OFFER_RETURNED, recipient=owner)
+    assert list(reasons.order_by("id").values_list("reason", flat=True)) == [
+        "Stock too low.", "Not yet.",
+    ]  # fmt: skip
     assert OfferDraft.objects.get().submissions == 2
 
 

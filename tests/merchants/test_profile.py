@@ -15,6 +15,8 @@ from django.urls import reverse
 from dianping.errors import DomainError
 from merchants import services
 from merchants.models import ShopChange
+from notifications import producers
+from notifications.models import Kind, Notification
 from search import index
 from shops import hours
 from shops import services as shop_services
@@ -53,6 +55,11 @@ def _near(api, shop: Shop, point: dict) -> list[int]:
     return [item["id"] for item in body["results"]]
 
 
+def _listed_phone(api, shop: Shop) -> str:
+    body = api.get("/api/shops", {"type_id": shop.type_id}).json()
+    return next(item["phone"] for item in body["results"] if item["id"] == shop.id)
+
+
 def _found(api, q: str) -> list[int]:
     return [item["id"] for item in api.get("/api/search", {"q": q}).json()["results"]]
 
@@ -66,7 +73,8 @@ def test_the_owner_sets_price_phone_pictures_and_hours_at_once(
 ) -> None:
     _set_local(fake_clock, "2026-11-30 20:00")  # a Monday evening
     before = api.get(f"/api/shops/{shop.id}").json()  # cached now
-    assert (before["avg_price"], before["open_now"]) == (80, None)
+    assert (before["avg_price"], before["open_now"], before["phone"]) == (80, None, "")
+    assert _listed_phone(api, shop) == ""  # the list's copy, cached too
     body = {
         "avg_price": 88,
         "phone": "021-6234 5678",
@@ -88,7 +96,8 @@ def test_the_owner_sets_price_phone_pictures_and_hours_at_once(
     assert (public["avg_price"], public["images"], public["open_now"]) == (
         88, body["images"], True,
     )  # fmt: skip
-    assert "phone" not in public  # the owner's view only, for now
+    assert public["phone"] == "021-6234 5678"  # public: customers dial it
+    assert _listed_phone(api, shop) == "021-6234 5678"
     assert ShopChange.objects.count() == 0
     _set_local(fake_clock, "2026-12-01 02:00")  # the night is over: open_now follows
     assert api.get(f"/api/shops/{shop.id}").json()["open_now"] is False
@@ -96,7 +105,8 @@ def test_the_owner_sets_price_phone_pictures_and_hours_at_once(
     cleared = client_for(owner).patch(_url(shop.id), {"hours": None, "phone": ""}, format="json")
     assert cleared.status_code == 200
     assert (cleared.json()["hours"], cleared.json()["phone"]) == (None, "")
-    assert api.get(f"/api/shops/{shop.id}").json()["open_now"] is None
+    public = api.get(f"/api/shops/{shop.id}").json()
+    assert (public["open_now"], public["phone"]) == (None, "")
 
 
 @pytest.mark.django_db
@@ -218,6 +228,45 @@ def test_a_new_request_replaces_the_pending_change(shop, owner) -> None:
     same = api.patch(_url(shop.id), {"name": shop.name, **HERE}, format="json")
     assert same.status_code == 200
     assert same.json()["pending_change"]["proposed"] == {"address": "2 Second St"}
+
+
+@pytest.mark.django_db(transaction=True)  # told after the decision's commit
+def test_a_decision_tells_the_shop_s_owners_with_the_reason(
+    shop, owner, clerk, admin_client
+) -> None:
+    api = client_for(owner)
+
+    def propose(body: dict) -> int:
+        return api.patch(_url(shop.id), body, format="json").json()["pending_change"]["id"]
+
+    approved = propose({"name": "阿牛咖啡"})
+    services.shop_change_approve(change_id=approved)
+    replaced = propose({"name": "Gone"})
+    rejected = propose({"address": "Far"})  # replaces the one before
+    reject_url = reverse("admin:merchants_shopchange_reject", args=[rejected])
+    assert admin_client.post(reject_url, {"reason": "The licence says Near."}).status_code == 302
+
+    told = Notification.objects.filter(recipient=owner).order_by("id")
+    assert list(told.values_list("kind", "shop_id", "dedup_key", "reason")) == [
+        (Kind.SHOP_CHANGE_APPROVED, shop.id, f"shop_change_approved:{approved}", ""),
+        (Kind.SHOP_CHANGE_REJECTED, shop.id, f"shop_change_rejected:{rejected}",
+         "The licence says Near."),
+    ]  # fmt: skip
+    # The replaced change was decided by nobody: nobody is told of it; clerks are not told.
+    assert ShopChange.objects.get(pk=replaced).status == Status.REPLACED
+    assert not Notification.objects.exclude(recipient=owner).exists()
+    # A retried task, or a second decision (refused), tells nobody twice.
+    assert producers.shop_change_decided(change_id=rejected) == 0
+    with pytest.raises(DomainError) as refused:
+        services.shop_change_reject(change_id=rejected, reason="Again.")
+    assert refused.value.code == "change_decided"
+    assert told.count() == 2
+    # The owner's inbox names the shop and gives the operator's words.
+    inbox = api.get("/api/notifications").json()["results"]
+    assert [(n["kind"], n["shop"]["name"], n["reason"]) for n in inbox] == [
+        ("shop_change_rejected", "阿牛咖啡", "The licence says Near."),
+        ("shop_change_approved", "阿牛咖啡", ""),
+    ]
 
 
 @pytest.mark.django_db

@@ -15,8 +15,8 @@ from tests.factories import ShopFactory, ShopTypeFactory
 from tests.helpers import run_concurrently
 
 SHOP_FIELDS = {
-    "id", "name", "type_id", "images", "area", "address", "x", "y", "avg_price", "sold",
-    "comments", "score", "ratings", "open_hours", "created_at", "updated_at", "hours",
+    "id", "name", "type_id", "images", "area", "address", "x", "y", "avg_price", "phone",
+    "sold", "comments", "score", "ratings", "open_hours", "created_at", "updated_at", "hours",
     "open_now",
 }  # fmt: skip
 

@@ -170,10 +170,16 @@ def test_a_shop_s_write_offs_of_a_day_for_its_staff(user, clerk_api, shop, fake_
 def test_write_offs_are_for_the_shop_s_staff_only(user_api, staff_api, clerk_api, shop) -> None:
     other = ShopFactory()
 
-    assert clerk_api.get(f"/api/shops/{other.id}/redemptions").status_code == 403
-    assert user_api.get(f"/api/shops/{shop.id}/redemptions").status_code == 403
+    missing = clerk_api.get("/api/shops/999999/redemptions")
+    assert (missing.status_code, missing.json()["code"]) == (404, "shop_not_found")
+    # Anyone but its staff: the answer for a shop that does not exist (decision 360).
+    for refused in (
+        clerk_api.get(f"/api/shops/{other.id}/redemptions"),
+        user_api.get(f"/api/shops/{shop.id}/redemptions"),
+    ):
+        assert (refused.status_code, refused.json()) == (404, missing.json())
     assert staff_api.get(f"/api/shops/{shop.id}/redemptions").status_code == 200
-    assert clerk_api.get("/api/shops/999999/redemptions").status_code == 404
+    assert staff_api.get("/api/shops/999999/redemptions").status_code == 404
     assert clerk_api.get(f"/api/shops/{shop.id}/redemptions?date=2026-13-01").status_code == 400
 
 
@@ -207,4 +213,4 @@ def test_redemptions_are_rate_limited_per_user(user, clerk_api, shop, settings) 
 @pytest.mark.django_db
 def test_a_shop_s_write_offs_need_its_staff(api, user_api, shop) -> None:
     assert api.get(f"/api/shops/{shop.id}/redemptions").status_code == 401
-    assert user_api.get(f"/api/shops/{shop.id}/redemptions").status_code == 403
+    assert user_api.get(f"/api/shops/{shop.id}/redemptions").status_code == 404

@@ -57,3 +57,51 @@ def test_a_note_s_comments_show_as_one_item_with_their_count(page: Page) -> None
         "“小笼包探店”有 3 条新评论，最新来自 阿明：下周去"
     )
     expect(items.first).to_have_class("card notification unread")
+
+
+@pytest.mark.parametrize("browser_locale", ["en-US"])  # new words: English until translated
+def test_a_merchant_reads_the_decisions_and_the_sales_of_their_shop(page: Page) -> None:
+    from merchants import services as merchants
+    from notifications.models import Kind
+    from notifications.services import notification_add
+    from shops.models import ShopStaff
+    from tests.factories import ShopFactory, VoucherFactory
+
+    shop = ShopFactory(name="Old Zhang Noodles")
+    owner = UserFactory(phone="13900000024")
+    ShopStaff.objects.create(shop=shop, user=owner, role=ShopStaff.Role.OWNER)
+    other = ShopFactory(name="Corner Cafe")
+    claim = merchants.claim_submit(user_id=owner.id, shop_id=other.id, evidence="mine")
+    merchants.claim_reject(claim_id=claim.id, reason="The licence names someone else.")
+    change = merchants.shop_profile_update(
+        owner_id=owner.id, shop_id=shop.id, values={"address": "9 Far Road"}
+    )[1]
+    assert change is not None
+    merchants.shop_change_reject(change_id=change.id, reason="The pin is a street away.")
+    sale = VoucherFactory(shop=shop, title="Noodles for 1 yuan")
+    notification_add(recipient_id=owner.id, kind=Kind.SALE_SOLD_OUT, key="so",
+                     shop_id=shop.id, voucher_id=sale.id)  # fmt: skip
+
+    log_in(page, "13900000024", language="en")
+    page.locator("#bell").click()
+
+    items = page.locator(".notification")
+    expect(items).to_have_count(3)
+    expect(items.nth(0).get_by_role("link")).to_have_text(
+        "The flash sale “Noodles for 1 yuan” of Old Zhang Noodles sold out"
+    )
+    expect(items.nth(1).get_by_role("link")).to_have_text(
+        "The new name, address or position of Old Zhang Noodles was turned down"
+    )
+    expect(items.nth(1).locator(".reason")).to_have_text("Reason: The pin is a street away.")
+    expect(items.nth(2).get_by_role("link")).to_have_text(
+        "Your claim of Corner Cafe was turned down"
+    )
+    expect(items.nth(2).locator(".reason")).to_have_text("Reason: The licence names someone else.")
+    expect(items.nth(0).locator(".reason")).to_have_count(0)
+    screenshot(page, "notifications-merchant")
+    # A claim turned down leads to the shop's page; the shop's own news to its dashboard.
+    expect(items.nth(2).get_by_role("link")).to_have_attribute("href", f"#/shops/{other.id}")
+    items.nth(1).get_by_role("link").click()
+    expect(page.get_by_role("heading", name="Merchant dashboard")).to_be_visible()
+    expect(page.get_by_label("Shop")).to_have_value(str(shop.id))

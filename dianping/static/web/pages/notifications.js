@@ -10,6 +10,7 @@ import { needLogin, session } from "../lib/session.js";
 function notificationText(n) {
   const who = n.actor ? n.actor.nick_name : "";
   const title = (n.blog && n.blog.title) || (n.voucher && n.voucher.title) || "";
+  const shop = n.shop ? n.shop.name : "";
   switch (n.kind) {
     case "followed": return fmt(gettext("%(who)s followed you"), { who });
     case "liked": return fmt(gettext("%(who)s liked your note “%(title)s”"), { who, title });
@@ -29,21 +30,39 @@ function notificationText(n) {
     case "sale_starting": return fmt(gettext("The flash sale “%(title)s” starts soon"), { title });
     case "review_replied": return fmt(gettext("%(shop)s replied to your review “%(title)s”"), { shop: n.shop ? n.shop.name : "", title });
     case "shop_reviewed": return fmt(gettext("%(who)s reviewed your shop %(shop)s: “%(title)s”"), { who, shop: n.shop ? n.shop.name : "", title });
+    // A shop's side (merchants): its claim, its profile, its offers and its sales.
+    case "claim_approved": return fmt(gettext("Your claim of %(shop)s was approved: you run the shop now"), { shop });
+    case "claim_rejected": return fmt(gettext("Your claim of %(shop)s was turned down"), { shop });
+    case "shop_change_approved": return fmt(gettext("The new name, address or position of %(shop)s was approved"), { shop });
+    case "shop_change_rejected": return fmt(gettext("The new name, address or position of %(shop)s was turned down"), { shop });
+    case "offer_approved": return fmt(gettext("Your offer “%(title)s” for %(shop)s was published"), { shop, title });
+    case "offer_returned": return fmt(gettext("Your offer for %(shop)s was sent back"), { shop });
+    case "sale_started": return fmt(gettext("The flash sale “%(title)s” of %(shop)s has started"), { shop, title });
+    case "sale_sold_out": return fmt(gettext("The flash sale “%(title)s” of %(shop)s sold out"), { shop, title });
     default: return n.kind;
   }
 }
+
+// What a merchant notification links to: the shop's page on the merchant side for its
+// staff, the public shop page for a claim turned down (its user runs nothing there).
+const MERCHANT_KINDS = new Set(["claim_approved", "shop_change_approved", "shop_change_rejected",
+  "offer_approved", "offer_returned", "sale_started", "sale_sold_out"]);
 
 function notificationLink(n) {
   if (n.blog) return `#/blogs/${n.blog.id}`;
   if (n.order_id && n.kind === "coupon_expiring") return `#/orders/${n.order_id}`;
   if (n.kind === "order_cancelled") return "#/vouchers?tab=cancelled";
   if (n.kind === "followed" && n.actor) return `#/users/${n.actor.id}`;
+  if (n.shop && MERCHANT_KINDS.has(n.kind)) return `#/merchant?shop=${n.shop.id}`;
+  if (n.shop) return `#/shops/${n.shop.id}`;
   return "#/";
 }
 
 function notificationCard(n) {
   return h("div", { class: n.read ? "card notification" : "card notification unread" },
     h("a", { href: notificationLink(n) }, notificationText(n)),
+    // An operator's reason for turning a claim, an offer or a profile change down.
+    n.reason ? h("p", { class: "reason" }, fmt(gettext("Reason: %(reason)s"), { reason: n.reason })) : null,
     h("p", { class: "muted" }, when(n.created_at), n.read ? "" : ` · ${gettext("new")}`));
 }
 
