@@ -62,7 +62,7 @@ function offerForm(shopId, offer, onSaved, onCancel) {
     discount_type: field("discount_type", gettext("Discount"), els.discount_type),
     amount_condition: field("amount_condition", gettext("Bills from (¥)"), els.amount_condition),
     discount_amount: field("discount_amount", gettext("Amount off (¥)"), els.discount_amount),
-    discount_rate: field("discount_rate", gettext("Pay this percent of the bill (1–99)"), els.discount_rate, gettext("85 is 15% off.")),
+    discount_rate: field("discount_rate", gettext("Pay this percent of the bill (1–99)"), els.discount_rate, gettext("85 takes 15 percent off.")),
     max_discount: field("max_discount", gettext("At most off (¥, optional)"), els.max_discount),
     stock: field("stock", gettext("Stock (units)"), els.stock),
     per_user_limit: field("per_user_limit", gettext("Coupons one user may hold"), els.per_user_limit),

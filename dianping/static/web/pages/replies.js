@@ -35,7 +35,7 @@ export function replySection(blog, canReply) {
     const fieldId = `reply-text-${blog.id}`;
     const text = h("textarea", { id: fieldId, name: "text", maxlength: "1000", rows: "3", required: true }, reply ? reply.text : "");
     const save = h("button", { type: "submit" }, gettext("Publish reply"));
-    const cancel = h("button", { type: "button", class: "secondary", onclick: () => render() }, gettext("Cancel"));
+    const cancel = h("button", { type: "button", class: "secondary", onclick: () => render() }, pgettext("form", "Cancel"));
     const form = h("form", { class: "reply-form", onsubmit: act(save, status, async () => {
       reply = await api("PUT", `blogs/${blog.id}/reply`, { text: text.value });
       render();
