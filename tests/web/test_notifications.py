@@ -103,5 +103,5 @@ def test_a_merchant_reads_the_decisions_and_the_sales_of_their_shop(page: Page) 
     # A claim turned down leads to the shop's page; the shop's own news to its dashboard.
     expect(items.nth(2).get_by_role("link")).to_have_attribute("href", f"#/shops/{other.id}")
     items.nth(1).get_by_role("link").click()
-    expect(page.get_by_role("heading", name="Merchant dashboard")).to_be_visible()
+    expect(page.get_by_role("heading", name="My shops")).to_be_visible()
     expect(page.get_by_label("Shop")).to_have_value(str(shop.id))

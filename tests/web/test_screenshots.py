@@ -85,7 +85,8 @@ def test_the_readme_screenshots_show_the_demo(page: Page, browser: Browser, live
     expect(page.get_by_role("heading", name=blog.user.nick_name)).to_be_visible()
     screenshot(page, "user", readme=True)
     page.goto(f"/#/users/{me.id}/followers")
-    expect(page.locator("article").first).to_be_visible()
+    expect(page.get_by_role("heading", name=f"{me.nick_name} 的粉丝")).to_be_visible()
+    expect(page.locator("main li").first).to_be_visible()
     screenshot(page, "followers", readme=True)
     page.goto("/#/feed")
     expect(page.locator("article").first).to_be_visible()
@@ -136,7 +137,7 @@ def test_the_readme_screenshots_show_the_demo(page: Page, browser: Browser, live
         # Its dashboard of the demo shop over 30 days: a month of visitors, the past
         # sale's busy days, the weekly rating rising, reviews awaiting its reply.
         merchant_page.goto(f"/#/merchant?shop={shop.id}&days=30")
-        expect(merchant_page.get_by_role("heading", name="商家后台")).to_be_visible()
+        expect(merchant_page.get_by_role("heading", name="我的店铺")).to_be_visible()
         expect(merchant_page.get_by_label("店铺")).to_have_value(str(shop.id))
         traffic = merchant_page.get_by_role("img", name="访客数与浏览量")
         expect(traffic.locator("[data-series=uv] circle")).to_have_count(30)
