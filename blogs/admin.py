@@ -47,8 +47,11 @@ class BlogAdmin(admin.ModelAdmin):
     list_filter = ["status"]
     search_fields = ["title", "user__nick_name"]
     raw_id_fields = ["user", "shop"]
-    # The rating is the author's; visibility is the moderation actions'.
-    readonly_fields = ["rating", "status", "liked", "comments", "created_at", "updated_at"]
+    # The rating and its sub-scores are the author's; visibility is the moderation actions'.
+    readonly_fields = [
+        "rating", "taste", "environment", "service", "status", "liked", "comments", "helpful",
+        "created_at", "updated_at",
+    ]  # fmt: skip
     list_select_related = ["user", "shop"]
     actions = ["hide", "restore"]
 

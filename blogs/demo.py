@@ -3,7 +3,8 @@ shop pages have content.
 
 Runs once (when no blog exists). Every note rates its shop in its own tone, and some
 shops get a few short reviews more, so scores and histograms come from real ratings
-(blogs.reviews counts them). Follows come last: each follow backfills the author's
+(blogs.reviews counts them); most reviews also score taste, environment and service near
+their stars, and readers vote some of them helpful. Follows come last: each follow backfills the author's
 recent blogs into the follower's feed, so no Celery worker is needed.
 """
 
@@ -17,9 +18,9 @@ from dianping import clock
 from dianping.demo_pictures import demo_picture
 from follows import services as follows
 from shops.demo import AREAS, branch_name
-from shops.models import Shop
+from shops.models import SUB_SCORES, Shop
 
-from . import likes, reviews
+from . import helpful, likes, reviews
 from .models import Blog
 
 # Each demo user's 探店笔记, in DEMO_USERS order (accounts/demo.py), true to their intro:
@@ -119,7 +120,7 @@ SHOPS_WITH_SHORT_REVIEWS = 80
 
 def seed_blogs(users: list[User]) -> dict[str, int]:
     if Blog.objects.exists() or len(users) < 3:
-        return {"blogs": 0, "likes": 0, "follows": 0}
+        return {"blogs": 0, "likes": 0, "helpful": 0, "follows": 0}
     rng = random.Random(42)
     branches = _branches({brand for brand, *_ in NOTES})
     start = clock.now() - timedelta(days=14)
@@ -137,17 +138,50 @@ def seed_blogs(users: list[User]) -> dict[str, int]:
         for i, (brand, title, content) in enumerate(NOTES)
     )
     Blog.objects.bulk_create(_short_reviews(users, rng, before=start))
+    _give_sub_scores()
     reviews.recount_all()  # bulk inserts pass the services by
     liked = 0
     for blog in Blog.objects.filter(pk__in=[b.pk for b in blogs]):
         for fan in rng.sample(users, rng.randint(0, len(users) - 1)):
             likes.blog_like(blog_id=blog.id, user_id=fan.id)
             liked += 1
+    voted = _vote_helpful(users)
     followed = 0
     for user in users:
         for author in rng.sample([u for u in users if u != user], 3):
             followed += follows.follow(user_id=user.id, target_id=author.id)
-    return {"blogs": len(blogs), "likes": liked, "follows": followed}
+    return {"blogs": len(blogs), "likes": liked, "helpful": voted, "follows": followed}
+
+
+def _give_sub_scores() -> None:
+    """Taste, environment and service for three reviews in four, each a star either side
+    of the review's own at most (its own random stream: the notes, likes and follows
+    drawn above stay as they were)."""
+    rng = random.Random(376)
+    rated = list(Blog.objects.filter(rating__isnull=False).order_by("id"))
+    scored = []
+    for blog in rated:
+        if rng.random() < 0.75:
+            stars = blog.rating or 3
+            for name in SUB_SCORES:
+                if rng.random() < 0.9:  # now and then one is left out
+                    setattr(blog, name, max(1, min(5, stars + rng.choice((-1, 0, 0, 0, 1)))))
+            scored.append(blog)
+    Blog.objects.bulk_update(scored, list(SUB_SCORES))
+
+
+def _vote_helpful(users: list[User]) -> int:
+    """Readers vote some reviews helpful (never their own): the notes up to six votes
+    each, one short review in three a vote or two. Returns how many votes."""
+    rng = random.Random(377)
+    voted = 0
+    for blog in Blog.objects.filter(shop__isnull=False).order_by("id"):
+        most = 6 if blog.images else rng.choice((0, 0, 1, 2))
+        readers = [user for user in users if user.id != blog.user_id]
+        for reader in rng.sample(readers, min(len(readers), rng.randint(0, most))):
+            helpful.helpful_vote(blog_id=blog.id, user_id=reader.id)
+            voted += 1
+    return voted
 
 
 def _short_reviews(users: list[User], rng: random.Random, *, before: datetime) -> list[Blog]:

@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from django.utils.translation import gettext_lazy as _
 
-from dianping.errors import NotFound
+from dianping.errors import Conflict, Forbidden, NotFound
 
 
 class Code(StrEnum):
@@ -24,6 +24,10 @@ class Code(StrEnum):
     REVIEW_NOT_FOUND = "review_not_found"
     REPLY_NOT_FOUND = "reply_not_found"  # 404: the review has no reply to delete
     REPLY_HIDDEN = "reply_hidden"  # 409: a moderator hid the reply; it is not edited back
+    # 400: taste, environment and service detail a rating: a note without one carries none
+    SUB_SCORE_WITHOUT_RATING = "sub_score_without_rating"
+    NOT_A_REVIEW = "not_a_review"  # 409: a helpful vote on a note about no shop
+    OWN_REVIEW = "own_review"  # 403: nobody votes their own review helpful
 
 
 class BlogNotFound(NotFound):
@@ -39,6 +43,16 @@ class CommentNotFound(NotFound):
 class ReviewNotFound(NotFound):
     default_code = Code.REVIEW_NOT_FOUND
     default_detail = _("No such review of a shop you work at.")
+
+
+class NotAReview(Conflict):
+    default_code = Code.NOT_A_REVIEW
+    default_detail = _("Only a review of a shop can be voted helpful.")
+
+
+class OwnReview(Forbidden):
+    default_code = Code.OWN_REVIEW
+    default_detail = _("You cannot vote your own review helpful.")
 
 
 class ReplyNotFound(NotFound):

@@ -27,7 +27,7 @@ from dianping.redis.multikey import intersection
 from dianping.redis.scripts import lua
 from follows.models import Follow
 
-from . import likes
+from . import helpful, likes
 from .models import Blog
 from .selectors import blog_documents
 
@@ -140,12 +140,14 @@ def queue_first_reads(pipe: Any, *, user_id: int, max_time: int | None, offset: 
     """The first page's reads, queued on a caller's pipeline (the token's round trip):
     the inbox's items, whether any author is pulled at all (almost never: then the feed
     needs no intersection of sets), and whether the reader likes the blogs last served
-    on this page. Returns those blogs' ids; `feed_page` takes them with the replies."""
+    on this page (and voted them helpful). Returns those blogs' ids; `feed_page` takes them
+    with the replies."""
     _queue_inbox(pipe, user_id, max_time, offset + FEED_PAGE_SIZE)
     pipe.scard(keys.feed_pull_authors())
     guessed = _served.get((user_id, max_time, offset)) or []
     for blog_id in guessed:
         pipe.zscore(keys.blog_likes(blog_id), user_id)
+    helpful.queue_voted(pipe, guessed, user_id)  # and their helpful votes (decision 377)
     return guessed
 
 
@@ -167,11 +169,13 @@ def feed_page(
     read goes on, so an empty page always means the feed is exhausted.
     """
     page_key = (user_id, max_time, offset)
-    inbox, any_pulled, *likes_replies = first_reads if first_reads else (None, True)
+    inbox, any_pulled, *state_replies = first_reads if first_reads else (None, True)
+    guessed = guessed or []
+    likes_replies, voted_replies = state_replies[: len(guessed)], state_replies[len(guessed) :]
     known_likes = {
-        blog_id: reply is not None
-        for blog_id, reply in zip(guessed or [], likes_replies, strict=True)
+        blog_id: reply is not None for blog_id, reply in zip(guessed, likes_replies, strict=True)
     }
+    known_voted = helpful.read_voted(voted_replies, guessed, user_id) if voted_replies else {}
     pulled_authors = []
     if any_pulled:
         followed_pulled = intersection([keys.following(user_id), keys.feed_pull_authors()])
@@ -200,7 +204,7 @@ def feed_page(
         # is scrolling by) and age out as it is trimmed; the documents leave them out.
         results = blog_documents([blog_id for _, blog_id in rows])
         if results:
-            likes.overlay(results, user_id, known_likes)
+            likes.overlay(results, user_id, known_likes, known_voted)
             _served.remember(page_key, [doc["id"] for doc in results])
             return {"results": results, "min_time": min_time, "offset": next_offset}
         max_time, offset = min_time, next_offset

@@ -17,6 +17,7 @@ from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
 
+from . import helpful
 from .caches import hot_evict, like_count_cache
 from .models import Blog
 from .selectors import blog_exists
@@ -62,16 +63,28 @@ def overlay(
     documents: Sequence[dict[str, Any]],
     viewer_id: int | None,
     known: Mapping[int, bool] | None = None,
+    known_voted: Mapping[int, bool] | None = None,
 ) -> None:
-    """Set each blog document's `liked` (its live count) and `is_liked` (for the viewer):
-    cached documents carry stale counts. `known` holds is_liked states the caller read
-    live already (on an earlier round trip); the rest are read in one."""
-    known = known or {}
+    """Set each blog document's `liked` (its live count), `is_liked` and `voted_helpful`
+    (for the viewer): cached documents carry stale counts. `known` and `known_voted` hold
+    is_liked and voted_helpful states the caller read live already (on an earlier round
+    trip); the rest are read in one."""
     ids = [doc["id"] for doc in documents]
-    liked = {**known, **like_states([i for i in ids if i not in known], viewer_id)}
+    liked, voted = dict(known or {}), dict(known_voted or {})
+    ask_liked, ask_voted = [i for i in ids if i not in liked], [i for i in ids if i not in voted]
+    if viewer_id is not None and (ask_liked or ask_voted):
+        pipe = get_redis().pipeline(transaction=False)
+        queue_like_states(pipe, ask_liked, viewer_id)
+        helpful.queue_voted(pipe, ask_voted, viewer_id)
+        replies = pipe.execute()
+        liked.update(
+            read_like_states(replies[: len(ask_liked)], ask_liked, viewer_id, counts=False)
+        )
+        voted.update(helpful.read_voted(replies[len(ask_liked) :], ask_voted, viewer_id))
     counts = like_counts(ids)
     for doc in documents:
-        doc["liked"], doc["is_liked"] = counts[doc["id"]], liked[doc["id"]]
+        doc["liked"], doc["is_liked"] = counts[doc["id"]], liked.get(doc["id"], False)
+        doc["voted_helpful"] = voted.get(doc["id"], False)
 
 
 def like_states(

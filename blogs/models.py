@@ -3,6 +3,8 @@ in Redis (see likes.py)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -12,6 +14,18 @@ from django.utils.translation import pgettext_lazy
 from dianping import clock
 
 STARS_MIN, STARS_MAX = 1, 5
+# A review's optional sub-scores (1-5 stars each, shops.models.SUB_SCORES) beside its
+# rating: the shop's average of each follows them as its score follows the ratings.
+
+
+def _sub_score(verbose_name: Any) -> models.PositiveSmallIntegerField:
+    return models.PositiveSmallIntegerField(
+        verbose_name,
+        null=True,
+        blank=True,
+        help_text=_("Stars, 1 to 5."),
+        validators=[MinValueValidator(STARS_MIN), MaxValueValidator(STARS_MAX)],
+    )
 
 
 class Visibility(models.IntegerChoices):
@@ -52,6 +66,9 @@ class Blog(models.Model):
         help_text=_("Stars, 1 to 5."),
         validators=[MinValueValidator(STARS_MIN), MaxValueValidator(STARS_MAX)],
     )
+    taste = _sub_score(_("taste"))
+    environment = _sub_score(_("environment"))
+    service = _sub_score(_("service"))
     status = models.PositiveSmallIntegerField(
         _("status"), choices=Visibility.choices, default=Visibility.VISIBLE, db_default=0
     )
@@ -61,6 +78,14 @@ class Blog(models.Model):
     # The like script's counter value behind `liked`: a count is written only if it is
     # newer than the one stored, so racing or retried writes never make it drift.
     liked_version = models.PositiveBigIntegerField(_("likes version"), default=0, editable=False)
+    # Readers' "helpful" votes on a review, kept as likes are (blogs.helpful): a set in
+    # Redis, and this count, written only with a newer version than the one stored.
+    helpful = models.PositiveIntegerField(
+        _("helpful votes"), default=0, db_default=0, help_text=_("Follows the Redis vote set.")
+    )
+    helpful_version = models.PositiveBigIntegerField(
+        _("helpful votes version"), default=0, db_default=0, editable=False
+    )
     # "comments" is also the Comment model's plural: the count's own context keeps the two
     # apart in Chinese (评论数 here, 评论 there).
     comments = models.PositiveIntegerField(pgettext_lazy("a count", "comments"), default=0)
@@ -90,6 +115,7 @@ class Blog(models.Model):
             models.Index(fields=["pushed_at", "created_at"], name="blog_unpushed"),
             models.Index(fields=["shop", "status", "-created_at", "-id"], name="blog_shop_newest"),
             models.Index(fields=["shop", "status", "-liked", "-id"], name="blog_shop_liked"),
+            models.Index(fields=["shop", "status", "-helpful", "-id"], name="blog_shop_helpful"),
             # The shop's distinct reviewers, counted from the index alone (blogs.reviews).
             models.Index(fields=["shop", "status", "user"], name="blog_shop_reviewers"),
         ]
@@ -194,6 +220,10 @@ class ShopRating(models.Model):
     stars = models.PositiveSmallIntegerField(
         _("stars"), validators=[MinValueValidator(STARS_MIN), MaxValueValidator(STARS_MAX)]
     )
+    # The same note's sub-scores: the shop's averages are counted from these rows too.
+    taste = _sub_score(_("taste"))
+    environment = _sub_score(_("environment"))
+    service = _sub_score(_("service"))
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:

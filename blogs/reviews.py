@@ -2,7 +2,7 @@
 shop is their rating of it (ShopRating); the shop's review count (its reviewers, each
 once however many notes they wrote), rating histogram and score are counted again from
 the rows after every change, under the shop's row lock, so they are exact whatever ran
-concurrently (decision 286).
+concurrently (decision 286); so are the averages of the ratings' sub-scores (decision 376).
 
 Lock order: the shop's row first, then the note's. A note's insert share-locks the shop
 row (its foreign key): two of them that then both wanted the row exclusively would
@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, Sum
 from tqdm import tqdm
 
-from shops.models import Shop
+from shops.models import SUB_SCORES, Shop
 from shops.services import review_stats_save
 
 from .caches import reviews_cache
@@ -60,7 +60,7 @@ def _rate_again(*, user_id: int, shop_id: int) -> None:
             user_id=user_id, shop_id=shop_id, status=Blog.Status.VISIBLE, rating__isnull=False
         )
         .order_by("-created_at", "-id")
-        .values("id", "rating")
+        .values("id", "rating", *SUB_SCORES)
         .first()
     )
     if newest is None:
@@ -73,10 +73,11 @@ def _rate_again(*, user_id: int, shop_id: int) -> None:
     ).delete()
     stars = newest["rating"]
     assert stars is not None  # rating__isnull=False
+    sub_scores = {name: newest[name] for name in SUB_SCORES}
     ShopRating.objects.update_or_create(
         user_id=user_id,
         shop_id=shop_id,
-        defaults={"blog_id": newest["id"], "stars": stars},
+        defaults={"blog_id": newest["id"], "stars": stars, **sub_scores},
     )
 
 
@@ -102,7 +103,16 @@ def _recount(shop_id: int) -> None:
         .distinct()
         .count()
     )
-    review_stats_save(shop_id=shop_id, reviews=reviews, histogram=histogram)
+    # Each sub-score's stars added up and counted over the same ratings (one per user);
+    # a rating without that sub-score counts for neither (COUNT skips NULLs).
+    totals = ShopRating.objects.filter(shop_id=shop_id).aggregate(
+        **{f"{name}_sum": Sum(name) for name in SUB_SCORES},
+        **{f"{name}_count": Count(name) for name in SUB_SCORES},
+    )
+    sub_scores = {
+        name: (totals[f"{name}_sum"] or 0, totals[f"{name}_count"]) for name in SUB_SCORES
+    }
+    review_stats_save(shop_id=shop_id, reviews=reviews, histogram=histogram, sub_scores=sub_scores)
 
 
 def recount_all(*, progress: bool = False) -> int:

@@ -68,13 +68,26 @@ def hot_page(*, offset: int, size: int) -> tuple[int, list[int]]:
     return hot["count"], list(hot_blogs().values_list("id", flat=True)[offset : offset + size])
 
 
-REVIEW_ORDER = {"new": ("-created_at", "-id"), "liked": ("-liked", "-id")}
+REVIEW_ORDER = {
+    "new": ("-created_at", "-id"),
+    "liked": ("-liked", "-id"),
+    "helpful": ("-helpful", "-id"),
+}
 
 
-def shop_reviews_page(*, shop_id: int, sort: str, offset: int, size: int) -> tuple[int, list[int]]:
-    """(how many visible notes are about the shop, the ids of a page of them): newest
-    first from the shop's reviews cache as far as it goes, most liked first (the
-    `blog_shop_liked` index) or further pages from a query. 404 for no such shop."""
+def shop_reviews_page(
+    *,
+    shop_id: int,
+    sort: str,
+    offset: int,
+    size: int,
+    with_photos: bool = False,
+    stars: int | None = None,
+) -> tuple[int, list[int]]:
+    """(how many visible notes about the shop match, the ids of a page of them): newest
+    first from the shop's reviews cache as far as it goes, most liked or most helpful first
+    (the `blog_shop_liked` and `blog_shop_helpful` indexes), filtered, or further pages
+    from a query. 404 for no such shop."""
 
     def load() -> dict[str, Any] | None:
         if not Shop.objects.filter(pk=shop_id).exists():
@@ -86,6 +99,14 @@ def shop_reviews_page(*, shop_id: int, sort: str, offset: int, size: int) -> tup
     if raw is None:
         raise ShopNotFound()
     cached = orjson.loads(raw)
+    if with_photos or stars is not None:
+        # Filters walk the sort's index over the shop's notes and read their rows; only
+        # the unfiltered list is cached (decision 378).
+        if not cached["count"]:
+            return 0, []
+        matching = shop_reviews(shop_id=shop_id, sort=sort, with_photos=with_photos, stars=stars)
+        count = matching.count()
+        return count, list(matching[offset : offset + size]) if offset < count else []
     if offset >= cached["count"]:
         return cached["count"], []  # past the end: no OFFSET reaches the database
     if sort == "new" and offset + size <= REVIEWS_CACHED:
@@ -93,9 +114,16 @@ def shop_reviews_page(*, shop_id: int, sort: str, offset: int, size: int) -> tup
     return cached["count"], list(shop_reviews(shop_id=shop_id, sort=sort)[offset : offset + size])
 
 
-def shop_reviews(*, shop_id: int, sort: str) -> QuerySet[Blog, int]:
-    """The ids of the visible notes about the shop in `sort`'s order (REVIEW_ORDER)."""
+def shop_reviews(
+    *, shop_id: int, sort: str, with_photos: bool = False, stars: int | None = None
+) -> QuerySet[Blog, int]:
+    """The ids of the visible notes about the shop in `sort`'s order (REVIEW_ORDER): with
+    `with_photos` only those with a picture, with `stars` only those rating it so."""
     visible = Blog.objects.filter(shop_id=shop_id, status=Blog.Status.VISIBLE)
+    if with_photos:
+        visible = visible.filter(images__0__isnull=False)  # a first picture: JSON on every DB
+    if stars is not None:
+        visible = visible.filter(rating=stars)
     return visible.order_by(*REVIEW_ORDER[sort]).values_list("id", flat=True)
 
 

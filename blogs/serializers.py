@@ -29,6 +29,27 @@ class BlogWriteSerializer(serializers.Serializer):
         allow_null=True,
         help_text="Stars (1-5) for the shop the note is about; needs `shop_id`.",
     )
+    taste = fields.IntegerField(
+        min_value=STARS_MIN,
+        max_value=STARS_MAX,
+        required=False,
+        allow_null=True,
+        help_text="Stars (1-5) for the food or goods; needs `rating`.",
+    )
+    environment = fields.IntegerField(
+        min_value=STARS_MIN,
+        max_value=STARS_MAX,
+        required=False,
+        allow_null=True,
+        help_text="Stars (1-5) for the place; needs `rating`.",
+    )
+    service = fields.IntegerField(
+        min_value=STARS_MIN,
+        max_value=STARS_MAX,
+        required=False,
+        allow_null=True,
+        help_text="Stars (1-5) for the service; needs `rating`.",
+    )
 
 
 class ReplySerializer(serializers.ModelSerializer):
@@ -74,18 +95,26 @@ def visible_reply(blog: Blog) -> ReviewReply | None:
 class BlogSerializer(serializers.ModelSerializer):
     user = PublicUserSerializer(read_only=True)
     is_liked = serializers.SerializerMethodField()
+    voted_helpful = serializers.SerializerMethodField(
+        help_text="Whether the caller voted this review helpful (false for anonymous callers)."
+    )
     reply = serializers.SerializerMethodField()
 
     class Meta:
         model = Blog
         fields = [
-            "id", "user", "shop_id", "rating", "title", "images", "content", "liked",
-            "comments", "is_liked", "reply", "created_at", "updated_at",
+            "id", "user", "shop_id", "rating", "taste", "environment", "service", "title",
+            "images", "content", "liked", "comments", "helpful", "is_liked", "voted_helpful",
+            "reply", "created_at", "updated_at",
         ]  # fmt: skip
         read_only_fields = fields
+        extra_kwargs = {"helpful": {"help_text": "How many readers voted this review helpful."}}
 
     def get_is_liked(self, blog: Blog) -> bool:
         return bool(self.context.get("liked", {}).get(blog.id, False))
+
+    def get_voted_helpful(self, blog: Blog) -> bool:
+        return bool(self.context.get("voted", {}).get(blog.id, False))
 
     @extend_schema_field(ReplySerializer(allow_null=True))
     def get_reply(self, blog: Blog) -> dict | None:
@@ -132,6 +161,11 @@ class LikeStateSerializer(serializers.Serializer):
     liked = serializers.IntegerField()
 
 
+class HelpfulStateSerializer(serializers.Serializer):
+    voted_helpful = serializers.BooleanField()
+    helpful = serializers.IntegerField(help_text="The review's helpful votes now.")
+
+
 class CommentWriteSerializer(serializers.Serializer):
     content = fields.CharField(max_length=1000, multiline=True)
     parent_id = fields.IdField(required=False, allow_null=True)
@@ -173,9 +207,19 @@ class FeedPageSerializer(serializers.Serializer):
 
 class ReviewQuerySerializer(serializers.Serializer):
     sort = fields.ChoiceField(
-        choices=["new", "liked"],
+        choices=["new", "liked", "helpful"],
         default="new",
-        help_text="`new`: newest first; `liked`: most liked first (ties newest first).",
+        help_text="`new`: newest first; `liked`: most liked first; `helpful`: most voted "
+        "helpful first (ties newest first).",
+    )
+    with_photos = fields.BooleanField(
+        default=False, help_text="true: only the reviews with at least one picture."
+    )
+    stars = fields.IntegerField(
+        min_value=STARS_MIN,
+        max_value=STARS_MAX,
+        required=False,
+        help_text="Only the reviews that gave the shop this many stars (their `rating`).",
     )
 
 

@@ -13,14 +13,15 @@ from dianping import clock
 from dianping.errors import Conflict, Forbidden, InvalidInput, NotFound
 from dianping.transactions import retry_on_lock_conflict
 from search import index as search_index
+from shops.models import SUB_SCORES
 
-from . import feed, likes, pages, replies, reviews
+from . import feed, helpful, likes, pages, replies, reviews
 from .caches import blog_evict, hot_evict
 from .errors import BlogNotFound, Code, CommentNotFound
 from .models import Blog, BlogComment, Report, ReviewReply, Visibility
 from .signals import comment_posted, comments_deleting, content_hidden, review_published
 
-WRITABLE = ("title", "content", "images", "shop_id", "rating")
+WRITABLE = ("title", "content", "images", "shop_id", "rating", *SUB_SCORES)
 
 
 @retry_on_lock_conflict
@@ -67,8 +68,11 @@ def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
         old_shop_id = blog.shop_id
         for name, value in fields.items():
             setattr(blog, name, value)
-        if fields.keys() & {"rating", "shop_id"}:  # a note whose shop was deleted keeps its words
-            _check_rating({"shop_id": blog.shop_id, "rating": blog.rating})
+        # Only when they change: a note whose shop was deleted keeps its words editable.
+        if fields.keys() & {"rating", "shop_id", *SUB_SCORES}:
+            _check_rating(
+                {name: getattr(blog, name) for name in ("shop_id", "rating", *SUB_SCORES)}
+            )
         if fields:
             blog.save(update_fields=[*fields, "updated_at"])
             if blog.shop_id != old_shop_id:  # the old shop's reply answers nothing here
@@ -92,6 +96,7 @@ def blog_delete(*, blog_id: int, user_id: int | None) -> None:
         blog.delete()  # its cached detail goes with it (receivers)
         reviews.reviews_changed(user_id=author_id, shop_ids=[blog.shop_id])
         transaction.on_commit(lambda: likes.likes_forget(blog_id), robust=True)
+        transaction.on_commit(lambda: helpful.helpful_forget(blog_id), robust=True)
         transaction.on_commit(lambda: pages_changed(author_id), robust=True)
         search_index.refresh_on_commit("notes", blog_id)
 
@@ -332,10 +337,16 @@ def _locked_with_shops(blog_id: int, *, also: int | None = None) -> Blog:
 
 
 def _check_rating(fields: dict[str, Any]) -> None:
-    """A rating rates a shop: a note about no shop carries none."""
+    """A rating rates a shop: a note about no shop carries none. Sub-scores detail a
+    rating: a note without one carries none (they count only beside it, decision 376)."""
     if fields.get("rating") is not None and fields.get("shop_id") is None:
         raise InvalidInput(
             gettext("Only a note about a shop can rate it."), code=Code.RATING_WITHOUT_SHOP
+        )
+    if fields.get("rating") is None and any(fields.get(name) is not None for name in SUB_SCORES):
+        raise InvalidInput(
+            gettext("Taste, environment and service scores need an overall rating."),
+            code=Code.SUB_SCORE_WITHOUT_RATING,
         )
 
 

@@ -22,6 +22,11 @@ urlpatterns = [
         BlogViewSet.as_view({"post": "like", "delete": "like"}),
         name="blog-like",
     ),
+    path(
+        "blogs/<id:blog_id>/helpful",
+        BlogViewSet.as_view({"put": "helpful", "delete": "helpful"}),
+        name="blog-helpful",
+    ),
     path("blogs/<id:blog_id>/likes", BlogViewSet.as_view({"get": "likes"}), name="blog-likes"),
     path(
         "blogs/<id:blog_id>/comments",

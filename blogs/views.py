@@ -24,7 +24,7 @@ from dianping.api.schema import PAGE_PARAMETER, PAGE_PARAMETERS, api_errors, pag
 from dianping.api.throttles import WriteLimited
 from dianping.errors import NotAuthenticated
 
-from . import feed, likes, pages, replies, selectors, services
+from . import feed, helpful, likes, pages, replies, selectors, services
 from .serializers import (
     BlogSerializer,
     BlogWriteSerializer,
@@ -32,6 +32,7 @@ from .serializers import (
     CommentWriteSerializer,
     FeedPageSerializer,
     FeedQuerySerializer,
+    HelpfulStateSerializer,
     LikeStateSerializer,
     ReplySerializer,
     ReplyStateSerializer,
@@ -59,6 +60,7 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
         "comment": "comment_user",
         "delete_comment": "comment_user",
         "like": "like_user",
+        "helpful": "helpful_user",
     }
 
     def get_permissions(self):
@@ -138,6 +140,18 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
         """`POST` likes, `DELETE` unlikes; both idempotent. Answers the new state."""
         change = likes.blog_like if request.method == "POST" else likes.blog_unlike
         return Response(change(blog_id=blog_id, user_id=authenticated_id(request)))
+
+    @extend_schema(request=None, responses={200: HelpfulStateSerializer})
+    @api_errors(403, 409)  # own_review; not_a_review: a note about no shop
+    def helpful(self, request: Request, blog_id: int) -> Response:
+        """`PUT` votes a review (a note about a shop) helpful, `DELETE` takes the vote back;
+        both idempotent, one vote per user. Your own review: 403 `own_review` (a `DELETE`
+        is always accepted); a note about no shop: 409 `not_a_review`. Answers the new
+        state."""
+        user_id = authenticated_id(request)
+        if request.method == "PUT":
+            return Response(helpful.helpful_vote(blog_id=blog_id, user_id=user_id))
+        return Response(helpful.helpful_unvote(blog_id=blog_id, user_id=user_id))
 
     @extend_schema(responses=PublicUserSerializer(many=True))
     def likes(self, request: Request, blog_id: int) -> Response:
@@ -243,9 +257,10 @@ class ShopReviewsViewSet(viewsets.ViewSet):
         parameters=[ReviewQuerySerializer, *PAGE_PARAMETERS], responses=paged(BlogSerializer)
     )
     def list(self, request: Request, shop_id: int) -> HttpResponse:
-        """The notes about a shop (its reviews, each with the author's `rating` if they
-        gave one), 10 a page, newest or most liked first; `count` is the shop's
-        `comments`."""
+        """The notes about a shop (its reviews, each with the author's `rating` and
+        sub-scores if they gave them), 10 a page, newest, most liked or most helpful first,
+        optionally only those with photos or with a number of stars; `count` is how many
+        notes match."""
         return _shop_reviews(request._request, shop_id)  # GETs take the fast path
 
 
@@ -279,21 +294,30 @@ class FeedViewSet(viewsets.ViewSet):
 # blogs from their cached documents (the process's near copies first).
 
 
-def _with_likes(request: HttpRequest, blog_ids: list[int]) -> dict[int, tuple[int, bool]]:
+States = tuple[dict[int, tuple[int, bool]], dict[int, bool]]
+
+
+def _with_likes(request: HttpRequest, blog_ids: list[int]) -> States:
     """The caller's token refreshed and the blogs' live like states (count, liked by the
-    caller) read in the same round trip (accounts.tokens.touch_with)."""
+    caller) and the caller's helpful votes, read in the same round trip
+    (accounts.tokens.touch_with)."""
 
     def reads(pipe: Any, viewer_id: int | None) -> None:
         likes.queue_like_states(pipe, blog_ids, viewer_id)
+        helpful.queue_voted(pipe, blog_ids, viewer_id)
 
     viewer, replies = tokens.touch_with(request, reads)
     viewer_id = viewer["id"] if viewer else None
-    return likes.read_like_states(replies, blog_ids, viewer_id, counts=True)
+    asked = len(blog_ids) if viewer_id is not None else 0  # queue_like_states' replies
+    liked = likes.read_like_states(replies[:asked], blog_ids, viewer_id, counts=True)
+    return liked, helpful.read_voted(replies[asked:], blog_ids, viewer_id)
 
 
-def _apply(blogs: list[dict[str, Any]], states: dict[int, tuple[int, bool]]) -> None:
+def _apply(blogs: list[dict[str, Any]], states: States) -> None:
+    liked, voted = states
     for blog in blogs:
-        blog["liked"], blog["is_liked"] = states[blog["id"]]
+        blog["liked"], blog["is_liked"] = liked[blog["id"]]
+        blog["voted_helpful"] = voted[blog["id"]]
 
 
 def _blog_detail(request: HttpRequest, blog_id: int) -> HttpResponse:
@@ -327,11 +351,16 @@ def _hot(request: HttpRequest) -> HttpResponse:
 
 def _review_ids(request: HttpRequest, shop_id: int) -> tuple[PageNumberPagination, list[int]]:
     """The page asked for, and the ids of its notes about the shop."""
-    sort = query_params(request, ReviewQuerySerializer)["sort"]
+    query = query_params(request, ReviewQuerySerializer)
     paginator = PageNumberPagination()
     paginator.begin(request)
     paginator.count, ids = selectors.shop_reviews_page(
-        shop_id=shop_id, sort=sort, offset=paginator.offset, size=paginator.size
+        shop_id=shop_id,
+        sort=query["sort"],
+        offset=paginator.offset,
+        size=paginator.size,
+        with_photos=query["with_photos"],
+        stars=query.get("stars"),
     )
     return paginator, ids
 
@@ -389,7 +418,7 @@ def _feed(request: HttpRequest) -> HttpResponse:
 
 def _unliked(blogs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for blog in blogs:
-        blog["is_liked"] = False
+        blog["is_liked"] = blog["voted_helpful"] = False
     return blogs
 
 

@@ -6,7 +6,7 @@ from django.utils.translation import gettext_lazy as _
 
 from . import hours, services
 from .errors import InvalidHours
-from .models import Shop, ShopStaff, ShopType
+from .models import SUB_SCORES, Shop, ShopStaff, ShopType
 
 
 @admin.register(ShopType)
@@ -62,7 +62,10 @@ class ShopAdmin(admin.ModelAdmin):
     list_select_related = ["type"]
     ordering = ["-id"]
     # Kept by business events (reviews, paid coupons), never edited by hand.
-    readonly_fields = ["sold", "comments", "score", *(f"rating_{n}" for n in range(1, 6))]
+    readonly_fields = [
+        "sold", "comments", "score", *(f"rating_{n}" for n in range(1, 6)),
+        *(f"{name}_{part}" for name in SUB_SCORES for part in ("sum", "count")),
+    ]  # fmt: skip
     inlines = [ShopStaffInline]
 
     def get_form(self, request, obj=None, change=False, **kwargs):

@@ -9,6 +9,8 @@ from django.utils.translation import gettext_lazy as _
 
 # Redis GEO accepts latitudes only within the Web Mercator range.
 LATITUDE_LIMIT = 85.05112878
+# A review's optional sub-scores (blogs.models.Blog), each averaged on its shop.
+SUB_SCORES = ("taste", "environment", "service")
 
 
 class ShopType(models.Model):
@@ -77,6 +79,19 @@ class Shop(models.Model):
     rating_3 = models.PositiveIntegerField(_("3-star ratings"), default=0, db_default=0)
     rating_4 = models.PositiveIntegerField(_("4-star ratings"), default=0, db_default=0)
     rating_5 = models.PositiveIntegerField(_("5-star ratings"), default=0, db_default=0)
+    # The review services keep these as they keep the histogram: per sub-score of a review
+    # (SUB_SCORES), the stars of the ratings that count which gave one, added
+    # up, and how many gave one; the average is served as the score is (x10, rounded).
+    taste_sum = models.PositiveIntegerField(_("taste: stars in all"), default=0, db_default=0)
+    taste_count = models.PositiveIntegerField(_("taste: ratings"), default=0, db_default=0)
+    environment_sum = models.PositiveIntegerField(
+        _("environment: stars in all"), default=0, db_default=0
+    )
+    environment_count = models.PositiveIntegerField(
+        _("environment: ratings"), default=0, db_default=0
+    )
+    service_sum = models.PositiveIntegerField(_("service: stars in all"), default=0, db_default=0)
+    service_count = models.PositiveIntegerField(_("service: ratings"), default=0, db_default=0)
     open_hours = models.CharField(
         _("opening hours"), max_length=64, blank=True, help_text=_('e.g. "10:00-22:00".')
     )

@@ -16,7 +16,8 @@ from dianping.api import fields
 from . import hours
 from .errors import InvalidHours, ShopTypeNotFound
 from .models import LATITUDE_LIMIT as LAT_LIMIT
-from .models import Shop, ShopType
+from .models import SUB_SCORES, Shop, ShopType
+from .services import mean_x10
 
 
 class ShopTypeSerializer(serializers.ModelSerializer):
@@ -91,6 +92,23 @@ class HoursField(serializers.JSONField):
             raise serializers.ValidationError(exc.detail, code=exc.code) from None
 
 
+class SubScoresSerializer(serializers.Serializer):
+    """Per sub-score, the mean of the ratings that gave one (one per user, as the score),
+    x10 and rounded half up like `score`; null when none did."""
+
+    taste = serializers.IntegerField(min_value=10, max_value=50, allow_null=True)
+    environment = serializers.IntegerField(min_value=10, max_value=50, allow_null=True)
+    service = serializers.IntegerField(min_value=10, max_value=50, allow_null=True)
+
+
+class SubScoreCountsSerializer(serializers.Serializer):
+    """Per sub-score, how many of the ratings that count gave one."""
+
+    taste = serializers.IntegerField(min_value=0)
+    environment = serializers.IntegerField(min_value=0)
+    service = serializers.IntegerField(min_value=0)
+
+
 class ShopDocumentSerializer(serializers.ModelSerializer):
     """A shop as the caches hold it (shop_cache): everything but `open_now`, which changes
     with the clock and is added to each answer (ShopSerializer, selectors.with_open_now).
@@ -100,6 +118,8 @@ class ShopDocumentSerializer(serializers.ModelSerializer):
     ratings = serializers.SerializerMethodField(
         help_text="How many ratings gave 1, 2, 3, 4 and 5 stars (one per user)."
     )
+    sub_scores = serializers.SerializerMethodField()
+    sub_score_counts = serializers.SerializerMethodField()
     open_hours = serializers.CharField(
         read_only=True,
         help_text="Opening hours as text for older clients: derived from `hours` (the most "
@@ -116,13 +136,26 @@ class ShopDocumentSerializer(serializers.ModelSerializer):
         model = Shop
         fields = [
             "id", "name", "type_id", "images", "area", "address", "x", "y", "avg_price",
-            "phone", "sold", "comments", "score", "ratings", "open_hours", "created_at",
-            "updated_at", "hours",
+            "phone", "sold", "comments", "score", "ratings", "sub_scores", "sub_score_counts",
+            "open_hours", "created_at", "updated_at", "hours",
         ]  # fmt: skip
         read_only_fields = fields
 
     def get_ratings(self, shop: Shop) -> list[int]:
         return [shop.rating_1, shop.rating_2, shop.rating_3, shop.rating_4, shop.rating_5]
+
+    @extend_schema_field(SubScoresSerializer)
+    def get_sub_scores(self, shop: Shop) -> dict[str, int | None]:
+        """The reviews' taste, environment and service stars, averaged as `score` is."""
+        return {
+            name: mean_x10(getattr(shop, f"{name}_sum"), getattr(shop, f"{name}_count"))
+            for name in SUB_SCORES
+        }
+
+    @extend_schema_field(SubScoreCountsSerializer)
+    def get_sub_score_counts(self, shop: Shop) -> dict[str, int]:
+        """How many ratings (one per user) gave each sub-score."""
+        return {name: getattr(shop, f"{name}_count") for name in SUB_SCORES}
 
 
 class ShopSerializer(ShopDocumentSerializer):

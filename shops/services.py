@@ -96,11 +96,20 @@ def shop_delete(*, shop_id: int) -> None:
         search_index.refresh_on_commit("shops", shop_id)
 
 
-def review_stats_save(*, shop_id: int, reviews: int, histogram: dict[int, int]) -> bool:
+def review_stats_save(
+    *,
+    shop_id: int,
+    reviews: int,
+    histogram: dict[int, int],
+    sub_scores: dict[str, tuple[int, int]],
+) -> bool:
     """Store a shop's review count, rating histogram ({stars: ratings}) and the score
-    they give, counted by the review services (blogs.reviews) under the shop's row lock;
-    the cached shop is evicted after commit. False when the shop is gone."""
-    fields = {f"rating_{stars}": n for stars, n in histogram.items()}
+    they give, and its sub-scores ({name: (stars added up, ratings that gave it)}),
+    counted by the review services (blogs.reviews) under the shop's row lock; the cached
+    shop is evicted after commit. False when the shop is gone."""
+    fields: dict[str, int] = {f"rating_{stars}": n for stars, n in histogram.items()}
+    for name, (total, count) in sub_scores.items():
+        fields[f"{name}_sum"], fields[f"{name}_count"] = total, count
     with transaction.atomic():
         if not Shop.objects.filter(pk=shop_id).update(
             **fields, comments=reviews, score=score_of(histogram)
@@ -122,11 +131,16 @@ def sold_save(*, sold: dict[int, int]) -> None:
 def score_of(histogram: dict[int, int]) -> int:
     """The mean of the ratings x10, rounded half up (4.25 → 43); 0 when there are none.
     Integer arithmetic: the same answer on every database and in every process."""
-    ratings = sum(histogram.values())
-    if not ratings:
-        return 0
     total = sum(stars * n for stars, n in histogram.items())
-    return (total * 20 + ratings) // (ratings * 2)
+    return mean_x10(total, sum(histogram.values())) or 0
+
+
+def mean_x10(total: int, count: int) -> int | None:
+    """`count` ratings' mean x10, from their stars added up, rounded half up as the
+    score is; None when there are none."""
+    if not count:
+        return None
+    return (total * 20 + count) // (count * 2)
 
 
 def _sync_indexes(shop_id: int, old_type_id: int | None) -> None:

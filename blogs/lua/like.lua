@@ -1,4 +1,5 @@
--- Like or unlike a blog, atomically with the version that orders the DB count writes.
+-- Like or unlike a blog, atomically with the version that orders the DB count writes (also
+-- a helpful vote or its withdrawal: blogs.helpful, with that set and version).
 -- KEYS: [1] the blog's likers (sorted set), [2] its like-version counter
 -- ARGV: [1] "like" or "unlike", [2] user id, [3] now (ms)
 -- Returns {changed (0/1), likers now, version}: version is 0 when nothing changed.

@@ -248,6 +248,17 @@ def blog_likes_version(blog_id: int) -> str:
     return f"blog:{{b{blog_id}}}:likes-ver"
 
 
+def blog_helpful(blog_id: int) -> str:
+    """Sorted set of the readers who found a review helpful: user id scored by vote time
+    (ms)."""
+    return f"blog:{{b{blog_id}}}:helpful"
+
+
+def blog_helpful_version(blog_id: int) -> str:
+    """Counter bumped by every helpful vote's change; orders the `helpful` count writes."""
+    return f"blog:{{b{blog_id}}}:helpful-ver"
+
+
 def user_blog_page(user_id: int, page: int) -> str:
     """Hash {v: the user's version it was built at, data: JSON} of one cached page of a
     user's blogs (random TTL, extended on hits)."""

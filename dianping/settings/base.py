@@ -247,6 +247,7 @@ REST_FRAMEWORK = {
         "comment_user": env.str("THROTTLE_COMMENT_USER", default="5/10seconds"),  # seed 001
         "reply_user": env.str("THROTTLE_REPLY_USER", default="5/10seconds"),  # as comments
         "like_user": env.str("THROTTLE_LIKE_USER", default="60/minute"),
+        "helpful_user": env.str("THROTTLE_HELPFUL_USER", default="60/minute"),
         "follow_user": env.str("THROTTLE_FOLLOW_USER", default="30/minute"),
         "profile_user": env.str("THROTTLE_PROFILE_USER", default="30/hour"),
         "report_user": env.str("THROTTLE_REPORT_USER", default="20/hour"),

@@ -52,3 +52,26 @@ def test_demo_scores_come_from_ratings_in_the_notes_tone(api) -> None:
         assert shop.comments == reviewers  # one review per reviewer (decision 286)
     shown = [api.get(f"/api/shops/{shop.id}").json()["ratings"] for shop in rated[:20]]
     assert any(sum(ratings) > 2 for ratings in shown)  # histograms with a shape
+
+
+@pytest.mark.django_db(transaction=True)
+def test_demo_reviews_have_sub_scores_and_helpful_votes(api, redis_client) -> None:
+    from shops.services import mean_x10
+
+    call_command("seed_demo", "--force")
+
+    scored = Blog.objects.filter(taste__isnull=False)
+    assert scored.count() > Blog.objects.count() // 2
+    assert not Blog.objects.filter(rating__isnull=True, taste__isnull=False).exists()
+    shop = Shop.objects.filter(taste_count__gt=1).order_by("id").first()
+    assert shop is not None
+    ratings = ShopRating.objects.filter(shop=shop, taste__isnull=False)
+    tastes = list(ratings.values_list("taste", flat=True))
+    shown = api.get(f"/api/shops/{shop.id}").json()
+    assert shown["sub_scores"]["taste"] == mean_x10(sum(tastes), len(tastes))
+    assert shown["sub_score_counts"]["taste"] == len(tastes)
+    voted = Blog.objects.filter(helpful__gt=0)
+    assert voted.count() > 10
+    for blog in voted[:10]:
+        assert blog.helpful == redis_client.zcard(keys.blog_helpful(blog.id))
+        assert not redis_client.zscore(keys.blog_helpful(blog.id), blog.user_id)  # not one's own

@@ -16,8 +16,8 @@ from tests.helpers import run_concurrently
 
 SHOP_FIELDS = {
     "id", "name", "type_id", "images", "area", "address", "x", "y", "avg_price", "phone",
-    "sold", "comments", "score", "ratings", "open_hours", "created_at", "updated_at", "hours",
-    "open_now",
+    "sold", "comments", "score", "ratings", "sub_scores", "sub_score_counts", "open_hours",
+    "created_at", "updated_at", "hours", "open_now",
 }  # fmt: skip
 
 

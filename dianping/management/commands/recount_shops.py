@@ -1,4 +1,4 @@
-"""Count every shop's reviews, ratings, score and `sold` again from the database."""
+"""Count every shop's reviews, ratings, score, sub-scores and `sold` again from the database."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from vouchers.coupons import sold
 
 class Command(BaseCommand):
     help = (
-        "Count every shop's review count, rating histogram, score and sold again from the "
-        "notes and paid coupons (safe to re-run; the services keep them otherwise)."
+        "Count every shop's review count, rating histogram, score, sub-scores and sold again "
+        "from the notes and paid coupons (safe to re-run; the services keep them otherwise)."
     )
 
     def handle(self, *args: Any, **options: Any) -> None:

@@ -15,12 +15,29 @@ function stars(rating) {
     "★".repeat(rating) + "☆".repeat(5 - rating));
 }
 
+// A review's optional sub-scores, as the API names them, with their labels (read when
+// shown, so they follow the language).
+export const SUB_SCORES = [
+  ["taste", () => gettext("Taste")],
+  ["environment", () => gettext("Environment")],
+  ["service", () => gettext("Service")],
+];
+
+// "Taste 5 · Service 4": the sub-scores a review gave, or nothing.
+function subScoreLine(blog) {
+  const given = SUB_SCORES.filter(([name]) => blog[name]);
+  if (!given.length) return null;
+  return h("p", { class: "muted sub-scores" }, given.map(([name, label]) =>
+    fmt(gettext("%(aspect)s %(stars)s"), { aspect: label(), stars: blog[name] })).join(" · "));
+}
+
 export function blogCard(blog) {
   const picture = blog.images && blog.images.length ? blog.images[0] : null;
   return h("article", { class: picture ? "card shop" : "card" },
     picture ? h("img", { class: "thumb", src: picture, alt: "", loading: "lazy" }) : null,
     h("h3", {}, h("a", { href: `#/blogs/${blog.id}` }, blog.title)),
     blog.rating ? h("p", {}, stars(blog.rating)) : null,
+    subScoreLine(blog),
     h("p", { class: "muted" },
       blog.user ? h("a", { href: `#/users/${blog.user.id}` }, blog.user.nick_name) : null,
       blog.user ? " · " : "", `♥ ${blog.liked}`, blog.is_liked ? gettext(" (you)") : ""),
@@ -95,6 +112,7 @@ export async function blogPage(id) {
     h("p", { class: "muted" }, h("a", { href: `#/users/${blog.user.id}` }, blog.user.nick_name), ` · ${when(blog.created_at)}`,
       blog.shop_id ? [" · ", h("a", { href: `#/shops/${blog.shop_id}` }, gettext("the shop"))] : ""),
     blog.rating ? h("p", {}, stars(blog.rating)) : null,
+    subScoreLine(blog),
     h("p", {}, blog.content),
     blog.images.length ? h("div", { class: "photos" }, blog.images.map((url, i) =>
       h("img", { src: url, alt: fmt(gettext("Photo %(n)s of %(title)s"), { n: i + 1, title: blog.title }), loading: "lazy" }))) : null,

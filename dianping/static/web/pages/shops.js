@@ -2,12 +2,13 @@
 // vouchers, neighbours and reviews, and the shop card that search shows too.
 
 import { act } from "../lib/act.js";
-import { explain, get } from "../lib/api.js";
+import { api, explain, get } from "../lib/api.js";
 import { h, marked, message } from "../lib/dom.js";
 import { fmt } from "../lib/format.js";
 import { screen } from "../lib/screen.js";
+import { needLogin, session } from "../lib/session.js";
 import { claimSection } from "./claims.js";
-import { blogCard } from "./notes.js";
+import { SUB_SCORES, blogCard } from "./notes.js";
 import { canReplyAt, replySection } from "./replies.js";
 import { voucherCard } from "./vouchers.js";
 
@@ -138,41 +139,97 @@ function histogram(shop) {
   }));
 }
 
-// A shop's reviews, newest or most liked first, a page at a time, each with the shop's
-// reply under it (and, for the shop's staff, the reply's editor).
+// The shop's average taste, environment and service (x10, as its score), each with how
+// many ratings gave one; nothing before any review gave one (or from an older document).
+function subScores(shop) {
+  const averages = shop.sub_scores || {};
+  const counts = shop.sub_score_counts || {};
+  if (!SUB_SCORES.some(([name]) => averages[name])) return null;
+  return h("dl", { class: "sub-scores", "aria-label": gettext("Scores by aspect") }, SUB_SCORES.map(([name, label]) =>
+    h("div", {}, h("dt", {}, label()), h("dd", {}, averages[name]
+      ? fmt(ngettext("%(score)s (%(count)s rating)", "%(score)s (%(count)s ratings)", counts[name]),
+        { score: (averages[name] / 10).toFixed(1), count: counts[name] })
+      : "—"))));
+}
+
+// "Helpful" on a review: the count, and a toggle for signed-in readers other than its
+// author (whose own review shows the count alone).
+function helpfulButton(blog, status) {
+  const text = (n) => fmt(gettext("Helpful (%(count)s)"), { count: n });
+  const me = session.user;
+  if (me && String(me.id) === String(blog.user.id)) {
+    return h("span", { class: "muted" }, fmt(ngettext("%(count)s found this helpful", "%(count)s found this helpful", blog.helpful), { count: blog.helpful }));
+  }
+  let voted = blog.voted_helpful;
+  const button = h("button", { type: "button", class: "secondary helpful", "aria-pressed": String(voted) }, text(blog.helpful));
+  button.addEventListener("click", act(button, status, async () => {
+    if (needLogin()) return;
+    const state = await api(voted ? "DELETE" : "PUT", `blogs/${blog.id}/helpful`);
+    voted = state.voted_helpful;
+    button.setAttribute("aria-pressed", String(voted));
+    button.textContent = text(state.helpful);
+  }));
+  return button;
+}
+
+// Toggle buttons: `choices` [value, label]; pressing one presses it alone (or, with
+// `optional`, pressing the pressed one clears it); `onPick(value or null)` loads again.
+function toggles(label, choices, initial, status, onPick, optional = false) {
+  const group = h("div", { class: "row chips", role: "group", "aria-label": label });
+  let current = initial;
+  for (const [value, text] of choices) {
+    const button = h("button", { type: "button", class: "secondary", "aria-pressed": String(value === current) }, text);
+    button.addEventListener("click", act(button, status, async () => {
+      current = optional && value === current ? null : value;
+      for (const [i, other] of [...group.children].entries()) other.setAttribute("aria-pressed", String(choices[i][0] === current));
+      await onPick(current);
+    }));
+    group.append(button);
+  }
+  return group;
+}
+
+// A shop's reviews, newest, most liked or most helpful first, all of them or only those
+// with photos or with a number of stars, a page at a time, each with its "Helpful" button
+// and the shop's reply under it (and, for the shop's staff, the reply's editor).
 function reviewList(shopId) {
   const list = h("div");
   const replying = canReplyAt(shopId);
   const status = h("p", { class: "message", role: "status" });
   const more = h("button", { type: "button", class: "secondary", hidden: true }, gettext("More reviews"));
   let sort = "new";
+  let withPhotos = false;
+  let stars = null;
   let page = 1;
   let generation = 0;
   async function load(reset) {
     if (reset) { generation += 1; page = 1; list.replaceChildren(); }
     const mine = generation;
-    const [data, canReply] = await Promise.all([get(`shops/${shopId}/reviews?sort=${sort}&page=${page}`), replying]);
+    const query = new URLSearchParams({ sort, page });
+    if (withPhotos) query.set("with_photos", "true");
+    if (stars) query.set("stars", stars);
+    const [data, canReply] = await Promise.all([get(`shops/${shopId}/reviews?${query}`), replying]);
     if (mine !== generation) return;
     list.append(...data.results.map((blog) => {
       const card = blogCard(blog);
-      card.append(replySection(blog, canReply));
+      // A refused vote is told in the list's status line: a card's own is its reply's.
+      card.append(h("div", { class: "row" }, helpfulButton(blog, status)), replySection(blog, canReply));
       return card;
     }));
-    if (!data.results.length && page === 1) list.append(h("p", {}, gettext("No reviews yet: be the first.")));
+    if (!data.results.length && page === 1) {
+      list.append(h("p", {}, withPhotos || stars ? gettext("No review matches these filters.") : gettext("No reviews yet: be the first.")));
+    }
     page += 1;
     more.hidden = !data.next;
   }
-  const sorts = h("div", { class: "row", role: "group", "aria-label": gettext("Order") }, [["new", gettext("Newest")], ["liked", gettext("Most liked")]].map(([value, label]) => {
-    const button = h("button", { type: "button", class: "secondary", "aria-pressed": String(value === sort) }, label);
-    button.addEventListener("click", act(button, status, async () => {
-      sort = value;
-      for (const other of sorts.children) other.setAttribute("aria-pressed", String(other === button));
-      await load(true);
-    }));
-    return button;
-  }));
+  const sorts = toggles(gettext("Order"), [["new", gettext("Newest")], ["liked", gettext("Most liked")], ["helpful", gettext("Most helpful")]],
+    sort, status, (value) => { sort = value; return load(true); });
+  const photos = toggles(gettext("Photos"), [[true, gettext("With photos")]], false, status,
+    (value) => { withPhotos = Boolean(value); return load(true); }, true);
+  const starChips = toggles(gettext("Stars"), [5, 4, 3, 2, 1].map((n) => [n, fmt(ngettext("%(n)s star", "%(n)s stars", n), { n })]),
+    null, status, (value) => { stars = value; return load(true); }, true);
   more.addEventListener("click", act(more, status, () => load(false)));
-  return { nodes: [sorts, list, more, status], load };
+  return { nodes: [sorts, h("div", { class: "row" }, photos, starChips), list, more, status], load };
 }
 
 export async function shopPage(id) {
@@ -199,6 +256,7 @@ export async function shopPage(id) {
     h("section", { "aria-label": gettext("Reviews") },
       h("h2", {}, fmt(ngettext("%(count)s review", "%(count)s reviews", shop.comments), { count: shop.comments })),
       histogram(shop),
+      subScores(shop),
       h("p", {}, h("a", { href: `#/write?shop=${shop.id}` }, gettext("Write a review"))),
       ...reviews.nodes),
     claimSection(shop.id));
