@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from accounts.models import User
 from dianping import clock
+from dianping.api import saved
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
@@ -62,16 +63,44 @@ def overlay(
     documents: Sequence[dict[str, Any]],
     viewer_id: int | None,
     known: Mapping[int, bool] | None = None,
+    known_saved: Mapping[int, bool] | None = None,
 ) -> None:
-    """Set each blog document's `liked` (its live count) and `is_liked` (for the viewer):
-    cached documents carry stale counts. `known` holds is_liked states the caller read
-    live already (on an earlier round trip); the rest are read in one."""
-    known = known or {}
+    """Set each blog document's `liked` (its live count), `is_liked` and `saved` (for the
+    viewer): cached documents carry stale counts. `known` and `known_saved` hold states
+    the caller read live already (on an earlier round trip); the rest are read in one."""
+    known, known_saved = known or {}, known_saved or {}
     ids = [doc["id"] for doc in documents]
-    liked = {**known, **like_states([i for i in ids if i not in known], viewer_id)}
+    unliked = [i for i in ids if i not in known]
+    unsaved = [i for i in ids if i not in known_saved]
+    liked, marked = dict(known), dict(known_saved)
+    if viewer_id is None or not (unliked or unsaved):
+        liked |= dict.fromkeys(unliked, False)
+        marked |= dict.fromkeys(unsaved, False)
+    else:
+        pipe = get_redis().pipeline(transaction=False)
+        saved.queue_saved(pipe, viewer_id, saved.BLOG, unsaved)
+        queue_like_states(pipe, unliked, viewer_id)
+        found, replies = saved.read_saved(pipe.execute(), viewer_id, unsaved)
+        marked |= found
+        liked |= read_like_states(replies, unliked, viewer_id, counts=False)
     counts = like_counts(ids)
     for doc in documents:
         doc["liked"], doc["is_liked"] = counts[doc["id"]], liked[doc["id"]]
+        doc["saved"] = marked[doc["id"]]
+
+
+def reader_states(
+    blog_ids: Sequence[int], user_id: int | None, *, counts: bool = False
+) -> tuple[dict[int, Any], dict[int, bool]]:
+    """`like_states` and the reader's `saved` markers of the same blogs, in one pipelined
+    round trip (none for an anonymous reader without `counts`)."""
+    if not blog_ids or user_id is None:
+        return like_states(blog_ids, user_id, counts=counts), dict.fromkeys(blog_ids, False)
+    pipe = get_redis().pipeline(transaction=False)
+    saved.queue_saved(pipe, user_id, saved.BLOG, blog_ids)
+    queue_like_states(pipe, blog_ids, user_id)
+    marked, replies = saved.read_saved(pipe.execute(), user_id, blog_ids)
+    return read_like_states(replies, blog_ids, user_id, counts=counts), marked
 
 
 def like_states(

@@ -74,18 +74,25 @@ def visible_reply(blog: Blog) -> ReviewReply | None:
 class BlogSerializer(serializers.ModelSerializer):
     user = PublicUserSerializer(read_only=True)
     is_liked = serializers.SerializerMethodField()
+    saved = serializers.SerializerMethodField(
+        help_text="Whether the caller saved the note to their favourites (false when not "
+        "signed in); read live, as `is_liked`."
+    )
     reply = serializers.SerializerMethodField()
 
     class Meta:
         model = Blog
         fields = [
             "id", "user", "shop_id", "rating", "title", "images", "content", "liked",
-            "comments", "is_liked", "reply", "created_at", "updated_at",
+            "comments", "favourites", "is_liked", "saved", "reply", "created_at", "updated_at",
         ]  # fmt: skip
         read_only_fields = fields
 
     def get_is_liked(self, blog: Blog) -> bool:
         return bool(self.context.get("liked", {}).get(blog.id, False))
+
+    def get_saved(self, blog: Blog) -> bool:
+        return bool(self.context.get("saved", {}).get(blog.id, False))
 
     @extend_schema_field(ReplySerializer(allow_null=True))
     def get_reply(self, blog: Blog) -> dict | None:
@@ -113,9 +120,10 @@ class BlogListItemSerializer(BlogSummarySerializer):
 
     liked = serializers.IntegerField()
     is_liked = serializers.BooleanField()
+    saved = serializers.BooleanField(help_text="Whether the caller saved the note.")
 
     class Meta(BlogSummarySerializer.Meta):
-        fields = [*BlogSummarySerializer.Meta.fields, "liked", "is_liked"]
+        fields = [*BlogSummarySerializer.Meta.fields, "liked", "is_liked", "saved"]
         read_only_fields = fields
 
 
