@@ -120,13 +120,35 @@ def touch_with(request: Any, reads: Reads | None = None) -> tuple[Any, list]:
         reads(pipe, guess)
     replies = pipe.execute()
     viewer = touched_data(replies[0])
+    return viewer, settle_reads(token, viewer, guess, reads, replies[1:])
+
+
+def guessed_viewer(token: str) -> int | None:
+    """The user id this process last found `token` carrying: a guess to queue a caller's
+    reads with on the token's own round trip (a cache lookup's piggyback, say); the
+    token's refresh then decides, through `settle_reads`."""
+    return _seen.get(token)
+
+
+def settle_reads(
+    token: str, viewer: dict[str, Any] | None, guess: int | None, reads: Reads | None,
+    queued: list,
+) -> list:  # fmt: skip
+    """The replies to `reads` for the viewer the token's refresh found: `queued` (those
+    sent with the guess) when it was right, else read again in a round trip of their
+    own, for the real viewer (None when the token is unknown); the guess is corrected."""
     if viewer is None:
         _seen.forget(token)
-        return None, _run(reads, None)
+        return _run(reads, None)
     if guess != viewer["id"]:
         _seen.remember(token, viewer["id"])
-        return viewer, _run(reads, viewer["id"])
-    return viewer, replies[1:]
+        return _run(reads, viewer["id"])
+    return queued
+
+
+def run_reads(reads: Reads | None, viewer_id: int | None) -> list:
+    """`reads` for `viewer_id` in a round trip of their own (none if they queue nothing)."""
+    return _run(reads, viewer_id)
 
 
 def _run(reads: Reads | None, viewer_id: int | None) -> list:

@@ -6,10 +6,11 @@
 Production settings under granian (2 workers x 4 threads), demo data, MariaDB when
 DATABASE_URL names one (`make bench-api` starts a throwaway one). Every detail GET
 rotates over all ids; every signed-in GET rotates over --users users' tokens, and those
-users each follow three demo authors, hold a paid coupon and have 25 notifications, so
-their feeds, "my vouchers" and inboxes have something in them; the first of them (up to
-300) each own a demo shop, whose dashboard each asks as its owner. Searches ask words of the
-demo's shops, notes and users, the search limit lifted (wrk sends from one address).
+users each follow three demo authors, hold a paid coupon, have 25 notifications and three
+saved shops, so their feeds, "my vouchers", inboxes and favourites have something in them;
+the first of them (up to 300) each own a demo shop, whose dashboard each asks as its owner.
+Searches ask words of the demo's shops, notes and users, the search limit lifted (wrk sends
+from one address).
 Rounds alternate the bare view `/api/ping` and every endpoint; the table gives medians,
 ratios to the bare view, and non-2xx counts (the run fails on any). Prints Markdown for
 docs/benchmarks.md.
@@ -39,6 +40,7 @@ from accounts.management.commands.issue_tokens import load_test_phones
 from accounts.services import users_ensure
 from blogs.models import Blog
 from follows import services as follows
+from favourites.services import favourite_save
 from notifications.models import Kind, Notification
 from notifications.services import notifications_add_many, notifications_mark_read
 from shops.models import Shop
@@ -59,6 +61,10 @@ for user in users:
     except Exception:
         pass  # a run before this one claimed it
 notes = list(Blog.objects.values_list("id", flat=True))
+shops = list(Shop.objects.values_list("id", flat=True))
+for user in users:  # three saved shops each: "my favourites" has a page to show
+    for shop_id in rng.sample(shops, min(3, len(shops))):
+        favourite_save(user_id=user.id, kind="shop", object_id=shop_id)
 inbox = []
 for user in users:  # told once: the dedup keys make a second run add nothing
     for i in range(25):
@@ -158,6 +164,8 @@ def endpoints(
             ["/api/notifications/unread-count"], True),
         "merchant dashboard `/api/merchant/shops/{id}/dashboard` (its owner)": (
             [f"/api/merchant/shops/{i}/dashboard" for i in owned], OWNERS),
+        "my favourites `/api/favourites?kind=shop` (signed in)": (
+            ["/api/favourites?kind=shop"], True),
         **{
             f"search {kind} `/api/search?kind={kind}`": (
                 ["/api/search?" + urlencode({"q": q, "kind": kind}) for q in words], False)

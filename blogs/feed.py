@@ -20,6 +20,7 @@ from django.db.models import Q
 
 from accounts.models import UserInfo
 from dianping import clock
+from dianping.api import saved
 from dianping.guesses import Guesses
 from dianping.redis import keys
 from dianping.redis.client import get_redis
@@ -139,15 +140,16 @@ _served: Guesses[list[int]] = Guesses(20_000)
 def queue_first_reads(pipe: Any, *, user_id: int, max_time: int | None, offset: int) -> list[int]:
     """The first page's reads, queued on a caller's pipeline (the token's round trip):
     the inbox's items, whether any author is pulled at all (almost never: then the feed
-    needs no intersection of sets), and whether the reader likes the blogs last served
-    on this page (and voted them helpful). Returns those blogs' ids; `feed_page` takes them
-    with the replies."""
+    needs no intersection of sets), and whether the reader likes, voted helpful and saved the
+    blogs last served on this page. Returns those blogs' ids; `feed_page` takes them with
+    the replies."""
     _queue_inbox(pipe, user_id, max_time, offset + FEED_PAGE_SIZE)
     pipe.scard(keys.feed_pull_authors())
     guessed = _served.get((user_id, max_time, offset)) or []
     for blog_id in guessed:
         pipe.zscore(keys.blog_likes(blog_id), user_id)
     helpful.queue_voted(pipe, guessed, user_id)  # and their helpful votes (decision 377)
+    saved.queue_saved(pipe, user_id, saved.BLOG, guessed)
     return guessed
 
 
@@ -162,7 +164,8 @@ def feed_page(
     """One page of the feed, newest first, at or below `max_time` (ms), skipping the
     first `offset` items scored exactly `max_time` (shown on the previous page): the
     inbox merged with the blogs of followed authors who are pulled; the blogs as their
-    cached documents with live likes (counts, and whether the reader likes each).
+    cached documents with live likes (counts, and whether the reader likes each) and
+    `saved` markers.
     `first_reads` and `guessed` are `queue_first_reads`' replies and return.
 
     Items whose blog was deleted are skipped; when a whole page of them is skipped the
@@ -171,11 +174,13 @@ def feed_page(
     page_key = (user_id, max_time, offset)
     inbox, any_pulled, *state_replies = first_reads if first_reads else (None, True)
     guessed = guessed or []
-    likes_replies, voted_replies = state_replies[: len(guessed)], state_replies[len(guessed) :]
+    asked = len(guessed)
+    likes_replies, rest = state_replies[:asked], state_replies[asked:]
     known_likes = {
         blog_id: reply is not None for blog_id, reply in zip(guessed, likes_replies, strict=True)
     }
-    known_voted = helpful.read_voted(voted_replies, guessed, user_id) if voted_replies else {}
+    known_voted = helpful.read_voted(rest[:asked], guessed, user_id) if rest else {}
+    known_saved = saved.read_saved(rest[asked:], user_id, guessed)[0] if rest else {}
     pulled_authors = []
     if any_pulled:
         followed_pulled = intersection([keys.following(user_id), keys.feed_pull_authors()])
@@ -204,7 +209,7 @@ def feed_page(
         # is scrolling by) and age out as it is trimmed; the documents leave them out.
         results = blog_documents([blog_id for _, blog_id in rows])
         if results:
-            likes.overlay(results, user_id, known_likes, known_voted)
+            likes.overlay(results, user_id, known_likes, known_voted, known_saved)
             _served.remember(page_key, [doc["id"] for doc in results])
             return {"results": results, "min_time": min_time, "offset": next_offset}
         max_time, offset = min_time, next_offset

@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from accounts.models import User
 from dianping import clock
+from dianping.api import saved
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
@@ -64,19 +65,24 @@ def overlay(
     viewer_id: int | None,
     known: Mapping[int, bool] | None = None,
     known_voted: Mapping[int, bool] | None = None,
+    known_saved: Mapping[int, bool] | None = None,
 ) -> None:
-    """Set each blog document's `liked` (its live count), `is_liked` and `voted_helpful`
-    (for the viewer): cached documents carry stale counts. `known` and `known_voted` hold
-    is_liked and voted_helpful states the caller read live already (on an earlier round
-    trip); the rest are read in one."""
+    """Set each blog document's `liked` (its live count), `is_liked`, `voted_helpful` and
+    `saved` (for the viewer): cached documents carry stale counts. `known`, `known_voted`
+    and `known_saved` hold states the caller read live already (on an earlier round trip);
+    the rest are read in one."""
     ids = [doc["id"] for doc in documents]
-    liked, voted = dict(known or {}), dict(known_voted or {})
-    ask_liked, ask_voted = [i for i in ids if i not in liked], [i for i in ids if i not in voted]
-    if viewer_id is not None and (ask_liked or ask_voted):
+    liked, voted, marked = dict(known or {}), dict(known_voted or {}), dict(known_saved or {})
+    ask_liked = [i for i in ids if i not in liked]
+    ask_voted = [i for i in ids if i not in voted]
+    ask_saved = [i for i in ids if i not in marked]
+    if viewer_id is not None and (ask_liked or ask_voted or ask_saved):
         pipe = get_redis().pipeline(transaction=False)
+        saved.queue_saved(pipe, viewer_id, saved.BLOG, ask_saved)
         queue_like_states(pipe, ask_liked, viewer_id)
         helpful.queue_voted(pipe, ask_voted, viewer_id)
-        replies = pipe.execute()
+        found, replies = saved.read_saved(pipe.execute(), viewer_id, ask_saved)
+        marked.update(found)
         liked.update(
             read_like_states(replies[: len(ask_liked)], ask_liked, viewer_id, counts=False)
         )
@@ -85,6 +91,21 @@ def overlay(
     for doc in documents:
         doc["liked"], doc["is_liked"] = counts[doc["id"]], liked.get(doc["id"], False)
         doc["voted_helpful"] = voted.get(doc["id"], False)
+        doc["saved"] = marked.get(doc["id"], False)
+
+
+def reader_states(
+    blog_ids: Sequence[int], user_id: int | None, *, counts: bool = False
+) -> tuple[dict[int, Any], dict[int, bool]]:
+    """`like_states` and the reader's `saved` markers of the same blogs, in one pipelined
+    round trip (none for an anonymous reader without `counts`)."""
+    if not blog_ids or user_id is None:
+        return like_states(blog_ids, user_id, counts=counts), dict.fromkeys(blog_ids, False)
+    pipe = get_redis().pipeline(transaction=False)
+    saved.queue_saved(pipe, user_id, saved.BLOG, blog_ids)
+    queue_like_states(pipe, blog_ids, user_id)
+    marked, replies = saved.read_saved(pipe.execute(), user_id, blog_ids)
+    return read_like_states(replies, blog_ids, user_id, counts=counts), marked
 
 
 def like_states(

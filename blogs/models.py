@@ -89,6 +89,10 @@ class Blog(models.Model):
     # "comments" is also the Comment model's plural: the count's own context keeps the two
     # apart in Chinese (评论数 here, 评论 there).
     comments = models.PositiveIntegerField(pgettext_lazy("a count", "comments"), default=0)
+    # Moved with the Favourite rows, in their transaction (favourites.services).
+    favourites = models.PositiveIntegerField(
+        _("favourites"), default=0, db_default=0, editable=False
+    )
     created_at = models.DateTimeField(_("created at"), default=clock.now, db_index=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
     # Set when the push to the followers' feeds finished; a blog left without it (its

@@ -41,13 +41,15 @@ PAGE_SIZE = 10
 def user_blogs_page(
     *, user_id: int, page: int, caller_id: int | None = None
 ) -> tuple[int, list[dict[str, Any]]]:
-    """(the user's blog count, page `page` of their blog summaries), with `liked` and
-    `is_liked` (for `caller_id`) read live. A hit costs two round trips: the page with
-    its count, then the live likes."""
+    """(the user's blog count, page `page` of their blog summaries), with `liked`,
+    `is_liked` and `saved` (for `caller_id`) read live. A hit costs two round trips: the
+    page with its count, then the live likes and markers."""
     count, items = _cached_page(user_id, page)
-    states = likes.like_states([item["id"] for item in items], caller_id, counts=True)
+    ids = [item["id"] for item in items]
+    states, marked = likes.reader_states(ids, caller_id, counts=True)
     for item in items:
         item["liked"], item["is_liked"] = states[item["id"]]
+        item["saved"] = marked[item["id"]]
     return count, items
 
 

@@ -98,14 +98,18 @@ class BlogSerializer(serializers.ModelSerializer):
     voted_helpful = serializers.SerializerMethodField(
         help_text="Whether the caller voted this review helpful (false for anonymous callers)."
     )
+    saved = serializers.SerializerMethodField(
+        help_text="Whether the caller saved the note to their favourites (false when not "
+        "signed in); read live, as `is_liked`."
+    )
     reply = serializers.SerializerMethodField()
 
     class Meta:
         model = Blog
         fields = [
             "id", "user", "shop_id", "rating", "taste", "environment", "service", "title",
-            "images", "content", "liked", "comments", "helpful", "is_liked", "voted_helpful",
-            "reply", "created_at", "updated_at",
+            "images", "content", "liked", "comments", "helpful", "favourites", "is_liked",
+            "voted_helpful", "saved", "reply", "created_at", "updated_at",
         ]  # fmt: skip
         read_only_fields = fields
         extra_kwargs = {"helpful": {"help_text": "How many readers voted this review helpful."}}
@@ -115,6 +119,9 @@ class BlogSerializer(serializers.ModelSerializer):
 
     def get_voted_helpful(self, blog: Blog) -> bool:
         return bool(self.context.get("voted", {}).get(blog.id, False))
+
+    def get_saved(self, blog: Blog) -> bool:
+        return bool(self.context.get("saved", {}).get(blog.id, False))
 
     @extend_schema_field(ReplySerializer(allow_null=True))
     def get_reply(self, blog: Blog) -> dict | None:
@@ -142,9 +149,10 @@ class BlogListItemSerializer(BlogSummarySerializer):
 
     liked = serializers.IntegerField()
     is_liked = serializers.BooleanField()
+    saved = serializers.BooleanField(help_text="Whether the caller saved the note.")
 
     class Meta(BlogSummarySerializer.Meta):
-        fields = [*BlogSummarySerializer.Meta.fields, "liked", "is_liked"]
+        fields = [*BlogSummarySerializer.Meta.fields, "liked", "is_liked", "saved"]
         read_only_fields = fields
 
 

@@ -15,7 +15,7 @@ from accounts import tokens
 from accounts.authentication import authenticated_id
 from accounts.selectors import public_user_document
 from accounts.serializers import PublicUserSerializer
-from dianping.api import idempotency
+from dianping.api import idempotency, saved
 from dianping.api.fastpath import fast_path, json_response
 from dianping.api.lists import listed
 from dianping.api.pagination import PageNumberPagination
@@ -49,8 +49,9 @@ def _caller_id(request: Request) -> int | None:
 
 
 def _blogs(request: Request, blogs: list[Any], **kwargs: Any) -> list[dict[str, Any]]:
-    liked = likes.like_states([b.id for b in blogs], _caller_id(request))
-    return listed(BlogSerializer(blogs, many=True, context={"liked": liked}, **kwargs))
+    liked, marked = likes.reader_states([b.id for b in blogs], _caller_id(request))
+    context = {"liked": liked, "saved": marked}
+    return listed(BlogSerializer(blogs, many=True, context=context, **kwargs))
 
 
 class BlogViewSet(WriteLimited, viewsets.ViewSet):
@@ -109,7 +110,7 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
     @extend_schema(responses=BlogSerializer)
     def retrieve(self, request: Request, blog_id: int) -> HttpResponse:
         """A blog with its author and whether the caller likes it (cached; the like
-        count and `is_liked` are read live)."""
+        count, `is_liked` and `saved` are read live)."""
         return _blog_detail(request._request, blog_id)  # GETs take the fast path
 
     @extend_schema(request=BlogWriteSerializer, responses=BlogSerializer)
@@ -290,34 +291,36 @@ class FeedViewSet(viewsets.ViewSet):
 
 
 # The reads, without DRF (dianping.api.fastpath): the caller's token refreshed with the
-# live like counts and `is_liked` in one round trip (accounts.tokens.touch_with), the
-# blogs from their cached documents (the process's near copies first).
+# live like counts, `is_liked` and `saved` in one round trip (accounts.tokens.touch_with),
+# the blogs from their cached documents (the process's near copies first).
 
-
-States = tuple[dict[int, tuple[int, bool]], dict[int, bool]]
+States = tuple[dict[int, tuple[int, bool]], dict[int, bool], dict[int, bool]]
 
 
 def _with_likes(request: HttpRequest, blog_ids: list[int]) -> States:
     """The caller's token refreshed and the blogs' live like states (count, liked by the
-    caller) and the caller's helpful votes, read in the same round trip
+    caller), the caller's helpful votes and `saved` markers, read in the same round trip
     (accounts.tokens.touch_with)."""
 
     def reads(pipe: Any, viewer_id: int | None) -> None:
+        saved.queue_saved(pipe, viewer_id, saved.BLOG, blog_ids)
         likes.queue_like_states(pipe, blog_ids, viewer_id)
         helpful.queue_voted(pipe, blog_ids, viewer_id)
 
     viewer, replies = tokens.touch_with(request, reads)
     viewer_id = viewer["id"] if viewer else None
+    marked, replies = saved.read_saved(replies, viewer_id, blog_ids)
     asked = len(blog_ids) if viewer_id is not None else 0  # queue_like_states' replies
     liked = likes.read_like_states(replies[:asked], blog_ids, viewer_id, counts=True)
-    return liked, helpful.read_voted(replies[asked:], blog_ids, viewer_id)
+    return liked, helpful.read_voted(replies[asked:], blog_ids, viewer_id), marked
 
 
 def _apply(blogs: list[dict[str, Any]], states: States) -> None:
-    liked, voted = states
+    liked, voted, marked = states
     for blog in blogs:
         blog["liked"], blog["is_liked"] = liked[blog["id"]]
         blog["voted_helpful"] = voted[blog["id"]]
+        blog["saved"] = marked[blog["id"]]
 
 
 def _blog_detail(request: HttpRequest, blog_id: int) -> HttpResponse:
@@ -418,7 +421,7 @@ def _feed(request: HttpRequest) -> HttpResponse:
 
 def _unliked(blogs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for blog in blogs:
-        blog["is_liked"] = blog["voted_helpful"] = False
+        blog["is_liked"] = blog["voted_helpful"] = blog["saved"] = False
     return blogs
 
 

@@ -35,6 +35,7 @@ urlpatterns = [
     path("api/", include("vouchers.urls")),
     path("api/", include("blogs.urls")),
     path("api/", include("follows.urls")),
+    path("api/", include("favourites.urls")),
     path("api/", include("signin.urls")),
     path("api/", include("notifications.urls")),
     path("api/", include("merchants.urls")),

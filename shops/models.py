@@ -74,6 +74,10 @@ class Shop(models.Model):
         help_text=_("Rating x10: 0..50."),
         validators=[MaxValueValidator(50)],
     )
+    # Moved with the Favourite rows, in their transaction (favourites.services).
+    favourites = models.PositiveIntegerField(
+        _("favourites"), default=0, db_default=0, editable=False
+    )
     rating_1 = models.PositiveIntegerField(_("1-star ratings"), default=0, db_default=0)
     rating_2 = models.PositiveIntegerField(_("2-star ratings"), default=0, db_default=0)
     rating_3 = models.PositiveIntegerField(_("3-star ratings"), default=0, db_default=0)

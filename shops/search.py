@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from dianping.api import saved
 from search.documents import Ranking, Source, Texts
 
 from .models import Shop, ShopType
-from .serializers import ShopSerializer
+from .serializers import ShopCardSerializer
 
 
 class ShopSource(Source):
@@ -17,7 +18,7 @@ class ShopSource(Source):
     number = 1
     weights = {"name": 10, "type": 3, "area": 4, "address": 2}
     ranking = Ranking(model=Shop, popularity=("score", "comments", "sold"))
-    item_serializer = ShopSerializer
+    item_serializer = ShopCardSerializer
     highlighted = ("name", "area", "address")
 
     def texts(self, ids: Iterable[int], *, lock: bool = False) -> dict[int, Texts]:
@@ -41,6 +42,10 @@ class ShopSource(Source):
         return Shop.objects.order_by("id").values_list("id", flat=True)
 
     def items(self, ids: list[int], *, viewer_id: int | None) -> dict[int, dict[str, Any]]:
+        """As the shop lists show them: with the reader's `saved` marker (a round trip of
+        its own for a signed-in reader: the ids come from the search)."""
         from .selectors import shop_documents
 
-        return shop_documents(ids)
+        documents = shop_documents(ids)
+        saved.mark(documents.values(), saved.saved_states(viewer_id, saved.SHOP, ids))
+        return documents

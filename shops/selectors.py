@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -30,21 +30,36 @@ Hit = tuple[float, int]  # a shop found near a point: (metres, shop id)
 class ShopView:
     raw: bytes | None  # the shop's JSON, None when there is no such shop
     viewer: dict[str, Any] | None  # the caller's token data, None when anonymous
+    replies: list[Any] = field(default_factory=list)  # to the caller's `reads`
 
 
-def shop_detail(*, shop_id: int, token: str | None = None) -> ShopView:
+def shop_detail(
+    *, shop_id: int, token: str | None = None, reads: tokens.Reads | None = None
+) -> ShopView:
     """The shop's cached document as JSON bytes (without `open_now`: see `with_open_now`)
     through the cache and, in the same Redis round trip, the refresh of the caller's login
-    token when there is one."""
+    token when there is one, and the commands `reads(pipe, viewer_id)` queues (the
+    reader's own state: the `saved` marker). A token this process has not seen yet
+    costs `reads` a second round trip (tokens.touch_with)."""
 
     def load() -> dict[str, Any] | None:
         shop = Shop.objects.filter(pk=shop_id).first()
         return ShopDocumentSerializer(shop).data if shop else None
 
-    touch = (lambda pipe: tokens.queue_touch(pipe, token)) if token else None
-    lookup = shop_cache().lookup(shop_id, load, piggyback=touch)
-    viewer = tokens.touched_data(lookup.extra[0]) if token else None
-    return ShopView(lookup.raw, viewer)
+    if not token:
+        lookup = shop_cache().lookup(shop_id, load)
+        return ShopView(lookup.raw, None, tokens.run_reads(reads, None))
+    guess = tokens.guessed_viewer(token)
+
+    def piggyback(pipe: Any) -> None:
+        tokens.queue_touch(pipe, token)
+        if reads is not None and guess is not None:
+            reads(pipe, guess)
+
+    lookup = shop_cache().lookup(shop_id, load, piggyback=piggyback)
+    viewer = tokens.touched_data(lookup.extra[0])
+    replies = tokens.settle_reads(token, viewer, guess, reads, lookup.extra[1:])
+    return ShopView(lookup.raw, viewer, replies)
 
 
 _HOURS_KEY = b',"hours":'
@@ -60,6 +75,12 @@ def with_open_now(raw: bytes) -> bytes:
         return raw[:-1] + b',"hours":null,"open_now":null}'
     now = hours.open_now_json(raw[cut + len(_HOURS_KEY) : -1], clock.now())
     return b"".join((raw[:-1], b',"open_now":', now, b"}"))
+
+
+def with_saved(raw: bytes, saved: bool) -> bytes:
+    """A shop document's JSON with the reader's `saved` marker as its last key, spliced
+    in without decoding it (after `with_open_now`)."""
+    return raw[:-1] + (b',"saved":true}' if saved else b',"saved":false}')
 
 
 def shop_exists(*, shop_id: int) -> None:

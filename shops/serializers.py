@@ -137,7 +137,7 @@ class ShopDocumentSerializer(serializers.ModelSerializer):
         fields = [
             "id", "name", "type_id", "images", "area", "address", "x", "y", "avg_price",
             "phone", "sold", "comments", "score", "ratings", "sub_scores", "sub_score_counts",
-            "open_hours", "created_at", "updated_at", "hours",
+            "open_hours", "created_at", "updated_at", "favourites", "hours",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -172,25 +172,40 @@ class ShopSerializer(ShopDocumentSerializer):
         return hours.open_now(shop.hours, clock.now())
 
 
-class NearbyShopSerializer(ShopSerializer):
+class ShopCardSerializer(ShopSerializer):
+    """Documentation shape of a shop as readers get it (its page, lists, search): with the
+    reader's `saved` marker, read live (dianping.api.saved)."""
+
+    saved = serializers.BooleanField(
+        read_only=True,
+        help_text="Whether the caller saved the shop to their favourites (false when not "
+        "signed in).",
+    )
+
+    class Meta(ShopSerializer.Meta):
+        fields = [*ShopSerializer.Meta.fields, "saved"]
+        read_only_fields = fields
+
+
+class NearbyShopSerializer(ShopCardSerializer):
     distance = serializers.FloatField(
         read_only=True, help_text="Metres from the centre searched: (x, y), or the shop."
     )
 
-    class Meta(ShopSerializer.Meta):
-        fields = [*ShopSerializer.Meta.fields, "distance"]
+    class Meta(ShopCardSerializer.Meta):
+        fields = [*ShopCardSerializer.Meta.fields, "distance"]
         read_only_fields = fields
 
 
-class ShopListItemSerializer(ShopSerializer):
+class ShopListItemSerializer(ShopCardSerializer):
     """Documentation shape of the shop list's items: `distance` only for a nearby search."""
 
     distance = serializers.FloatField(
         required=False, help_text="Metres from (x, y): present when x and y are given."
     )
 
-    class Meta(ShopSerializer.Meta):
-        fields = [*ShopSerializer.Meta.fields, "distance"]
+    class Meta(ShopCardSerializer.Meta):
+        fields = [*ShopCardSerializer.Meta.fields, "distance"]
 
 
 class ShopWriteSerializer(fields.StrictModelSerializer):

@@ -13,6 +13,7 @@ from rest_framework.response import Response
 
 from accounts import tokens
 from accounts.permissions import IsStaff
+from dianping.api import saved
 from dianping.api.fastpath import fast_path, json_bytes, json_response
 from dianping.api.pagination import PageNumberPagination
 from dianping.api.queries import query_params
@@ -26,6 +27,7 @@ from .models import Shop
 from .serializers import (
     NearbyShopSerializer,
     NearShopQuerySerializer,
+    ShopCardSerializer,
     ShopListItemSerializer,
     ShopListQuerySerializer,
     ShopSerializer,
@@ -36,15 +38,21 @@ from .serializers import (
 
 def _shop_detail(request: HttpRequest, shop_id: int) -> HttpResponse:
     """GET of one shop without DRF: one Redis round trip refreshes the caller's token (as
-    the DRF authentication would), checks the Bloom filter and reads the cached JSON,
-    which is sent as stored; the view counts toward the shop's UV and PV."""
+    the DRF authentication would), reads their `saved` marker, checks the Bloom filter
+    and reads the cached JSON, which is sent as stored (`open_now` and `saved` spliced
+    in); the view counts toward the shop's UV and PV."""
     token = tokens.bearer_token(request.META.get("HTTP_AUTHORIZATION", ""))
-    view = selectors.shop_detail(shop_id=shop_id, token=token)
+
+    def marker(pipe: Any, viewer_id: int | None) -> None:
+        saved.queue_saved(pipe, viewer_id, saved.SHOP, [shop_id])
+
+    view = selectors.shop_detail(shop_id=shop_id, token=token, reads=marker)
     if view.raw is None:
         raise ShopNotFound()
     user_id = view.viewer["id"] if view.viewer else None
     visits.record(visits.shop_subject(shop_id), visitor_of(request, user_id))
-    return json_bytes(selectors.with_open_now(view.raw))
+    marked, _ = saved.read_saved(view.replies, user_id, [shop_id])
+    return json_bytes(selectors.with_saved(selectors.with_open_now(view.raw), marked[shop_id]))
 
 
 class ShopPagination(PageNumberPagination):
@@ -75,10 +83,10 @@ class ShopViewSet(viewsets.ViewSet):
         Every shop carries `open_now`, computed at the time of the request."""
         return _shop_list(request._request)  # GETs take `shop_list_view`; HEADs come here
 
-    @extend_schema(responses=ShopSerializer)
+    @extend_schema(responses=ShopCardSerializer)
     def retrieve(self, request: Request, shop_id: int) -> HttpResponse:
-        """One shop, through the cache, with `open_now` computed at the time of the request;
-        each view counts toward the shop's UV and PV."""
+        """One shop, through the cache, with `open_now` computed at the time of the request
+        and the caller's `saved` marker; each view counts toward the shop's UV and PV."""
         # GETs never get here (`shop_detail_view` serves them); HEADs do. Both take
         # the one fast path, so they cannot drift apart.
         return _shop_detail(request._request, shop_id)
@@ -156,7 +164,8 @@ def shop_nearby_view(request: HttpRequest, shop_id: int) -> HttpResponse:
 def _shop_list(request: HttpRequest) -> HttpResponse:
     """Near a point, the GEO searches share the token's round trip and the shops come
     from the cache (the near cache's copies: no round trip); by type or name, a page of
-    ids from the database, the shops from the cache."""
+    ids from the database, the shops from the cache, the reader's `saved` markers on the
+    token's round trip (decision 370)."""
     params = query_params(request, ShopListQuerySerializer)
     paginator = ShopPagination()
     paginator.begin(request)
@@ -171,7 +180,7 @@ def _shop_list(request: HttpRequest) -> HttpResponse:
         def search(pipe: Any, _viewer_id: int | None) -> None:
             selectors.queue_nearby(pipe, type_ids=type_ids, x=params["x"], y=params["y"])
 
-        _, replies = tokens.touch_with(request, search)
+        viewer, replies = tokens.touch_with(request, search)
         end = paginator.offset + paginator.size
         if params.get("name") or filters or sort is not None:
             _, hits = selectors.nearby_hits(replies)
@@ -179,21 +188,31 @@ def _shop_list(request: HttpRequest) -> HttpResponse:
             paginator.count = len(hits)
         else:
             paginator.count, hits = selectors.nearby_hits(replies, first=end)
-        page = hits[paginator.offset : end]
-        return json_response(paginator.page_body(selectors.with_distances(page, type_id=type_id)))
-    tokens.touch_with(request)
+        page = selectors.with_distances(hits[paginator.offset : end], type_id=type_id)
+        # The page's shops come from the GEO search's reply: their markers cannot share
+        # its round trip, and take one of their own (signed-in readers only).
+        viewer_id = viewer["id"] if viewer else None
+        saved.mark(page, saved.saved_states(viewer_id, saved.SHOP, [s["id"] for s in page]))
+        return json_response(paginator.page_body(page))
     shops = selectors.shop_list(type_id=type_id, name=params.get("name"), sort=sort, **filters)
     if filters.get("open_now"):  # which are open is told in Python: a bounded scan
         ids = paginator.paginate_queryset(selectors.open_ids(shops), request)
     else:
         ids = list(paginator.paginate_queryset(shops.values_list("id", flat=True), request))
+    # The page is known before any round trip: the reader's markers share the token's.
+    viewer, replies = tokens.touch_with(
+        request, lambda pipe, viewer_id: saved.queue_saved(pipe, viewer_id, saved.SHOP, ids)
+    )
+    marked, _ = saved.read_saved(replies, viewer["id"] if viewer else None, ids)
     documents = selectors.shop_documents(ids)
-    return json_response(paginator.page_body([documents[i] for i in ids if i in documents]))
+    page = [documents[i] for i in ids if i in documents]
+    saved.mark(page, marked)
+    return json_response(paginator.page_body(page))
 
 
 def _shop_nearby(request: HttpRequest, shop_id: int) -> HttpResponse:
     """The shop from its cache (with the token's refresh), one GEOSEARCH, the neighbours
-    from the cache."""
+    from the cache, and a signed-in reader's `saved` markers."""
     radius = query_params(request, NearShopQuerySerializer)["radius"]
     paginator = ShopPagination()
     paginator.begin(request)
@@ -204,7 +223,7 @@ def _shop_nearby(request: HttpRequest, shop_id: int) -> HttpResponse:
     shop = orjson.loads(view.raw)
     end = paginator.offset + paginator.size
     paginator.count, hits = selectors.shops_near_shop(shop=shop, radius_m=radius, first=end)
-    page = hits[paginator.offset : end]
-    return json_response(
-        paginator.page_body(selectors.with_distances(page, type_id=shop["type_id"]))
-    )
+    page = selectors.with_distances(hits[paginator.offset : end], type_id=shop["type_id"])
+    viewer_id = view.viewer["id"] if view.viewer else None  # markers: as the list's near a point
+    saved.mark(page, saved.saved_states(viewer_id, saved.SHOP, [s["id"] for s in page]))
+    return json_response(paginator.page_body(page))

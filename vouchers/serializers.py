@@ -55,6 +55,21 @@ class VoucherListItemSerializer(VoucherSerializer):
         read_only_fields = fields
 
 
+class VoucherCardSerializer(VoucherListItemSerializer):
+    """Documentation shape of a voucher as readers get it (a shop's vouchers, the sales
+    on now or coming): with the reader's `saved` marker, read live."""
+
+    saved = serializers.BooleanField(
+        read_only=True,
+        help_text="Whether the caller saved the voucher to their favourites (false when "
+        "not signed in).",
+    )
+
+    class Meta(VoucherListItemSerializer.Meta):
+        fields = [*VoucherListItemSerializer.Meta.fields, "saved"]
+        read_only_fields = fields
+
+
 class OrderCountsSerializer(serializers.Serializer):
     claimed = serializers.IntegerField(help_text="Every order ever taken.")
     unpaid = serializers.IntegerField()

@@ -18,7 +18,7 @@ from accounts.authentication import authenticated_id
 from accounts.permissions import IsStaff
 from accounts.selectors import is_site_staff
 from dianping import clock
-from dianping.api import idempotency
+from dianping.api import idempotency, saved
 from dianping.api.fastpath import fast_path, json_response
 from dianping.api.lists import listed
 from dianping.api.pagination import PageNumberPagination
@@ -49,7 +49,7 @@ from .serializers import (
     ShopOrdersPageSerializer,
     UsableCouponsQuerySerializer,
     UsableCouponsSerializer,
-    VoucherListItemSerializer,
+    VoucherCardSerializer,
     VoucherListQuerySerializer,
     VoucherSerializer,
     VoucherStaffSerializer,
@@ -135,7 +135,7 @@ class VoucherViewSet(WriteLimited, viewsets.ViewSet):
         return Response(VoucherSerializer(services.voucher_void(voucher_id=voucher_id)).data)
 
     @extend_schema(
-        parameters=[ActivitiesQuerySerializer], responses=VoucherListItemSerializer(many=True)
+        parameters=[ActivitiesQuerySerializer], responses=VoucherCardSerializer(many=True)
     )
     def activities(self, request: Request) -> HttpResponse:
         """Flash sales on now (`seizing`, the default) or starting within 30 days
@@ -154,7 +154,7 @@ class VoucherViewSet(WriteLimited, viewsets.ViewSet):
 
 
 class ShopVoucherViewSet(viewsets.ViewSet):
-    @extend_schema(responses=VoucherListItemSerializer(many=True))
+    @extend_schema(responses=VoucherCardSerializer(many=True))
     def list(self, request: Request, shop_id: int) -> HttpResponse:
         """A shop's vouchers, with the units left (live Redis stock for flash sales)."""
         return _shop_vouchers(request._request, shop_id)  # GETs take the fast path
@@ -356,15 +356,31 @@ def seckill_view(request: HttpRequest, voucher_id: int) -> HttpResponse:
 
 def _activities(request: HttpRequest) -> HttpResponse:
     """No round trip but the token's: the list and its stock are the process's snapshot
-    (vouchers.caches), each status computed now."""
+    (vouchers.caches), each status computed now; the reader's `saved` markers share the
+    token's round trip."""
     tab = query_params(request, ActivitiesQuerySerializer)["tab"]
-    tokens.touch_with(request)
-    return json_response(selectors.activities(tab=tab))
+    items = selectors.activities(tab=tab)
+    return json_response(_marked(request, items))
+
+
+def _marked(request: HttpRequest, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`items` with the reader's `saved` markers, read on the token's round trip."""
+    ids = [item["id"] for item in items]
+
+    def reads(pipe: Any, viewer_id: int | None) -> None:
+        saved.queue_saved(pipe, viewer_id, saved.VOUCHER, ids)
+
+    viewer, replies = tokens.touch_with(request, reads)
+    marked, _ = saved.read_saved(replies, viewer["id"] if viewer else None, ids)
+    saved.mark(items, marked)
+    return items
 
 
 def _activities_without_redis(request: HttpRequest) -> HttpResponse:
     tab = query_params(request, ActivitiesQuerySerializer)["tab"]
-    return json_response(selectors.activities(tab=tab, without_redis=True))
+    items = selectors.activities(tab=tab, without_redis=True)
+    saved.mark(items, {})
+    return json_response(items)
 
 
 @fast_path(
@@ -378,27 +394,44 @@ def activities_view(request: HttpRequest) -> HttpResponse:
 
 
 def _shop_vouchers(request: HttpRequest, shop_id: int) -> HttpResponse:
-    """The list from its cache; the sales' live stock in the token's round trip (a round
-    trip of its own when the sale has its own Redis)."""
+    """The list from its cache; the sales' live stock and the reader's `saved` markers in
+    the token's round trip (the stock in a round trip of its own when the sale has its
+    own Redis)."""
     listed = selectors.shop_vouchers_listed(shop_id=shop_id)
+    return json_response(_vouchers_live(request, listed))
+
+
+def _vouchers_live(request: HttpRequest, listed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Cached voucher documents as readers get them: the sales' live stock, each status
+    now, and the reader's `saved` markers, read with the caller's token."""
+    ids = [doc["id"] for doc in listed]
     sales = selectors.seckill_ids(listed)
-    if sale_has_own_redis():
-        tokens.touch_with(request)
+    own_redis = sale_has_own_redis()
+    layout = None if own_redis else stock.bucket_layout(sales)
+
+    def reads(pipe: Any, viewer_id: int | None) -> None:
+        saved.queue_saved(pipe, viewer_id, saved.VOUCHER, ids)
+        if layout is not None:
+            stock.queue_live_stock(pipe, layout)
+
+    viewer, replies = tokens.touch_with(request, reads)
+    marked, replies = saved.read_saved(replies, viewer["id"] if viewer else None, ids)
+    if layout is None:
         live = stock.live_stock_or_stored(sales, listed)
     else:
-        layout = stock.bucket_layout(sales)
-        _, replies = tokens.touch_with(
-            request, lambda pipe, _: stock.queue_live_stock(pipe, layout)
-        )
         live = stock.read_live_stock(layout, replies)
-    return json_response(selectors.vouchers_now(listed, live))
+    documents = selectors.vouchers_now(listed, live)
+    saved.mark(documents, marked)
+    return documents
 
 
 def _shop_vouchers_without_redis(request: HttpRequest, shop_id: int) -> HttpResponse:
     """The list from the database (the caches answer from it while Redis is unreachable),
     a sale's remaining stock the database's."""
     listed = selectors.shop_vouchers_listed(shop_id=shop_id)
-    return json_response(selectors.vouchers_now(listed, stock.stored_stock(listed)))
+    documents = selectors.vouchers_now(listed, stock.stored_stock(listed))
+    saved.mark(documents, {})
+    return json_response(documents)
 
 
 def _my_vouchers(request: HttpRequest) -> HttpResponse:

@@ -294,6 +294,18 @@ def following_pattern() -> str:
     return "follow:{u*}:following"
 
 
+def favourites(user_id: int, kind: str) -> str:
+    """Set of the ids of a user's favourites of one kind (`shop`, `blog`, `voucher`):
+    mirrors the Favourite rows (favourites.services syncs it after commit). All of a
+    user's kinds share the user's tag."""
+    return f"fav:{{u{user_id}}}:{kind}"
+
+
+def favourites_pattern() -> str:
+    """SCAN pattern of every favourites set (maintenance only)."""
+    return "fav:{u*}:*"
+
+
 def feed_inbox(user_id: int) -> str:
     """Sorted set of blog ids pushed to a user, scored by the blog's time (ms); bounded.
     Shares the user's tag with `following`, so a push checks and writes in one script."""

@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "signin",
     "merchants",
     "notifications",
+    "favourites",
     "search",
     "traffic",
 ]
@@ -257,6 +258,7 @@ REST_FRAMEWORK = {
         "upload_user": env.str("THROTTLE_UPLOAD_USER", default="60/hour"),
         "notification_read_user": env.str("THROTTLE_NOTIFICATION_READ_USER", default="60/minute"),
         "watch_user": env.str("THROTTLE_WATCH_USER", default="30/minute"),
+        "favourite_user": env.str("THROTTLE_FAVOURITE_USER", default="60/minute"),
         # Merchants: shop claims (an operator reads each), an owner's staff and profile
         # changes, and offers.
         "shop_claim_user": env.str("THROTTLE_SHOP_CLAIM_USER", default="10/hour"),

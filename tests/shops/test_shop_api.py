@@ -17,7 +17,7 @@ from tests.helpers import run_concurrently
 SHOP_FIELDS = {
     "id", "name", "type_id", "images", "area", "address", "x", "y", "avg_price", "phone",
     "sold", "comments", "score", "ratings", "sub_scores", "sub_score_counts", "open_hours",
-    "created_at", "updated_at", "hours", "open_now",
+    "created_at", "updated_at", "favourites", "hours", "open_now",
 }  # fmt: skip
 
 
@@ -109,10 +109,11 @@ def test_shop_detail_is_cached_json(api, django_assert_num_queries, redis_client
     assert first.status_code == 200
     assert first["Content-Type"] == "application/json"
     body = first.json()
-    assert set(body) == SHOP_FIELDS
+    assert set(body) == SHOP_FIELDS | {"saved"}  # a reader's page: with their marker
     assert (body["id"], body["name"], body["type_id"]) == (shop.id, shop.name, shop.type_id)
     cached = redis_client.get(keys.cache("shop", str(shop.id)))
-    assert second.content == first.content == selectors.with_open_now(cached)
+    as_sent = selectors.with_saved(selectors.with_open_now(cached), False)
+    assert second.content == first.content == as_sent
     assert cached.endswith(b',"hours":null}')  # the fast path finds them last, undecoded
     assert (body["hours"], body["open_now"]) == (None, None)
 
@@ -307,7 +308,8 @@ def test_rolled_back_update_leaves_cache_and_index_as_they_were(api, redis_clien
         update_then_fail()
 
     assert Shop.objects.get(pk=shop.pk).name != "Never committed"
-    assert selectors.with_open_now(redis_client.get(keys.cache("shop", str(shop.id)))) == cached
+    again = selectors.with_open_now(redis_client.get(keys.cache("shop", str(shop.id))))
+    assert selectors.with_saved(again, False) == cached
     assert redis_client.geopos(keys.geo_shops(shop.type_id), shop.id) == geo_before
 
 

@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from accounts import demo as accounts_demo
 from blogs import demo as blogs_demo
 from dianping import identity
+from favourites import demo as favourites_demo
 from merchants import demo as merchants_demo
 from notifications import demo as notifications_demo
 from shops import demo as shops_demo
@@ -45,6 +46,7 @@ class Command(BaseCommand):
         merchant = accounts_demo.seed_merchant()
         business = merchants_demo.seed_merchant(merchant, users)
         notified = notifications_demo.seed_notifications(users)
+        favourites_demo.seed_favourites(users)  # demo user 1's saved shops, notes and sale
         ok = self.style.SUCCESS
         self.stdout.write(ok(f"demo users: {len(users)} ({users[0].phone}..{users[-1].phone})"))
         self.stdout.write(

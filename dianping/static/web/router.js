@@ -6,6 +6,7 @@ import { navigated, screen } from "./lib/screen.js";
 import { needLogin, renderAccountLink, session } from "./lib/session.js";
 import { billsPage, checkoutPage } from "./pages/checkout.js";
 import { feedPage } from "./pages/feed.js";
+import { favouritesPage } from "./pages/favourites.js";
 import { homePage } from "./pages/home.js";
 import { loginPage } from "./pages/login.js";
 import { merchantPage, refreshMerchantLink } from "./pages/merchant.js";
@@ -37,6 +38,7 @@ const ROUTES = [
   [/^\/users\/(\d+)\/followers$/, (id, params) => followListPage(id, params, "followers")],
   [/^\/users\/(\d+)\/following$/, (id, params) => followListPage(id, params, "following")],
   [/^\/feed$/, feedPage],
+  [/^\/favourites$/, favouritesPage],
   [/^\/sign$/, signPage],
   [/^\/notifications$/, notificationsPage],
   [/^\/merchant$/, merchantPage],

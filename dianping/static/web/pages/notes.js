@@ -1,10 +1,11 @@
 // Notes (blogs): the card every list of notes shows, and a note's page with its likes,
-// first likers and comments.
+// saves, first likers and comments.
 
 import { act } from "../lib/act.js";
 import { api, get } from "../lib/api.js";
 import { h } from "../lib/dom.js";
 import { fmt, when } from "../lib/format.js";
+import { favouritesText, saveToggle } from "../lib/save.js";
 import { screen } from "../lib/screen.js";
 import { needLogin, session } from "../lib/session.js";
 import { canReplyAt, replySection } from "./replies.js";
@@ -41,7 +42,8 @@ export function blogCard(blog) {
     h("p", { class: "muted" },
       blog.user ? h("a", { href: `#/users/${blog.user.id}` }, blog.user.nick_name) : null,
       blog.user ? " · " : "", `♥ ${blog.liked}`, blog.is_liked ? gettext(" (you)") : ""),
-    blog.excerpt || blog.content ? h("p", {}, (blog.excerpt || blog.content).slice(0, 120)) : null);
+    blog.excerpt || blog.content ? h("p", {}, (blog.excerpt || blog.content).slice(0, 120)) : null,
+    saveToggle("blog", blog.id, blog.saved));
 }
 
 export async function blogPage(id) {
@@ -68,6 +70,7 @@ export async function blogPage(id) {
     count.textContent = likesText(state.liked);
     get(`blogs/${id}/likes`).then(fillLikers, () => {}); // the like stands even if this fails
   }));
+  const saves = h("span", { class: "muted" }, favouritesText(blog.favourites || 0));
   const me = session.user;
   let commentCount = blog.comments;
   const commentsTitle = h("h2", {}, "");
@@ -118,6 +121,9 @@ export async function blogPage(id) {
       h("img", { src: url, alt: fmt(gettext("Photo %(n)s of %(title)s"), { n: i + 1, title: blog.title }), loading: "lazy" }))) : null,
     replySection(blog, canReply),
     h("div", { class: "row" }, like, count), likeStatus,
+    h("div", { class: "row" }, saveToggle("blog", blog.id, blog.saved, (state) => {
+      saves.textContent = favouritesText(state.favourites);
+    }), saves),
     me && String(me.id) === String(blog.user.id) ? null : reportControl("blog", blog.id),
     h("h2", {}, gettext("First to like")), top,
     commentsTitle, commentList, form, status);

@@ -1,10 +1,11 @@
 // Shops: the list of a type near a point (with filters and sorts), a shop's page with its
-// vouchers, neighbours and reviews, and the shop card that search shows too.
+// vouchers, neighbours and reviews, and the shop card that search and favourites show too.
 
 import { act } from "../lib/act.js";
 import { api, explain, get } from "../lib/api.js";
 import { h, marked, message } from "../lib/dom.js";
 import { fmt } from "../lib/format.js";
+import { favouritesText, saveToggle } from "../lib/save.js";
 import { screen } from "../lib/screen.js";
 import { needLogin, session } from "../lib/session.js";
 import { claimSection } from "./claims.js";
@@ -124,7 +125,8 @@ export function shopCard(shop, highlight) {
     h("p", { class: "muted" }, highlight ? [marked(highlight.area), " · ", marked(highlight.address)] : `${shop.area} · ${shop.address}`),
     h("p", {}, fmt(gettext("¥%(price)s/person · %(score)s"), { price: shop.avg_price, score: scoreText(shop.score) }),
       shop.distance === undefined ? "" : fmt(gettext(" · %(metres)s m"), { metres: Math.round(shop.distance) }),
-      openNowBadge(shop)));
+      openNowBadge(shop)),
+    saveToggle("shop", shop.id, shop.saved));
 }
 
 // How many ratings gave each number of stars, 5 down to 1, as bars.
@@ -237,10 +239,14 @@ export async function shopPage(id) {
   const reviews = reviewList(id);
   const [shop, vouchers, nearby] = await Promise.all(
     [get(`shops/${id}`), get(`shops/${id}/vouchers`), get(`shops/${id}/nearby?radius=1000`), reviews.load(true)]);
+  const saves = h("span", { class: "muted" }, favouritesText(shop.favourites || 0));
   show(
     shop.images.length ? h("img", { class: "cover", src: shop.images[0], alt: `${shop.name}` }) : null,
     h("h1", {}, shop.name),
     h("p", { class: "muted" }, `${shop.area} · ${shop.address}`),
+    h("div", { class: "row" }, saveToggle("shop", shop.id, shop.saved, (state) => {
+      saves.textContent = favouritesText(state.favourites);
+    }), saves),
     h("p", {}, fmt(gettext("¥%(price)s/person · %(score)s · open %(hours)s"),
       { price: shop.avg_price, score: scoreText(shop.score), hours: shop.open_hours || "—" }),
     openNowBadge(shop)),

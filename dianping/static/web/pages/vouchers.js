@@ -1,10 +1,11 @@
-// Vouchers on offer: a shop's voucher cards (grab a flash sale, get an everyday voucher),
-// what a coupon takes off, and the "remind me" toggle of an upcoming sale.
+// Vouchers on offer: a shop's voucher cards (grab a flash sale, get an everyday voucher,
+// save either), what a coupon takes off, and the "remind me" toggle of an upcoming sale.
 
 import { act } from "../lib/act.js";
 import { api } from "../lib/api.js";
 import { h, message } from "../lib/dom.js";
 import { fmt, money, when } from "../lib/format.js";
+import { saveToggle } from "../lib/save.js";
 import { needLogin, session } from "../lib/session.js";
 
 export function discountText(voucher) {
@@ -62,7 +63,11 @@ export function voucherCard(voucher) {
   const price = voucher.pay_value ? money(voucher.pay_value) : gettext("Free");
   const card = h("article", { class: "card" },
     h("h3", {}, voucher.title),
-    h("p", {}, `${price} · ${discountText(voucher)}`, voucher.sub_title ? ` · ${voucher.sub_title}` : ""));
+    h("p", {}, `${price} · ${discountText(voucher)}`, voucher.sub_title ? ` · ${voucher.sub_title}` : ""),
+    saveToggle("voucher", voucher.id, voucher.saved, (state) => {
+      // Saving a sale not yet started sets its reminder (the server's watch).
+      if (state.saved && voucher.status === "pending") message(status, gettext("Saved: you will be reminded before it starts."), true);
+    }));
   if (voucher.type !== "seckill") return claimable(card, voucher, status);
   let left = voucher.remaining ?? voucher.stock;
   const stock = h("span", {}, leftText(left));
