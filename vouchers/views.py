@@ -28,6 +28,7 @@ from dianping.api.scroll import ScrollQuerySerializer, scroll_page
 from dianping.api.throttles import WriteLimited
 from dianping.errors import Forbidden, NotAuthenticated
 from dianping.validation import parse_iso_date
+from shops import cities
 from shops.selectors import shop_exists, works_at
 
 from . import selectors, services
@@ -136,9 +137,11 @@ class VoucherViewSet(WriteLimited, viewsets.ViewSet):
     @extend_schema(
         parameters=[ActivitiesQuerySerializer], responses=VoucherListItemSerializer(many=True)
     )
+    @api_errors(404)  # a `city` of no city
     def activities(self, request: Request) -> HttpResponse:
         """Flash sales on now (`seizing`, the default) or starting within 30 days
-        (`upcoming`), with their remaining stock (at most half a second old)."""
+        (`upcoming`) at the shops of a city (`city`, the default city without it), with
+        their remaining stock (at most half a second old)."""
         return _activities(request._request)  # GETs take `activities_view`
 
     @extend_schema(request=None, responses={201: OrderIdSerializer})
@@ -353,15 +356,19 @@ def seckill_view(request: HttpRequest, voucher_id: int) -> HttpResponse:
 
 def _activities(request: HttpRequest) -> HttpResponse:
     """No round trip but the token's: the list and its stock are the process's snapshot
-    (vouchers.caches), each status computed now."""
-    tab = query_params(request, ActivitiesQuerySerializer)["tab"]
+    (vouchers.caches), the city list a near copy, each status computed now."""
+    query = query_params(request, ActivitiesQuerySerializer)
+    city_id = cities.city_id(query.get("city"))
     tokens.touch_with(request)
-    return json_response(selectors.activities(tab=tab))
+    return json_response(selectors.activities(tab=query["tab"], city_id=city_id))
 
 
 def _activities_without_redis(request: HttpRequest) -> HttpResponse:
-    tab = query_params(request, ActivitiesQuerySerializer)["tab"]
-    return json_response(selectors.activities(tab=tab, without_redis=True))
+    query = query_params(request, ActivitiesQuerySerializer)
+    city_id = cities.city_id(query.get("city"))  # the city list from the database
+    return json_response(
+        selectors.activities(tab=query["tab"], city_id=city_id, without_redis=True)
+    )
 
 
 @fast_path(

@@ -42,12 +42,16 @@ class Command(BaseCommand):
         clerk_shop = vouchers_demo.demo_shops()[0]
         shops_demo.seed_staff(user_id=clerk.id, shop=clerk_shop)
         social = blogs_demo.seed_blogs(users)
+        city_reviews = blogs_demo.seed_second_city_reviews(users)
         signins = signin_demo.seed_signins(users)
         notified = notifications_demo.seed_notifications(users)
         ok = self.style.SUCCESS
         self.stdout.write(ok(f"demo users: {len(users)} ({users[0].phone}..{users[-1].phone})"))
         self.stdout.write(
-            ok(f"shop types: {types}, shops: {shops} (around People's Square, Shanghai)")
+            ok(
+                f"shop types: {types}, shops: {shops} (around People's Square, Shanghai, and "
+                f"a few in Hangzhou, with {city_reviews} new reviews and a flash sale)"
+            )
         )
         self.stdout.write(
             ok(
