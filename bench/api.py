@@ -140,6 +140,9 @@ def endpoints(
         "note detail `/api/blogs/{id}`": ([f"/api/blogs/{i}" for i in blogs], False),
         "activities `/api/vouchers/activities`": (
             ["/api/vouchers/activities", "/api/vouchers/activities?tab=upcoming"], False),
+        "a city's activities `/api/vouchers/activities?city=hangzhou`": (
+            ["/api/vouchers/activities?city=hangzhou"], False),
+        "cities `/api/cities`": (["/api/cities"], False),
         "home page HTML `/`": (["/"], False),
         "feed `/api/feed` (signed in)": (["/api/feed"], True),
         "a shop's vouchers `/api/shops/{id}/vouchers`": (

@@ -69,13 +69,17 @@ def masters_cpu() -> dict[str, float]:
 def sale(buckets: int, stock: int) -> int:
     from django.utils import timezone
 
+    from shops import cities
     from shops.models import Shop, ShopType
     from vouchers.models import Voucher
     from vouchers.sale import buckets as sale_buckets
     from vouchers.sale import stock as sale_stock
 
     kind = ShopType.objects.get_or_create(name="bench", defaults={"sort": 1})[0]
-    shop = Shop.objects.create(name="bench", type=kind, area="bench", address="bench", x=0, y=0)
+    shop = Shop.objects.create(
+        name="bench", type=kind, city_id=cities.default_city_id(), area="bench", address="bench",
+        x=0, y=0,
+    )  # fmt: skip
     now = timezone.now()
     voucher = Voucher.objects.create(
         shop=shop, title=f"bench {buckets}", pay_value=1, actual_value=2, type="seckill",

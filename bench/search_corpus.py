@@ -14,6 +14,7 @@ from django.db import transaction
 
 from accounts.models import User, UserInfo
 from blogs.models import Blog
+from shops import cities
 from shops.models import Shop, ShopType
 
 sys.path.insert(0, "bench")  # run from the project root by manage.py shell
@@ -31,9 +32,10 @@ def build() -> list[str]:
             ShopType.objects.get_or_create(name=f"搜索基准{i}", defaults={"sort": 100 + i})[0]
             for i in range(5)
         ]
+        city_id = cities.default_city_id()  # the migrated database's Shanghai
         shops = [
             Shop(name=f"{rng.choice(BRANDS)}{rng.choice(DISHES)}({area}店)",
-                 type=rng.choice(types), area=area, address=f"上海市{rng.choice(ROADS)}{rng.randint(1, 2000)}号",
+                 type=rng.choice(types), city_id=city_id, area=area, address=f"上海市{rng.choice(ROADS)}{rng.randint(1, 2000)}号",
                  x=121.47 + rng.uniform(-0.08, 0.08), y=31.23 + rng.uniform(-0.06, 0.06),
                  avg_price=rng.randint(20, 400), score=rng.randint(20, 50), comments=rng.randint(0, 5000),
                  sold=rng.randint(0, 5000))

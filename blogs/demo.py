@@ -17,7 +17,7 @@ from accounts.models import User
 from dianping import clock
 from dianping.demo_pictures import demo_picture
 from follows import services as follows
-from shops.demo import AREAS, branch_name
+from shops.demo import AREAS, SECOND_CITY, branch_name
 from shops.models import SUB_SCORES, Shop
 
 from . import helpful, likes, reviews
@@ -187,7 +187,8 @@ def _vote_helpful(users: list[User]) -> int:
 def _short_reviews(users: list[User], rng: random.Random, *, before: datetime) -> list[Blog]:
     """A few short rated reviews, each by another user, for shops picked at random; older
     than the notes, so the hot list and feeds open on those."""
-    shop_ids = list(Shop.objects.order_by("id").values_list("id", flat=True))
+    shops = Shop.objects.filter(city__code="shanghai")  # the second city's: their own seed
+    shop_ids = list(shops.order_by("id").values_list("id", flat=True))
     picked = rng.sample(shop_ids, min(SHOPS_WITH_SHORT_REVIEWS, len(shop_ids)))
     notes = []
     for shop_id in picked:
@@ -210,3 +211,31 @@ def _branches(brands: set[str]) -> dict[str, list[int]]:
     for shop_id, name in found:
         branches[names[name]].append(shop_id)
     return branches
+
+
+def seed_second_city_reviews(users: list[User]) -> int:
+    """A few short rated reviews of each of the second city's shops that has none yet
+    (decision 398), counted into their scores; returns how many were written."""
+    unreviewed = Shop.objects.filter(city__code=SECOND_CITY, blogs__isnull=True).order_by("id")
+    shop_ids = list(unreviewed.values_list("id", flat=True).distinct())
+    if not shop_ids or len(users) < 3:
+        return 0
+    rng = random.Random(39)
+    before = clock.now() - timedelta(days=14)  # older than the notes, as the other reviews
+    notes, pairs = [], set()
+    for shop_id in shop_ids:
+        for user in rng.sample(users, rng.randint(2, 4)):
+            stars = rng.choice(SHORT_REVIEW_STARS)
+            title, content = rng.choice(SHORT_REVIEWS[stars])
+            when = before - timedelta(hours=rng.randint(1, 10 * 24))
+            pairs.add((user.id, shop_id))
+            notes.append(
+                Blog(user=user, shop_id=shop_id, title=title, content=content, rating=stars,
+                     created_at=when, pushed_at=when)
+            )  # fmt: skip
+    Blog.objects.bulk_create(notes)
+    for user_id, reviewed in sorted(pairs):
+        reviews.review_changed_elsewhere(user_id=user_id, shop_id=reviewed)
+    for shop_id in shop_ids:
+        reviews.recount(shop_id=shop_id)  # bulk inserts pass the services by
+    return len(notes)

@@ -28,10 +28,18 @@ class SearchBackend(ABC):
 
     @abstractmethod
     def search(
-        self, source: Source, query_terms: list[str], *, offset: int, limit: int
+        self,
+        source: Source,
+        query_terms: list[str],
+        *,
+        offset: int,
+        limit: int,
+        where: dict[str, Any] | None = None,
     ) -> tuple[int, list[int]]:
         """(how many documents match, the ids of `limit` of them from `offset`), best
-        first: most query terms matched, then the heaviest hits, then the most popular."""
+        first: most query terms matched, then the heaviest hits, then the most popular;
+        only documents whose row has the values `where` gives ({field: value}, from
+        `Source.scope`)."""
 
     @abstractmethod
     def prune(self, source: Source) -> int:
@@ -65,11 +73,17 @@ class DatabaseBackend(SearchBackend):
         return weights
 
     def search(
-        self, source: Source, query_terms: list[str], *, offset: int, limit: int
+        self,
+        source: Source,
+        query_terms: list[str],
+        *,
+        offset: int,
+        limit: int,
+        where: dict[str, Any] | None = None,
     ) -> tuple[int, list[int]]:
         if not query_terms:
             return 0, []
-        sql, params = self._ranked(source, query_terms)
+        sql, params = self._ranked(source, query_terms, where)
         with connection.cursor() as cursor:
             if offset < OFFSET_MAX:
                 cursor.execute(f"{sql} LIMIT %s OFFSET %s", [*params, limit, offset])
@@ -83,10 +97,13 @@ class DatabaseBackend(SearchBackend):
             return cursor.fetchone()[0], []
 
     @staticmethod
-    def _ranked(source: Source, query_terms: list[str]) -> tuple[str, list[Any]]:
+    def _ranked(
+        source: Source, query_terms: list[str], where: dict[str, Any] | None = None
+    ) -> tuple[str, list[Any]]:
         """One statement: the postings of the query's terms (the `search_by_term` index
-        alone), grouped per document, joined to the kind's table for what may be found and
-        for popularity, ranked; `COUNT(*) OVER ()` gives the total with the page."""
+        alone), grouped per document, joined to the kind's table for what may be found (and
+        what `where` asks of the row: a shop's city) and for popularity, ranked;
+        `COUNT(*) OVER ()` gives the total with the page."""
         q = connection.ops.quote_name
         ranking = source.ranking
         table = q(ranking.model._meta.db_table)
@@ -96,7 +113,8 @@ class DatabaseBackend(SearchBackend):
             if f.column is not None  # all of them: a concrete field is one with a column
         }
         key = q(column.get(ranking.key, ranking.key))
-        where = "".join(f" AND t.{q(column[name])} = %s" for name in ranking.visible)
+        wanted = {**ranking.visible, **(where or {})}
+        matched = "".join(f" AND t.{q(column[name])} = %s" for name in wanted)
         popular = "".join(f", t.{q(column[name])} DESC" for name in ranking.popularity)
         marks = ", ".join(["%s"] * len(query_terms))
         sql = (
@@ -104,10 +122,10 @@ class DatabaseBackend(SearchBackend):
             f"SELECT object_id, COUNT(*) AS matched, SUM(weight) AS weight "
             f"FROM {q(Posting._meta.db_table)} WHERE kind = %s AND term IN ({marks}) "
             "GROUP BY object_id"
-            f") h JOIN {table} t ON t.{key} = h.object_id WHERE 1 = 1{where} "
+            f") h JOIN {table} t ON t.{key} = h.object_id WHERE 1 = 1{matched} "
             f"ORDER BY h.matched DESC, h.weight DESC{popular}, h.object_id DESC"
         )
-        return sql, [source.number, *query_terms, *ranking.visible.values()]
+        return sql, [source.number, *query_terms, *wanted.values()]
 
     def prune(self, source: Source) -> int:
         stale = Posting.objects.filter(kind=source.number).exclude(object_id__in=source.all_ids())

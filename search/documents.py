@@ -53,6 +53,14 @@ class Source:
         """The rows as their list items, as the kind's own lists show them to `viewer_id`."""
         raise NotImplementedError
 
+    def scope(self, *, city: str | None) -> dict[str, Any]:
+        """What a query's scope asks of this kind's rows, as {field: value} the backend
+        matches on the row itself (never copied into the index, so a row that moves is
+        found where it is at once): `city` is a city's code, None for the default city.
+        Kinds that are in no city ignore it; one that is may refuse an unknown city (a
+        NotFound). Decision 395."""
+        return {}
+
 
 _sources: dict[str, Source] = {}
 

@@ -14,11 +14,19 @@ _LONG_TEXT = 120
 
 
 def search(
-    *, kind: str, query_terms: list[str], offset: int, limit: int, viewer_id: int | None
+    *,
+    kind: str,
+    query_terms: list[str],
+    offset: int,
+    limit: int,
+    viewer_id: int | None,
+    city: str | None = None,
 ) -> tuple[int, list[dict[str, Any]]]:
-    """(how many documents match, a page of them as items with a `highlight`)."""
+    """(how many documents match, a page of them as items with a `highlight`); of the
+    kinds that are in a city, only those of `city` (a code; the default city when None)."""
     docs = source(kind)
-    total, ids = backend().search(docs, query_terms, offset=offset, limit=limit)
+    where = docs.scope(city=city)  # before the query: an unknown city is refused either way
+    total, ids = backend().search(docs, query_terms, offset=offset, limit=limit, where=where)
     items = docs.items(ids, viewer_id=viewer_id) if ids else {}
     page = []
     for object_id in ids:

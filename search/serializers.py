@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
@@ -23,6 +24,15 @@ class SearchQuerySerializer(serializers.Serializer):
     )
     kind = fields.ChoiceField(
         choices=KINDS, default="shops", help_text="What to find: shops (default), notes or users."
+    )
+    city = fields.CharField(
+        required=False,
+        max_length=32,
+        pattern=r"^[a-z0-9-]{1,32}$",  # a city's code, as shops.models.CITY_CODE
+        pattern_message=_("A city's code: lowercase letters, digits and hyphens."),
+        help_text="Shops of this city only: a city's `code` (GET /api/cities); without it, "
+        "the default city. Notes and users are of no city and ignore it; searching shops, a "
+        "code of no city is 404 `city_not_found`.",
     )
 
 

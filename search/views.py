@@ -33,13 +33,16 @@ class SearchViewSet(viewsets.ViewSet):
         parameters=[SearchQuerySerializer, *PAGE_PARAMETERS],
         responses=search_page_serializer(),
     )
-    @api_errors(429)  # limited in the view (decision 279): the fast path has no DRF throttles
+    # 429: limited in the view (decision 279), the fast path has no DRF throttles; 404: a
+    # `city` of no city.
+    @api_errors(404, 429)
     def list(self, request: Request) -> HttpResponse:
         """Shops, notes or users matching the words of `q` (Chinese is segmented into
         words), 10 a page, `page_size` up to 50: those matching the most words first, then
         those matching in names and titles, then the most popular (shops by score and
         reviews, notes by likes, users by followers). Each result is the kind's usual list
         item plus `highlight`: the fields shown, cut into fragments, the hits marked.
+        Shops are those of one city (`city`, the default city without it).
         Limited per client address for anonymous callers and per user for signed-in
         ones (429 with Retry-After past it)."""
         return _search(request._request)  # GETs take `search_view`; HEADs come here
@@ -66,5 +69,6 @@ def _search(request: HttpRequest) -> HttpResponse:
         offset=paginator.offset,
         limit=paginator.size,
         viewer_id=viewer["id"] if viewer else None,
+        city=params.get("city"),
     )
     return json_response(paginator.page_body(items))

@@ -6,7 +6,26 @@ from django.utils.translation import gettext_lazy as _
 
 from . import hours, services
 from .errors import InvalidHours
-from .models import SUB_SCORES, Shop, ShopStaff, ShopType
+from .models import SUB_SCORES, City, Shop, ShopStaff, ShopType
+
+
+@admin.register(City)
+class CityAdmin(admin.ModelAdmin):
+    """Cities: saves and deletes through the services, so the cached city list follows."""
+
+    list_display = ["id", "code", "name", "name_en", "x", "y", "sort"]
+    search_fields = ["code", "name", "name_en"]
+    ordering = ["sort", "id"]
+
+    def save_model(self, request, obj, form, change):
+        services.city_save(city=obj)
+
+    def delete_model(self, request, obj):
+        services.city_delete(city=obj)
+
+    def delete_queryset(self, request, queryset):
+        for city in queryset:
+            services.city_delete(city=city)
 
 
 @admin.register(ShopType)
@@ -56,10 +75,12 @@ class ShopAdminForm(forms.ModelForm):
 @admin.register(Shop)
 class ShopAdmin(admin.ModelAdmin):
     form = ShopAdminForm
-    list_display = ["id", "name", "type", "area", "avg_price", "score", "sold", "updated_at"]
-    list_filter = ["type"]
+    list_display = [
+        "id", "name", "city", "type", "area", "avg_price", "score", "sold", "updated_at",
+    ]  # fmt: skip
+    list_filter = ["city", "type"]
     search_fields = ["name", "address", "area"]
-    list_select_related = ["type"]
+    list_select_related = ["city", "type"]
     ordering = ["-id"]
     # Kept by business events (reviews, paid coupons), never edited by hand.
     readonly_fields = [

@@ -1,4 +1,5 @@
-"""The shop caches and indexes, configured once: detail cache, type list cache, Bloom filter."""
+"""The shop caches and indexes, configured once: detail cache, type and city list caches,
+Bloom filter."""
 
 from __future__ import annotations
 
@@ -35,3 +36,16 @@ def shop_type_cache() -> CacheClient:
 def shop_types_ident(*, english: bool) -> str:
     """The type list's entry: one per language, as the names are (ShopType.name_en)."""
     return "all:en" if english else "all"
+
+
+@cache
+def city_cache() -> CacheClient:
+    """The city list: read by every per-city request to resolve its `city`, so near copies
+    make that resolution cost no round trip (decision 394)."""
+    return CacheClient("cities", ttl=settings.CITY_CACHE_TTL, near_ttl=settings.SHOP_NEAR_CACHE_TTL)
+
+
+def cities_ident(*, english: bool) -> str:
+    """The city list's entry: one per language, and per default city, as the list marks it
+    (so a changed DEFAULT_CITY is never read from an entry made under another)."""
+    return f"{settings.DEFAULT_CITY}:en" if english else settings.DEFAULT_CITY

@@ -1,4 +1,5 @@
-"""Demo shop types and ~560 shops scattered around central Shanghai, deterministic."""
+"""Demo shop types, ~560 shops scattered around central Shanghai and a handful in Hangzhou,
+the second city (decision 398), deterministic."""
 
 from __future__ import annotations
 
@@ -11,9 +12,31 @@ from dianping.demo_pictures import demo_picture
 from . import hours as opening_hours
 from . import services
 from .caches import shop_cache
-from .models import Shop, ShopType
+from .models import City, Shop, ShopType
 
 CITY_CENTRE = (121.4737, 31.2304)  # People's Square, Shanghai (longitude, latitude)
+
+# The demo's cities: (code, name, English name, centre longitude, latitude, sort). Shanghai
+# is the one the cities migration made; Hangzhou's centre is Wulin Square.
+CITIES = [
+    ("shanghai", "上海", "Shanghai", *CITY_CENTRE, 1),
+    ("hangzhou", "杭州", "Hangzhou", 120.1551, 30.2741, 2),
+]
+SECOND_CITY = "hangzhou"
+# Hangzhou's shops, a few of several types: (brand, type, district, address, longitude,
+# latitude), each within 4 km of the centre.
+SECOND_CITY_SHOPS = [
+    ("楼外楼", "美食", "湖滨", "杭州市孤山路30号", 120.1496, 30.2561),
+    ("知味观", "美食", "武林", "杭州市仁和路83号", 120.1642, 30.2559),
+    ("新白鹿", "美食", "武林", "杭州市延安路262号", 120.1657, 30.2702),
+    ("弄堂里", "美食", "黄龙", "杭州市曙光路118号", 120.1420, 30.2731),
+    ("纯K", "KTV", "武林", "杭州市体育场路218号", 120.1637, 30.2758),
+    ("麦乐迪", "KTV", "湖滨", "杭州市东坡路7号", 120.1633, 30.2594),
+    ("乐刻运动", "健身运动", "黄龙", "杭州市天目山路160号", 120.1440, 30.2770),
+    ("大渔足道", "按摩·足疗", "武林", "杭州市中山北路310号", 120.1651, 30.2791),
+    ("酒球会", "酒吧", "湖滨", "杭州市南山路188号", 120.1618, 30.2470),
+    ("NailsBar", "美睫·美甲", "湖滨", "杭州市延安路98号", 120.1672, 30.2577),
+]  # fmt: skip
 
 # (name, sort, brands, price range in yuan, opening hours, how many shops)
 TYPES = [
@@ -73,7 +96,17 @@ def demo_hours(text: str) -> dict:
     return opening_hours.validate({"weekly": {day: [[start, end]] for day in opening_hours.DAYS}})
 
 
-def _demo_shops(types: dict[str, ShopType]) -> list[Shop]:
+def seed_cities() -> dict[str, City]:
+    """The demo's cities, by code (created when missing; an operator's edits are kept)."""
+    cities = {}
+    for code, name, english, x, y, sort in CITIES:
+        cities[code], _ = City.objects.get_or_create(
+            code=code, defaults={"name": name, "name_en": english, "x": x, "y": y, "sort": sort}
+        )
+    return cities
+
+
+def _demo_shops(types: dict[str, ShopType], city: City) -> list[Shop]:
     rng = random.Random(2026)
     shops = []
     for name, sort, brands, (low, high), hours, count in TYPES:
@@ -85,6 +118,7 @@ def _demo_shops(types: dict[str, ShopType]) -> list[Shop]:
                 Shop(
                     name=branch_name(brand, area),
                     type=types[name],
+                    city=city,
                     area=area,
                     address=f"上海市{street}{rng.randint(1, 1999)}号",
                     x=round(lon + dx / (_METRES_PER_DEGREE_LAT * 0.856), 6),  # cos(31.2°)
@@ -98,6 +132,22 @@ def _demo_shops(types: dict[str, ShopType]) -> list[Shop]:
     return shops
 
 
+def _second_city_shops(types: dict[str, ShopType], city: City) -> list[Shop]:
+    rng = random.Random(2027)
+    sorts = {name: sort for name, sort, *_ in TYPES}
+    shops = []
+    for n, (brand, kind, area, address, x, y) in enumerate(SECOND_CITY_SHOPS):
+        (low, high), hours = next((t[3], t[4]) for t in TYPES if t[0] == kind)
+        shops.append(
+            Shop(
+                name=branch_name(brand, area), type=types[kind], city=city, area=area,
+                address=address, x=x, y=y, avg_price=rng.randint(low, high), open_hours=hours,
+                hours=demo_hours(hours), images=[_shop_picture(sorts[kind], n)],
+            )
+        )  # fmt: skip
+    return shops
+
+
 def _shop_picture(type_sort: int, n: int) -> str:
     """One of four pictures per shop type (drawn once, shared by its shops)."""
     return demo_picture(f"shop-{type_sort}-{n % 4}")
@@ -106,6 +156,7 @@ def _shop_picture(type_sort: int, n: int) -> str:
 def seed_shops() -> tuple[int, int]:
     """Create the demo types and shops that are missing; returns (types, shops) in the DB."""
     with transaction.atomic():
+        cities = seed_cities()
         types = {}
         for name, sort, *_ in TYPES:
             types[name], _ = ShopType.objects.get_or_create(
@@ -114,7 +165,13 @@ def seed_shops() -> tuple[int, int]:
         # Types seeded before they had English names get theirs (an operator's is kept).
         for name, english in ENGLISH_TYPES.items():
             ShopType.objects.filter(name=name, name_en="").update(name_en=english)
-        demo = {shop.name: shop for shop in _demo_shops(types)}
+        demo = {
+            shop.name: shop
+            for shop in [
+                *_demo_shops(types, cities["shanghai"]),
+                *_second_city_shops(types, cities[SECOND_CITY]),
+            ]
+        }
         existing = {shop.name: shop for shop in Shop.objects.only("id", "name", "images", "hours")}
         fresh = [shop for name, shop in demo.items() if name not in existing]
         Shop.objects.bulk_create(fresh, batch_size=500)
@@ -133,4 +190,5 @@ def seed_shops() -> tuple[int, int]:
         services.shop_indexes_rebuild()
     shop_cache().evict_many({shop.id for shop in [*bare, *unscheduled]})
     services.shop_types_changed()
+    services.cities_changed()
     return ShopType.objects.count(), Shop.objects.count()

@@ -15,6 +15,8 @@ class Code(StrEnum):
     SHOP_IN_USE = "shop_in_use"  # 409: vouchers or orders point at the shop
     SHOP_TYPE_IN_USE = "shop_type_in_use"  # 409: shops have the type
     INVALID_HOURS = "invalid_hours"  # 400: opening hours (shops/hours.py) that make no sense
+    CITY_NOT_FOUND = "city_not_found"  # 404: a `city` query names none; 409 in a shop's body
+    CITY_IN_USE = "city_in_use"  # 409: shops are in the city
 
 
 class ShopNotFound(NotFound):
@@ -25,6 +27,11 @@ class ShopNotFound(NotFound):
 class ShopTypeNotFound(NotFound):
     default_code = Code.SHOP_TYPE_NOT_FOUND
     default_detail = _("No such shop type.")
+
+
+class CityNotFound(NotFound):
+    default_code = Code.CITY_NOT_FOUND
+    default_detail = _("No such city.")
 
 
 class InvalidHours(InvalidInput):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.validators import MaxValueValidator, MinValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -35,10 +35,56 @@ class ShopType(models.Model):
         return self.name
 
 
+CITY_CODE = r"^[a-z0-9-]{1,32}$"
+
+
+class City(models.Model):
+    """A city shops are in: every list, search and nearby read is of one city (decision
+    392). Readers name it by `code`; keys and rows by id, so a code may be renamed."""
+
+    code = models.CharField(
+        _("code"),
+        max_length=32,
+        unique=True,
+        validators=[RegexValidator(CITY_CODE)],
+        help_text=_('What clients name it by: lowercase letters, digits and hyphens ("shanghai").'),
+    )
+    name = models.CharField(_("name"), max_length=32, unique=True)
+    name_en = models.CharField(
+        _("English name"), max_length=32, blank=True, default="",
+        help_text=_("What English readers see; blank: the name."),
+    )  # fmt: skip
+    x = models.FloatField(
+        _("centre longitude"),
+        help_text=_("Where lists start when the reader gives no point."),
+        validators=[MinValueValidator(-180), MaxValueValidator(180)],
+    )
+    y = models.FloatField(
+        _("centre latitude"),
+        validators=[MinValueValidator(-LATITUDE_LIMIT), MaxValueValidator(LATITUDE_LIMIT)],
+    )
+    sort = models.PositiveIntegerField(
+        _("sort order"), default=0, help_text=_("Lower comes first.")
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("city")
+        verbose_name_plural = _("cities")
+        ordering = ["sort", "id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class Shop(models.Model):
     name = models.CharField(_("name"), max_length=128, db_index=True)
     type = models.ForeignKey(
         ShopType, on_delete=models.PROTECT, related_name="shops", verbose_name=_("shop type")
+    )
+    city = models.ForeignKey(
+        City, on_delete=models.PROTECT, related_name="shops", verbose_name=_("city")
     )
     images = models.JSONField(
         _("images"), default=list, blank=True, help_text=_("List of image URLs.")
@@ -108,15 +154,16 @@ class Shop(models.Model):
         verbose_name = _("shop")
         verbose_name_plural = _("shops")
         ordering = ["id"]
+        # Every list is of one city (decision 392), so its indexes lead with the city: a
+        # type's shops; the list's filters and sorts (GET /api/shops): a district, a price
+        # range, best first (also score_min), most popular first; by type and best first.
         indexes = [
-            models.Index(fields=["type", "id"]),
-            # The list's filters and sorts (GET /api/shops): a district, a price range,
-            # best first (also score_min), most popular first; by type and best first.
-            models.Index(fields=["area", "id"], name="shop_area"),
-            models.Index(fields=["avg_price", "id"], name="shop_price"),
-            models.Index(fields=["-score", "id"], name="shop_best"),
-            models.Index(fields=["-comments", "-sold", "id"], name="shop_popular"),
-            models.Index(fields=["type", "-score", "id"], name="shop_type_best"),
+            models.Index(fields=["city", "type", "id"], name="shop_city_type"),
+            models.Index(fields=["city", "area", "id"], name="shop_city_area"),
+            models.Index(fields=["city", "avg_price", "id"], name="shop_city_price"),
+            models.Index(fields=["city", "-score", "id"], name="shop_city_best"),
+            models.Index(fields=["city", "-comments", "-sold", "id"], name="shop_city_popular"),
+            models.Index(fields=["city", "type", "-score", "id"], name="shop_city_type_best"),
         ]
 
     def __str__(self) -> str:

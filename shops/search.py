@@ -1,5 +1,5 @@
 """Shops as search documents (search.documents): found by name, type, district and
-address; ranked among equals by score, then reviews, then sales."""
+address, within their city; ranked among equals by score, then reviews, then sales."""
 
 from __future__ import annotations
 
@@ -49,3 +49,9 @@ class ShopSource(Source):
         documents = shop_documents(ids)
         saved.mark(documents.values(), saved.saved_states(viewer_id, saved.SHOP, ids))
         return documents
+
+    def scope(self, *, city: str | None) -> dict[str, Any]:
+        """A shop is found in its city only (decision 395)."""
+        from .cities import city_id
+
+        return {"city": city_id(city)}

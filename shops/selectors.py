@@ -1,4 +1,4 @@
-"""Shop reads: cached detail and type list, lists by type, nearby search."""
+"""Shop reads: cached detail and type list, a city's lists by type, nearby search."""
 
 from __future__ import annotations
 
@@ -116,11 +116,16 @@ ORDERS = {
 
 
 def shop_list(
-    *, type_id: int | None = None, name: str | None = None, sort: str | None = None, **filters: Any
+    *,
+    city_id: int,
+    type_id: int | None = None,
+    name: str | None = None,
+    sort: str | None = None,
+    **filters: Any,
 ) -> QuerySet[Shop]:
-    """Shops of a type, named like `name`, within the filters (SHOP_FILTERS; `open_now`
-    only keeps shops that have hours: see `open_ids`), in the order `sort` names."""
-    shops = _filtered(Shop.objects.all(), **filters).order_by(*ORDERS[sort])
+    """Shops of a city (and of a type), named like `name`, within the filters (SHOP_FILTERS;
+    `open_now` only keeps shops that have hours: see `open_ids`), in the order `sort` names."""
+    shops = _filtered(Shop.objects.filter(city_id=city_id), **filters).order_by(*ORDERS[sort])
     if type_id is not None:
         shops = shops.filter(type_id=type_id)
     if name:
@@ -158,14 +163,15 @@ def open_ids(shops: QuerySet[Shop]) -> list[int]:
     return [shop_id for shop_id, found in rows if hours.open_now(found, at)]
 
 
-def queue_nearby(pipe: Any, *, type_ids: list[int], x: float, y: float) -> None:
-    """One GEOSEARCH per type's set around (x, y), queued on the caller's pipeline (its
-    round trip may refresh the caller's token too); `nearby_hits` reads the replies."""
+def queue_nearby(pipe: Any, *, city_id: int, type_ids: list[int], x: float, y: float) -> None:
+    """One GEOSEARCH per type's set of the city around (x, y), queued on the caller's
+    pipeline (its round trip may refresh the caller's token too); `nearby_hits` reads the
+    replies."""
     radius = settings.SHOP_NEARBY_RADIUS_M
     for type_id in type_ids:
         pipe.execute_command(
-            "GEOSEARCH", keys.geo_shops(type_id), "FROMLONLAT", x, y, "BYRADIUS", radius, "m",
-            "WITHDIST", "ASC",
+            "GEOSEARCH", keys.geo_shops(city_id, type_id), "FROMLONLAT", x, y,
+            "BYRADIUS", radius, "m", "WITHDIST", "ASC",
         )  # fmt: skip
 
 
@@ -223,11 +229,11 @@ def hits_matching(
 
 
 def shops_near_shop(*, shop: dict[str, Any], radius_m: int, first: int) -> tuple[int, list[Hit]]:
-    """How many other shops of `shop`'s type (its cached document) are within `radius_m`
-    of it, and the first `first` of them as `nearby_hits` gives them: one GEOSEARCH
-    FROMMEMBER in the type's GEO set. A shop missing from the set (its index not rebuilt
-    yet) is searched from its coordinates."""
-    geo = keys.geo_shops(shop["type_id"])
+    """How many other shops of `shop`'s type and city (its cached document) are within
+    `radius_m` of it, and the first `first` of them as `nearby_hits` gives them: one
+    GEOSEARCH FROMMEMBER in the GEO set of its city and type. A shop missing from the set
+    (its index not rebuilt yet) is searched from its coordinates."""
+    geo = keys.geo_shops(document_city_id(shop), shop["type_id"])
     where = ("BYRADIUS", radius_m, "m", "WITHDIST", "ASC")
     client = get_redis()
     try:
@@ -243,6 +249,17 @@ def shops_near_shop(*, shop: dict[str, Any], radius_m: int, first: int) -> tuple
 
 def _at_zero(pair: list[bytes]) -> bool:
     return float(pair[1]) == 0
+
+
+def document_city_id(shop: dict[str, Any]) -> int:
+    """A cached shop document's city; one cached before documents had it (a deploy ago, for
+    at most SHOP_CACHE_TTL) is looked up."""
+    if "city_id" in shop:
+        return int(shop["city_id"])
+    city_id = Shop.objects.filter(pk=shop["id"]).values_list("city_id", flat=True).first()
+    if city_id is None:  # deleted since it was read from the cache
+        raise ShopNotFound()
+    return city_id
 
 
 def shop_documents(shop_ids: list[int]) -> dict[int, dict[str, Any]]:
@@ -265,14 +282,21 @@ def shop_documents(shop_ids: list[int]) -> dict[int, dict[str, Any]]:
     return documents
 
 
-def with_distances(hits: list[tuple[float, int]], *, type_id: int | None) -> list[dict[str, Any]]:
+def with_distances(
+    hits: list[tuple[float, int]], *, type_id: int | None, city_id: int
+) -> list[dict[str, Any]]:
     """A page of hits as the API shows them, in the hits' order, each with `distance`;
-    with `type_id`, only shops still of that type (not deleted or moved meanwhile)."""
+    only shops still of that city (and of `type_id`, if given): not deleted or moved
+    meanwhile."""
     documents = shop_documents([shop_id for _, shop_id in hits])
     page = []
     for distance, shop_id in hits:
         shop = documents.get(shop_id)
-        if shop is not None and type_id in (None, shop["type_id"]):
+        if (
+            shop is not None
+            and type_id in (None, shop["type_id"])
+            and shop.get("city_id", city_id) == city_id  # cached before it had one: as found
+        ):
             shop["distance"] = round(distance, 1)
             page.append(shop)
     return page

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.conf import settings
 from django.utils import translation
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -14,10 +14,10 @@ from dianping import clock
 from dianping.api import fields
 
 from . import hours
-from .errors import InvalidHours, ShopTypeNotFound
+from .errors import CityNotFound, InvalidHours, ShopTypeNotFound
+from .models import CITY_CODE, SUB_SCORES, City, Shop, ShopType
 from .models import LATITUDE_LIMIT as LAT_LIMIT
-from .models import SUB_SCORES, Shop, ShopType
-from .services import mean_x10
+from .scores import mean_x10
 
 
 class ShopTypeSerializer(serializers.ModelSerializer):
@@ -33,6 +33,39 @@ class ShopTypeSerializer(serializers.ModelSerializer):
         if instance.name_en and reads_english():
             data["name"] = instance.name_en
         return data
+
+
+class CitySerializer(serializers.ModelSerializer):
+    """A city, its `name` in the reader's language (as a type's), `x`/`y` its centre."""
+
+    default = serializers.SerializerMethodField(
+        method_name="is_default", help_text="Whether this is the city of a read without `city`."
+    )
+
+    class Meta:
+        model = City
+        fields = ["id", "code", "name", "x", "y", "default"]
+
+    def is_default(self, city: City) -> bool:
+        return city.code == settings.DEFAULT_CITY
+
+    def to_representation(self, instance: City) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        if instance.name_en and reads_english():
+            data["name"] = instance.name_en
+        return data
+
+
+def city_field() -> fields.CharField:
+    """The `city` query parameter of every per-city read (decision 392)."""
+    return fields.CharField(
+        required=False,
+        max_length=32,
+        pattern=CITY_CODE,
+        pattern_message=gettext_lazy("A city's code: lowercase letters, digits and hyphens."),
+        help_text="A city's `code` (GET /api/cities); without it, the default city. A code "
+        "of no city is 404 `city_not_found`.",
+    )
 
 
 def reads_english() -> bool:
@@ -115,6 +148,7 @@ class ShopDocumentSerializer(serializers.ModelSerializer):
     `hours` is its last key: the detail's fast path finds it there without decoding."""
 
     type_id = serializers.IntegerField(read_only=True)
+    city_id = serializers.IntegerField(read_only=True, help_text="Its city (GET /api/cities).")
     ratings = serializers.SerializerMethodField(
         help_text="How many ratings gave 1, 2, 3, 4 and 5 stars (one per user)."
     )
@@ -135,9 +169,9 @@ class ShopDocumentSerializer(serializers.ModelSerializer):
     class Meta:
         model = Shop
         fields = [
-            "id", "name", "type_id", "images", "area", "address", "x", "y", "avg_price",
-            "phone", "sold", "comments", "score", "ratings", "sub_scores", "sub_score_counts",
-            "open_hours", "created_at", "updated_at", "favourites", "hours",
+            "id", "name", "type_id", "city_id", "images", "area", "address", "x", "y",
+            "avg_price", "phone", "sold", "comments", "score", "ratings", "sub_scores",
+            "sub_score_counts", "open_hours", "created_at", "updated_at", "favourites", "hours",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -214,6 +248,13 @@ class ShopWriteSerializer(fields.StrictModelSerializer):
     type_id = fields.PrimaryKeyRelatedField(
         source="type", queryset=ShopType.objects.all(), missing=ShopTypeNotFound
     )
+    city_id = fields.PrimaryKeyRelatedField(
+        source="city",
+        queryset=City.objects.all(),
+        missing=CityNotFound,
+        required=False,
+        help_text="Its city (GET /api/cities); a new shop without one is in the default city.",
+    )
     images = serializers.ListField(
         child=fields.ImageUrlField(max_length=255), max_length=9, required=False
     )
@@ -232,6 +273,7 @@ class ShopWriteSerializer(fields.StrictModelSerializer):
         fields = [
             "name",
             "type_id",
+            "city_id",
             "images",
             "area",
             "address",
@@ -251,6 +293,7 @@ class ShopListQuerySerializer(serializers.Serializer):
     together = {"point": ("x", "y")}  # the schema shows them as one parameter
 
     type_id = fields.IdField(required=False)
+    city = city_field()
     name = fields.CharField(max_length=64, required=False)
     x = fields.FloatField(min_value=-180, max_value=180, required=False)
     y = fields.FloatField(min_value=-LAT_LIMIT, max_value=LAT_LIMIT, required=False)

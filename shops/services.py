@@ -4,8 +4,9 @@ after the transaction commits: a rolled-back write touches no cache."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from django.db import transaction
 from django.db.models import ProtectedError
@@ -21,9 +22,19 @@ from dianping.redis.lock import RedisLock
 from search import index as search_index
 
 from . import hours as opening_hours
-from .caches import shop_bloom, shop_cache, shop_type_cache, shop_types_ident
-from .errors import Code, ShopNotFound
-from .models import Shop, ShopType
+from .caches import (
+    cities_ident,
+    city_cache,
+    shop_bloom,
+    shop_cache,
+    shop_type_cache,
+    shop_types_ident,
+)
+from .cities import default_city_id
+from .errors import CityNotFound, Code, ShopNotFound
+from .models import City, Shop, ShopType
+from .scores import mean_x10
+from .signals import shop_moved
 
 _GEO_BATCH = 1000
 # Re-apply writes from this long before a rebuild began: covers transactions that
@@ -33,7 +44,8 @@ _CATCH_UP_MARGIN = timedelta(minutes=5)
 
 def shop_save(*, shop: Shop, fields: list[str] | None = None) -> Shop:
     """Insert `shop`, or update it (only `fields`, when given); then, after commit,
-    re-sync its cache entry, GEO entry and Bloom bit from the committed row.
+    re-sync its cache entry, GEO entry and Bloom bit from the committed row. A new shop
+    without a city is in the default city (409 `city_not_found` when there is none).
 
     The row is locked while it is updated, so concurrent edits serialise and an
     edit racing a delete fails with 404 instead of re-inserting the shop.
@@ -45,23 +57,30 @@ def shop_save(*, shop: Shop, fields: list[str] | None = None) -> Shop:
         shop.open_hours = opening_hours.summary(shop.hours)
         if fields is not None and "open_hours" not in fields:
             fields = [*fields, "open_hours"]
+    if shop.pk is None and shop.city_id is None:
+        city_id = default_city_id()
+        if city_id is None:
+            raise Conflict(str(CityNotFound.default_detail), code=Code.CITY_NOT_FOUND)
+        shop.city_id = city_id
     with transaction.atomic():
-        old_type_id = None
+        old: tuple[int, int] | None = None  # (city, type) before the update
         if shop.pk is not None:
-            old_type_id = (
+            old = (
                 Shop.objects.select_for_update()
                 .filter(pk=shop.pk)
-                .values_list("type_id", flat=True)
+                .values_list("city_id", "type_id")
                 .first()
             )
-            if old_type_id is None:
+            if old is None:
                 raise ShopNotFound()
             update_fields = [*fields, "updated_at"] if fields is not None else None
             shop.save(force_update=True, update_fields=update_fields)
+            if old[0] != shop.city_id and (fields is None or "city" in fields):
+                shop_moved.send(Shop, shop_id=shop.pk, old_city_id=old[0], city_id=shop.city_id)
         else:
             shop.save(force_insert=True)
         shop_id = shop.pk
-        transaction.on_commit(lambda: _sync_indexes(shop_id, old_type_id), robust=True)
+        transaction.on_commit(lambda: _sync_indexes(shop_id, old), robust=True)
         search_index.refresh_on_commit("shops", shop_id)
     return shop
 
@@ -84,7 +103,7 @@ def shop_delete(*, shop_id: int) -> None:
         shop = Shop.objects.select_for_update().filter(pk=shop_id).first()
         if shop is None:
             raise ShopNotFound()
-        type_id = shop.type_id
+        where = (shop.city_id, shop.type_id)
         try:
             shop.delete()
         except ProtectedError:
@@ -92,7 +111,7 @@ def shop_delete(*, shop_id: int) -> None:
                 gettext("The shop has vouchers or orders; remove or move them first."),
                 code=Code.SHOP_IN_USE,
             ) from None
-        transaction.on_commit(lambda: _sync_indexes(shop_id, type_id), robust=True)
+        transaction.on_commit(lambda: _sync_indexes(shop_id, where), robust=True)
         search_index.refresh_on_commit("shops", shop_id)
 
 
@@ -135,16 +154,9 @@ def score_of(histogram: dict[int, int]) -> int:
     return mean_x10(total, sum(histogram.values())) or 0
 
 
-def mean_x10(total: int, count: int) -> int | None:
-    """`count` ratings' mean x10, from their stars added up, rounded half up as the
-    score is; None when there are none."""
-    if not count:
-        return None
-    return (total * 20 + count) // (count * 2)
-
-
-def _sync_indexes(shop_id: int, old_type_id: int | None) -> None:
-    """Make Redis agree with the committed row (or its absence).
+def _sync_indexes(shop_id: int, old: tuple[int, int] | None) -> None:
+    """Make Redis agree with the committed row (or its absence); `old` is the (city, type)
+    the shop had before the write, whose GEO set it leaves if that changed.
 
     Runs after commit, robustly: a Redis failure here is logged, never turned into
     an error for a write that already succeeded; `load_shop_geo` repairs the
@@ -155,14 +167,17 @@ def _sync_indexes(shop_id: int, old_type_id: int | None) -> None:
     """
     shop_cache().evict(shop_id)
     with RedisLock(f"shop-sync:{shop_id}", ttl=10, wait=10):
-        row = Shop.objects.filter(pk=shop_id).values("type_id", "x", "y").first()
+        row = Shop.objects.filter(pk=shop_id).values("city_id", "type_id", "x", "y").first()
+        now = (row["city_id"], row["type_id"]) if row is not None else None
         pipe = get_redis().pipeline(transaction=False)
         if row is not None:
             shop_bloom().queue_add(pipe, [str(shop_id)])
-        if old_type_id is not None and (row is None or old_type_id != row["type_id"]):
-            pipe.zrem(keys.geo_shops(old_type_id), shop_id)
+        if old is not None and old != now:
+            pipe.zrem(keys.geo_shops(*old), shop_id)
         if row is not None:
-            pipe.geoadd(keys.geo_shops(row["type_id"]), [row["x"], row["y"], shop_id])
+            pipe.geoadd(
+                keys.geo_shops(row["city_id"], row["type_id"]), [row["x"], row["y"], shop_id]
+            )
         pipe.execute()
 
 
@@ -185,7 +200,7 @@ def shop_type_delete(*, shop_type: ShopType) -> None:
             ) from None
 
         def after() -> None:
-            get_redis().delete(keys.geo_shops(type_id))
+            _geo_delete(keys.geo_shops(city_id, type_id) for city_id in _city_ids())
             shop_types_changed()
 
         transaction.on_commit(after, robust=True)
@@ -197,8 +212,55 @@ def shop_types_changed() -> None:
         shop_type_cache().evict(shop_types_ident(english=english))
 
 
-def shop_indexes_rebuild(*, progress: bool = False) -> tuple[dict[int, int], int]:
-    """Rebuild the GEO sets and the Bloom filter; returns (GEO counts per type, Bloom ids).
+def city_save(*, city: City) -> City:
+    """Add or edit a city (the admin); the cached city list goes after commit."""
+    with transaction.atomic():
+        city.save()
+        transaction.on_commit(cities_changed, robust=True)
+    return city
+
+
+def city_delete(*, city: City) -> None:
+    """Delete a city no shop is in (409 `city_in_use` otherwise)."""
+    with transaction.atomic():
+        city_id = city.pk
+        try:
+            city.delete()
+        except ProtectedError:
+            raise Conflict(
+                gettext("Shops are still in this city; move them first."),
+                code=Code.CITY_IN_USE,
+            ) from None
+
+        def after() -> None:
+            type_ids = ShopType.objects.values_list("id", flat=True)
+            _geo_delete(keys.geo_shops(city_id, type_id) for type_id in type_ids)
+            cities_changed()
+
+        transaction.on_commit(after, robust=True)
+
+
+def cities_changed() -> None:
+    """Drop the cached city list, each language's (after imports that bypass city_save)."""
+    for english in (False, True):
+        city_cache().evict(cities_ident(english=english))
+
+
+def _city_ids() -> list[int]:
+    return list(City.objects.values_list("id", flat=True))
+
+
+def _geo_delete(geo_keys: Iterable[str]) -> None:
+    """DEL each key apart, pipelined: on a Cluster the keys are in different slots."""
+    pipe = get_redis().pipeline(transaction=False)
+    for key in geo_keys:
+        pipe.delete(key)
+    pipe.execute()
+
+
+def shop_indexes_rebuild(*, progress: bool = False) -> tuple[dict[Where, int], int]:
+    """Rebuild the GEO sets and the Bloom filter; returns (GEO counts per (city, type) set,
+    Bloom ids).
 
     Runs under a lock, so two rebuilds (two replicas starting, cron and a manual
     run) never share their temporary keys.
@@ -207,54 +269,104 @@ def shop_indexes_rebuild(*, progress: bool = False) -> tuple[dict[int, int], int
         return shop_geo_rebuild(progress=progress), shop_bloom_rebuild()
 
 
-def shop_geo_rebuild(*, progress: bool = False) -> dict[int, int]:
-    """Rebuild every type's GEO set from the database; returns {type_id: shops indexed}.
+Where = tuple[int, int]  # (city id, type id): the shops of one GEO set
+
+
+def shop_geo_rebuild(*, progress: bool = False) -> dict[Where, int]:
+    """Rebuild the GEO set of every city and type that has shops from the database;
+    returns {(city_id, type_id): shops indexed}.
 
     Each set is built under a temporary key and swapped in with RENAME, so
     readers see the old index or the new one, never a half-built one. Writes
     that land while it runs go to the old sets and would vanish with the swap,
     so shops changed since shortly before the start are re-applied afterwards.
-    Sets of types that no longer exist are removed. Safe to re-run at any time.
+    Then no set holds what it should not: those of a city or type that is gone (and the
+    per-type sets of before cities) are removed, and one that no shop is in any more
+    keeps only members that are in it now. Safe to re-run at any time.
     """
     client = get_redis()
     started = timezone.now()
-    counts: dict[int, int] = {}
-    type_ids = list(ShopType.objects.values_list("id", flat=True))
+    counts: dict[Where, int] = {}
     bar = tqdm(total=Shop.objects.count(), unit="shop", disable=not progress, desc="GEO index")
-    for type_id in type_ids:
-        final = keys.geo_shops(type_id)
+    for where in _filled_sets():
+        final = keys.geo_shops(*where)
         tmp = keys.rebuilding(final)
         client.delete(tmp)
-        rows = Shop.objects.filter(type_id=type_id).order_by("id").values_list("id", "x", "y")
-        counts[type_id] = 0
+        rows = (
+            Shop.objects.filter(city_id=where[0], type_id=where[1])
+            .order_by("id")
+            .values_list("id", "x", "y")
+        )
+        counts[where] = 0
         for batch in batched(rows.iterator(chunk_size=_GEO_BATCH), _GEO_BATCH):
             client.geoadd(tmp, [value for row in batch for value in (row[1], row[2], row[0])])
-            counts[type_id] += len(batch)
+            counts[where] += len(batch)
             bar.update(len(batch))
-        if counts[type_id]:
+        if counts[where]:
             client.rename(tmp, final)
-        else:
-            client.delete(final)
+        else:  # its last shop left meanwhile: what it holds, the pruning below judges
+            client.delete(tmp)
     bar.close()
-    # Read again, not reused: a type added while this ran may already index shops.
-    type_ids = list(ShopType.objects.values_list("id", flat=True))
-    _geo_catch_up(since=started - _CATCH_UP_MARGIN, type_ids=type_ids)
-    live = {keys.geo_shops(t) for t in type_ids}
-    for key in client.scan_iter(match=keys.geo_shops_pattern(), count=500):
-        if key.decode() not in live:
-            client.delete(key)
+    # Read again, not reused: a shop added while this ran may have filled another set.
+    filled = set(_filled_sets())
+    _geo_catch_up(since=started - _CATCH_UP_MARGIN, sets=filled | set(counts))
+    _geo_prune(filled)
     return counts
 
 
-def _geo_catch_up(*, since: datetime, type_ids: list[int]) -> None:
-    recent = Shop.objects.filter(updated_at__gte=since).values_list("id", "type_id", "x", "y")
-    pipe = get_redis().pipeline(transaction=False)
-    for shop_id, type_id, x, y in recent.iterator(chunk_size=_GEO_BATCH):
-        for other in type_ids:
-            if other != type_id:
-                pipe.zrem(keys.geo_shops(other), shop_id)
-        pipe.geoadd(keys.geo_shops(type_id), [x, y, shop_id])
+def _filled_sets() -> list[Where]:
+    """The (city, type) of every GEO set some shop is in, in order."""
+    rows = Shop.objects.order_by("city_id", "type_id").values_list("city_id", "type_id")
+    return list(rows.distinct())
+
+
+def _geo_catch_up(*, since: datetime, sets: set[Where]) -> None:
+    """Shops written since `since` into their own set, and out of every other one."""
+    recent = Shop.objects.filter(updated_at__gte=since).values_list(
+        "id", "city_id", "type_id", "x", "y"
+    )
+    client = get_redis()
+    pipe = client.pipeline(transaction=False)
+    for shop_id, city_id, type_id, x, y in recent.iterator(chunk_size=_GEO_BATCH):
+        for other in sets - {(city_id, type_id)}:
+            pipe.zrem(keys.geo_shops(*other), shop_id)
+        pipe.geoadd(keys.geo_shops(city_id, type_id), [x, y, shop_id])
+        if len(pipe) >= _GEO_BATCH:
+            pipe.execute()
     pipe.execute()
+
+
+def _geo_prune(filled: set[Where]) -> None:
+    """Remove the sets no shop should be in: of a city or type that is gone, or of before
+    cities. A set of a city and type that both exist but had no shop when `filled` was
+    read keeps the members the database puts there now (a shop may have moved in since)."""
+    client = get_redis()
+    live = {keys.geo_shops(*where) for where in filled}
+    type_ids = list(ShopType.objects.values_list("id", flat=True))
+    known = {
+        keys.geo_shops(city_id, type_id): (city_id, type_id)
+        for city_id in _city_ids()
+        for type_id in type_ids
+    }
+    for pattern in (keys.geo_shops_pattern(), keys.geo_shops_per_type_pattern()):
+        for raw in client.scan_iter(match=pattern, count=500):
+            key = raw.decode()
+            if key in live:
+                continue
+            where = known.get(key)
+            if where is None:
+                client.delete(key)
+                continue
+            members = [int(m) for m in cast(list[bytes], client.zrange(key, 0, -1))]
+            for batch in batched(members, _GEO_BATCH):
+                there = set(
+                    Shop.objects.filter(
+                        pk__in=batch, city_id=where[0], type_id=where[1]
+                    ).values_list("id", flat=True)
+                )
+                gone = [m for m in batch if m not in there]
+                if gone:
+                    client.zrem(key, *gone)
 
 
 def shop_bloom_rebuild() -> int:

@@ -1,4 +1,5 @@
-"""Thin viewsets for shop types and shops. Cached JSON is sent as stored, never re-encoded."""
+"""Thin viewsets for cities, shop types and shops. Cached JSON is sent as stored, never
+re-encoded."""
 
 from __future__ import annotations
 
@@ -21,10 +22,11 @@ from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
 from traffic import visits
 from traffic.visitors import visitor_of
 
-from . import selectors, services
+from . import cities, selectors, services
 from .errors import ShopNotFound
 from .models import Shop
 from .serializers import (
+    CitySerializer,
     NearbyShopSerializer,
     NearShopQuerySerializer,
     ShopCardSerializer,
@@ -67,6 +69,15 @@ class ShopTypeViewSet(viewsets.ViewSet):
         return json_bytes(selectors.shop_types_json())
 
 
+class CityViewSet(viewsets.ViewSet):
+    @extend_schema(responses=CitySerializer(many=True))
+    def list(self, request: Request) -> HttpResponse:
+        """Every city, ordered by `sort` (served from Redis): a per-city read names one by its
+        `code` in `city`; `default` marks the city of a read without it; `x` and `y` are the
+        city's centre, where a list near a point may start."""
+        return json_bytes(cities.cities_json())
+
+
 class ShopViewSet(viewsets.ViewSet):
     def get_permissions(self):
         return [] if self.action in ("list", "retrieve", "nearby") else [IsStaff()]
@@ -75,11 +86,13 @@ class ShopViewSet(viewsets.ViewSet):
         parameters=[ShopListQuerySerializer, *PAGE_PARAMETERS],
         responses=paged(ShopListItemSerializer),
     )
+    @api_errors(404)  # a `city` of no city
     def list(self, request: Request) -> HttpResponse:
-        """Shops (of a type with `type_id`, of every type without), 5 a page, `page_size` up
-        to 10; with x and y together, those within 5 km nearest first with `distance` in
-        metres. `name` keeps those whose name contains it; `area`, `price_min`/`price_max`,
-        `score_min` and `open_now` filter; `sort` orders by score or popularity instead.
+        """Shops of a city (`city`, the default city without it; of a type with `type_id`,
+        of every type without), 5 a page, `page_size` up to 10; with x and y together, those
+        within 5 km nearest first with `distance` in metres. `name` keeps those whose name
+        contains it; `area`, `price_min`/`price_max`, `score_min` and `open_now` filter;
+        `sort` orders by score or popularity instead.
         Every shop carries `open_now`, computed at the time of the request."""
         return _shop_list(request._request)  # GETs take `shop_list_view`; HEADs come here
 
@@ -96,8 +109,8 @@ class ShopViewSet(viewsets.ViewSet):
         responses=paged(NearbyShopSerializer),
     )
     def nearby(self, request: Request, shop_id: int) -> HttpResponse:
-        """Other shops of the shop's type within `radius` metres of it (1,000 unless
-        given, at most 5,000), nearest first, each with its `distance` from the shop."""
+        """Other shops of the shop's type and city within `radius` metres of it (1,000
+        unless given, at most 5,000), nearest first, each with its `distance` from the shop."""
         return _shop_nearby(request._request, shop_id)  # GETs take the fast path, HEADs this
 
     @extend_schema(request=ShopWriteSerializer, responses={201: ShopSerializer})
@@ -174,11 +187,14 @@ def _shop_list(request: HttpRequest) -> HttpResponse:
     if not filters.get("open_now"):
         filters.pop("open_now", None)  # open_now=false filters nothing
     sort = params.get("sort")
+    city_id = cities.city_id(params.get("city"))
     if "x" in params:
         type_ids = selectors.nearby_type_ids(type_id)
 
         def search(pipe: Any, _viewer_id: int | None) -> None:
-            selectors.queue_nearby(pipe, type_ids=type_ids, x=params["x"], y=params["y"])
+            selectors.queue_nearby(
+                pipe, city_id=city_id, type_ids=type_ids, x=params["x"], y=params["y"]
+            )
 
         viewer, replies = tokens.touch_with(request, search)
         end = paginator.offset + paginator.size
@@ -188,13 +204,17 @@ def _shop_list(request: HttpRequest) -> HttpResponse:
             paginator.count = len(hits)
         else:
             paginator.count, hits = selectors.nearby_hits(replies, first=end)
-        page = selectors.with_distances(hits[paginator.offset : end], type_id=type_id)
+        page = selectors.with_distances(
+            hits[paginator.offset : end], type_id=type_id, city_id=city_id
+        )
         # The page's shops come from the GEO search's reply: their markers cannot share
         # its round trip, and take one of their own (signed-in readers only).
         viewer_id = viewer["id"] if viewer else None
         saved.mark(page, saved.saved_states(viewer_id, saved.SHOP, [s["id"] for s in page]))
         return json_response(paginator.page_body(page))
-    shops = selectors.shop_list(type_id=type_id, name=params.get("name"), sort=sort, **filters)
+    shops = selectors.shop_list(
+        city_id=city_id, type_id=type_id, name=params.get("name"), sort=sort, **filters
+    )
     if filters.get("open_now"):  # which are open is told in Python: a bounded scan
         ids = paginator.paginate_queryset(selectors.open_ids(shops), request)
     else:
@@ -223,7 +243,11 @@ def _shop_nearby(request: HttpRequest, shop_id: int) -> HttpResponse:
     shop = orjson.loads(view.raw)
     end = paginator.offset + paginator.size
     paginator.count, hits = selectors.shops_near_shop(shop=shop, radius_m=radius, first=end)
-    page = selectors.with_distances(hits[paginator.offset : end], type_id=shop["type_id"])
+    page = selectors.with_distances(
+        hits[paginator.offset : end],
+        type_id=shop["type_id"],
+        city_id=selectors.document_city_id(shop),
+    )
     viewer_id = view.viewer["id"] if view.viewer else None  # markers: as the list's near a point
     saved.mark(page, saved.saved_states(viewer_id, saved.SHOP, [s["id"] for s in page]))
     return json_response(paginator.page_body(page))

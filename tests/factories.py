@@ -4,11 +4,12 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import factory
+from django.conf import settings
 from django.contrib.auth.hashers import make_password
 
 from accounts.models import User, UserInfo
 from blogs.models import Blog
-from shops.models import Shop, ShopType
+from shops.models import City, Shop, ShopType
 from vouchers.models import Voucher
 
 if TYPE_CHECKING:
@@ -56,6 +57,32 @@ class ShopTypeFactory(ModelFactory[ShopType]):
     sort = factory.Sequence(lambda n: n)
 
 
+# The city the cities migration makes (shops/migrations/0010): the default city.
+SHANGHAI = {"name": "上海", "name_en": "Shanghai", "x": 121.4737, "y": 31.2304, "sort": 1}
+
+
+def default_city() -> City:
+    """The default city, as the migration left it: a transactional test's flush empties
+    every table, the migration's rows too (tests/conftest.py puts it back for each test)."""
+    city, _ = City.objects.get_or_create(code=settings.DEFAULT_CITY, defaults=SHANGHAI)
+    return city
+
+
+class CityFactory(ModelFactory[City]):
+    """A city besides the default one. Rows only: created before a test's first per-city
+    read, or through shops.services.city_save (the city list is cached)."""
+
+    class Meta:
+        model = "shops.City"
+
+    code = factory.Sequence(lambda n: f"city-{n}")
+    name = factory.Sequence(lambda n: f"城市{n}")
+    name_en = factory.Sequence(lambda n: f"City {n}")
+    x = 120.1551
+    y = 30.2741
+    sort = factory.Sequence(lambda n: n + 10)
+
+
 class ShopFactory(ModelFactory[Shop]):
     """Rows only: tests that need the GEO index or Bloom filter rebuild them explicitly."""
 
@@ -64,6 +91,7 @@ class ShopFactory(ModelFactory[Shop]):
 
     name = factory.Sequence(lambda n: f"Shop {n}")
     type = factory.SubFactory(ShopTypeFactory)
+    city = factory.LazyFunction(default_city)
     address = factory.Sequence(lambda n: f"{n} Nanjing West Road")
     area = "Jing'an"
     x = 121.4737

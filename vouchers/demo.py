@@ -1,17 +1,20 @@
 """Demo vouchers for `seed_demo`: everyday cash vouchers, one of each discount type at the
-first demo shop, a flash sale on now and one starting soon."""
+first demo shop, a flash sale on now and one starting soon; and a flash sale on now in the
+second city (decision 398)."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 from dianping import clock
+from shops.demo import SECOND_CITY
 from shops.models import Shop
 
 from . import services
 from .models import Voucher
 
 SALE_TITLE = "限时秒杀 ¥100 代金券"
+CITY_SALE_TITLE = "西湖限时秒杀 ¥100 代金券"  # the second city's sale
 CASH_TITLE = "¥50 代金券"
 
 
@@ -33,7 +36,7 @@ DISCOUNT_VOUCHERS = [
 
 def demo_shops() -> list[Shop]:
     """The food shops the demo vouchers belong to; the first one has a clerk too."""
-    return list(Shop.objects.filter(type__name="美食").order_by("id")[:5])
+    return list(Shop.objects.filter(type__name="美食", city__code="shanghai").order_by("id")[:5])
 
 
 def seed_vouchers() -> dict[str, int]:
@@ -61,19 +64,33 @@ def seed_vouchers() -> dict[str, int]:
                 }
             )
     now = clock.now()
-    sales = Voucher.objects.filter(type=Voucher.Kind.SECKILL).exclude(status=Voucher.Status.VOID)
+    sales = Voucher.objects.filter(type=Voucher.Kind.SECKILL, shop__city=shops[0].city_id)
+    sales = sales.exclude(status=Voucher.Status.VOID)
     if not sales.filter(begin_time__lte=now, end_time__gt=now).exists():
         _sale(shops[0], begin=now - timedelta(minutes=1), stock=100)
     if not sales.filter(begin_time__gt=now, begin_time__lte=now + timedelta(hours=1)).exists():
         _sale(shops[1 % len(shops)], begin=now + timedelta(minutes=10), stock=50)
+    _second_city_sale(now)
     return {"vouchers": Voucher.objects.count()}
 
 
-def _sale(shop: Shop, *, begin, stock: int) -> Voucher:
+def _second_city_sale(now) -> None:
+    """A flash sale on now at the second city's first food shop, unless one is on there."""
+    shop = Shop.objects.filter(city__code=SECOND_CITY, type__name="美食").order_by("id").first()
+    if shop is None:
+        return
+    on = Voucher.objects.filter(
+        type=Voucher.Kind.SECKILL, shop__city=shop.city_id, begin_time__lte=now, end_time__gt=now
+    ).exclude(status=Voucher.Status.VOID)
+    if not on.exists():
+        _sale(shop, begin=now - timedelta(minutes=1), stock=60, title=CITY_SALE_TITLE)
+
+
+def _sale(shop: Shop, *, begin, stock: int, title: str = SALE_TITLE) -> Voucher:
     return services.voucher_create(
         data={
             "shop": shop,
-            "title": SALE_TITLE,
+            "title": title,
             "sub_title": "每人限抢一张",
             "rules": "周一至周五可用\n不可与其他优惠同享",
             "pay_value": 5900,

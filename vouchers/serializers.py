@@ -15,6 +15,7 @@ from dianping.api import fields
 from dianping.api.scroll import ScrollQuerySerializer
 from shops.errors import ShopNotFound
 from shops.models import Shop
+from shops.serializers import city_field
 
 from . import documents
 from .coupons import discounts
@@ -306,6 +307,7 @@ class VoucherListQuerySerializer(serializers.Serializer):
 
 class ActivitiesQuerySerializer(serializers.Serializer):
     tab = fields.ChoiceField(ACTIVITY_TABS, default="seizing")
+    city = city_field()
 
 
 class MyVouchersQuerySerializer(ScrollQuerySerializer):

@@ -28,6 +28,7 @@ from dianping.api.scroll import ScrollQuerySerializer, scroll_page
 from dianping.api.throttles import WriteLimited
 from dianping.errors import Forbidden, NotAuthenticated
 from dianping.validation import parse_iso_date
+from shops import cities
 from shops.errors import ShopNotFound
 from shops.selectors import shop_exists, works_at
 
@@ -137,9 +138,11 @@ class VoucherViewSet(WriteLimited, viewsets.ViewSet):
     @extend_schema(
         parameters=[ActivitiesQuerySerializer], responses=VoucherCardSerializer(many=True)
     )
+    @api_errors(404)  # a `city` of no city
     def activities(self, request: Request) -> HttpResponse:
         """Flash sales on now (`seizing`, the default) or starting within 30 days
-        (`upcoming`), with their remaining stock (at most half a second old)."""
+        (`upcoming`) at the shops of a city (`city`, the default city without it), with
+        their remaining stock (at most half a second old)."""
         return _activities(request._request)  # GETs take `activities_view`
 
     @extend_schema(request=None, responses={201: OrderIdSerializer})
@@ -356,10 +359,11 @@ def seckill_view(request: HttpRequest, voucher_id: int) -> HttpResponse:
 
 def _activities(request: HttpRequest) -> HttpResponse:
     """No round trip but the token's: the list and its stock are the process's snapshot
-    (vouchers.caches), each status computed now; the reader's `saved` markers share the
-    token's round trip."""
-    tab = query_params(request, ActivitiesQuerySerializer)["tab"]
-    items = selectors.activities(tab=tab)
+    (vouchers.caches), the city list a near copy, each status computed now; the reader's
+    `saved` markers share the token's round trip."""
+    query = query_params(request, ActivitiesQuerySerializer)
+    city_id = cities.city_id(query.get("city"))
+    items = selectors.activities(tab=query["tab"], city_id=city_id)
     return json_response(_marked(request, items))
 
 
@@ -377,8 +381,9 @@ def _marked(request: HttpRequest, items: list[dict[str, Any]]) -> list[dict[str,
 
 
 def _activities_without_redis(request: HttpRequest) -> HttpResponse:
-    tab = query_params(request, ActivitiesQuerySerializer)["tab"]
-    items = selectors.activities(tab=tab, without_redis=True)
+    query = query_params(request, ActivitiesQuerySerializer)
+    city_id = cities.city_id(query.get("city"))  # the city list from the database
+    items = selectors.activities(tab=query["tab"], city_id=city_id, without_redis=True)
     saved.mark(items, {})
     return json_response(items)
 

@@ -123,13 +123,19 @@ def bloom(name: str) -> str:
     return f"bloom:{{{name}}}"
 
 
-def geo_shops(type_id: int) -> str:
-    """GEO set of shop ids of one type; the rebuild key shares its hash tag."""
-    return f"geo:shop-type:{{{type_id}}}"
+def geo_shops(city_id: int, type_id: int) -> str:
+    """GEO set of the shop ids of one type in one city (decision 393); the rebuild key
+    shares its hash tag, and the sets of a city spread over the slots like those of types."""
+    return f"geo:shops:{{{city_id}:{type_id}}}"
 
 
 def geo_shops_pattern() -> str:
-    """SCAN pattern matching every per-type GEO key (for removing deleted types' keys)."""
+    """SCAN pattern matching every GEO set of shops (for removing the sets nothing fills)."""
+    return "geo:shops:{*}"
+
+
+def geo_shops_per_type_pattern() -> str:
+    """SCAN pattern of the per-type GEO sets of before cities, which the rebuild removes."""
     return "geo:shop-type:{*}"
 
 

@@ -413,6 +413,10 @@ SHOP_CACHE_TTL = env.int("SHOP_CACHE_TTL", default=30 * 60)  # seconds, plus up 
 SHOP_CACHE_NULL_TTL = 2 * 60  # how long "no such shop" is remembered
 SHOP_NEAR_CACHE_TTL = env.float("SHOP_NEAR_CACHE_TTL", default=30.0)  # in-process copies; 0 = off
 SHOP_TYPE_CACHE_TTL = 24 * 60 * 60
+# The city (its code) a per-city read without `city` is of: what every client before cities
+# read (decision 392). The city list is cached like the types, near copies included.
+DEFAULT_CITY = env.str("DEFAULT_CITY", default="shanghai")
+CITY_CACHE_TTL = 24 * 60 * 60
 SHOP_BLOOM_CAPACITY = env.int("SHOP_BLOOM_CAPACITY", default=1_000_000)
 SHOP_NEARBY_RADIUS_M = 5000
 # The shop list's open_now=true without a point: how many shops with hours, in the list's

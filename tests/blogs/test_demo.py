@@ -56,7 +56,7 @@ def test_demo_scores_come_from_ratings_in_the_notes_tone(api) -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_demo_reviews_have_sub_scores_and_helpful_votes(api, redis_client) -> None:
-    from shops.services import mean_x10
+    from shops.scores import mean_x10
 
     call_command("seed_demo", "--force")
 

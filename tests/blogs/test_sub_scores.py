@@ -9,7 +9,7 @@ import pytest
 
 from blogs.models import Blog, ShopRating
 from shops.models import Shop
-from shops.services import mean_x10
+from shops.scores import mean_x10
 from tests.factories import ShopFactory, UserFactory
 from tests.helpers import client_for, run_concurrently
 

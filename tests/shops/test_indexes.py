@@ -12,26 +12,32 @@ from shops import services
 from shops.caches import shop_bloom
 from shops.models import Shop, ShopType
 from shops.serializers import ShopDocumentSerializer
-from tests.factories import ShopFactory, ShopTypeFactory
+from tests.factories import ShopFactory, ShopTypeFactory, default_city
 from tests.helpers import count_round_trips, run_concurrently, warm_near_cache
 from traffic import visits
+
+
+def _geo(type_id: int) -> str:
+    """The GEO set of a type's shops in the default city, where the factories put them."""
+    return keys.geo_shops(default_city().id, type_id)
 
 
 @pytest.mark.django_db
 def test_load_shop_geo_rebuilds_and_drops_what_is_stale(redis_client, capsys) -> None:
     food = ShopTypeFactory()
     shops = [ShopFactory(type=food, x=121.47 + i / 1000) for i in range(5)]
-    redis_client.geoadd(keys.geo_shops(food.id), [121.4, 31.2, 999_999])  # a shop long gone
-    redis_client.geoadd(keys.geo_shops(424242), [121.4, 31.2, 1])  # a type long gone
+    redis_client.geoadd(_geo(food.id), [121.4, 31.2, 999_999])  # a shop long gone
+    redis_client.geoadd(_geo(424242), [121.4, 31.2, 1])  # a type long gone
 
     call_command("load_shop_geo")
     call_command("load_shop_geo")  # safe to repeat
 
-    members = {int(m) for m in redis_client.zrange(keys.geo_shops(food.id), 0, -1)}
+    members = {int(m) for m in redis_client.zrange(_geo(food.id), 0, -1)}
     assert members == {s.id for s in shops}
-    assert not redis_client.exists(keys.geo_shops(424242))
+    assert not redis_client.exists(_geo(424242))
     assert all(shop_bloom().might_contain(str(s.id)) for s in shops)
-    assert "GEO: 5 shops in 1 types; Bloom: 5 ids" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "GEO: 5 shops in 1 sets of a city and type (1 cities); Bloom: 5 ids" in out
 
 
 @pytest.mark.django_db(transaction=True)
@@ -54,8 +60,8 @@ def test_geo_rebuild_keeps_a_move_made_while_it_ran(redis_client, monkeypatch) -
 
     services.shop_geo_rebuild()
 
-    assert redis_client.zscore(keys.geo_shops(food.id), shop.id) is None
-    assert redis_client.zscore(keys.geo_shops(ktv.id), shop.id) is not None
+    assert redis_client.zscore(_geo(food.id), shop.id) is None
+    assert redis_client.zscore(_geo(ktv.id), shop.id) is not None
 
 
 @pytest.mark.django_db(transaction=True)
@@ -65,9 +71,9 @@ def test_concurrent_index_rebuilds_leave_complete_indexes(redis_client) -> None:
 
     run_concurrently(lambda _: services.shop_indexes_rebuild(), workers=4)
 
-    assert redis_client.zcard(keys.geo_shops(food.id)) == 300
+    assert redis_client.zcard(_geo(food.id)) == 300
     assert all(shop_bloom().might_contain(str(s.id)) for s in shops)
-    assert not redis_client.exists(keys.rebuilding(keys.geo_shops(food.id)))
+    assert not redis_client.exists(keys.rebuilding(_geo(food.id)))
 
 
 @pytest.mark.django_db

@@ -11,14 +11,19 @@ from dianping.redis import keys
 from shops import selectors, services
 from shops.caches import shop_bloom
 from shops.models import Shop, ShopType
-from tests.factories import ShopFactory, ShopTypeFactory
+from tests.factories import ShopFactory, ShopTypeFactory, default_city
 from tests.helpers import run_concurrently
 
 SHOP_FIELDS = {
-    "id", "name", "type_id", "images", "area", "address", "x", "y", "avg_price", "phone",
-    "sold", "comments", "score", "ratings", "sub_scores", "sub_score_counts", "open_hours",
-    "created_at", "updated_at", "favourites", "hours", "open_now",
+    "id", "name", "type_id", "city_id", "images", "area", "address", "x", "y", "avg_price",
+    "phone", "sold", "comments", "score", "ratings", "sub_scores", "sub_score_counts",
+    "open_hours", "created_at", "updated_at", "favourites", "hours", "open_now",
 }  # fmt: skip
+
+
+def _geo(type_id: int) -> str:
+    """The GEO set of a type's shops in the default city, where the factories put them."""
+    return keys.geo_shops(default_city().id, type_id)
 
 
 def _payload(type_id: int, **overrides) -> dict:
@@ -34,8 +39,9 @@ def _admin_form(shop: Shop, **overrides) -> dict:
     """The admin change form of `shop` as the page shows it (the counters are read-only
     there, so not posted), with `overrides` applied."""
     form = {
-        "name": shop.name, "type": shop.type_id, "images": "[]", "area": shop.area,
-        "address": shop.address, "x": shop.x, "y": shop.y, "avg_price": shop.avg_price,
+        "name": shop.name, "type": shop.type_id, "city": shop.city_id, "images": "[]",
+        "area": shop.area, "address": shop.address, "x": shop.x, "y": shop.y,
+        "avg_price": shop.avg_price,
         "open_hours": shop.open_hours,
         # the shop staff inline, empty
         "staff-TOTAL_FORMS": 0, "staff-INITIAL_FORMS": 0,
@@ -181,7 +187,7 @@ def test_staff_create_indexes_the_shop(staff_api, redis_client) -> None:
         food.id,
         ["https://img.example/1.jpg"],
     )
-    assert redis_client.geopos(keys.geo_shops(food.id), shop.id)[0] is not None
+    assert redis_client.geopos(_geo(food.id), shop.id)[0] is not None
     assert shop_bloom().might_contain(str(shop.id))
     assert staff_api.get(f"/api/shops/{shop.id}").json()["name"] == "Lao Wang Noodles"
 
@@ -258,10 +264,8 @@ def test_api_update_makes_the_next_read_fresh_and_moves_the_geo_entry(
     assert response.status_code == 200
     fresh = api.get(f"/api/shops/{shop.id}").json()
     assert (fresh["name"], fresh["type_id"], fresh["x"]) == ("Renamed", ktv.id, 121.5)
-    assert redis_client.zscore(keys.geo_shops(food.id), shop.id) is None
-    assert redis_client.geopos(keys.geo_shops(ktv.id), shop.id)[0][0] == pytest.approx(
-        121.5, abs=1e-5
-    )
+    assert redis_client.zscore(_geo(food.id), shop.id) is None
+    assert redis_client.geopos(_geo(ktv.id), shop.id)[0][0] == pytest.approx(121.5, abs=1e-5)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -287,7 +291,7 @@ def test_delete_removes_the_shop_everywhere(staff_api, api, redis_client) -> Non
     assert staff_api.delete(f"/api/shops/{shop.id}").status_code == 204
 
     assert api.get(f"/api/shops/{shop.id}").status_code == 404
-    assert redis_client.zscore(keys.geo_shops(shop.type_id), shop.id) is None
+    assert redis_client.zscore(_geo(shop.type_id), shop.id) is None
     assert staff_api.delete(f"/api/shops/{shop.id}").status_code == 404
 
 
@@ -296,7 +300,7 @@ def test_rolled_back_update_leaves_cache_and_index_as_they_were(api, redis_clien
     shop = ShopFactory()
     services.shop_geo_rebuild()
     cached = api.get(f"/api/shops/{shop.id}").content
-    geo_before = redis_client.geopos(keys.geo_shops(shop.type_id), shop.id)
+    geo_before = redis_client.geopos(_geo(shop.type_id), shop.id)
 
     def update_then_fail() -> None:
         with transaction.atomic():
@@ -310,7 +314,7 @@ def test_rolled_back_update_leaves_cache_and_index_as_they_were(api, redis_clien
     assert Shop.objects.get(pk=shop.pk).name != "Never committed"
     again = selectors.with_open_now(redis_client.get(keys.cache("shop", str(shop.id))))
     assert selectors.with_saved(again, False) == cached
-    assert redis_client.geopos(keys.geo_shops(shop.type_id), shop.id) == geo_before
+    assert redis_client.geopos(_geo(shop.type_id), shop.id) == geo_before
 
 
 @pytest.mark.django_db(transaction=True)
@@ -345,9 +349,7 @@ def test_concurrent_type_changes_leave_the_shop_in_exactly_one_geo_set(
     assert set(run_concurrently(patch, workers=12)) == {200}
 
     final_type = Shop.objects.get(pk=shop.pk).type_id
-    holders = [
-        t.id for t in types if redis_client.zscore(keys.geo_shops(t.id), shop.id) is not None
-    ]
+    holders = [t.id for t in types if redis_client.zscore(_geo(t.id), shop.id) is not None]
     assert holders == [final_type]
 
 
@@ -365,7 +367,7 @@ def test_an_edit_after_a_delete_is_404_and_does_not_bring_the_shop_back(
     assert response.status_code == 404
     assert response.json()["code"] == "shop_not_found"
     assert not Shop.objects.filter(pk=shop.id).exists()
-    assert redis_client.zscore(keys.geo_shops(shop.type_id), shop.id) is None
+    assert redis_client.zscore(_geo(shop.type_id), shop.id) is None
     cache_key = keys.cache("shop", str(shop.id))
     assert redis_client.get(cache_key) is None  # evicted by the delete, not refilled
     assert api.get(f"/api/shops/{shop.id}").status_code == 404
@@ -448,8 +450,8 @@ def test_admin_type_change_moves_the_geo_entry(admin_client, redis_client) -> No
 
     assert admin_client.post(f"/admin/shops/shop/{shop.id}/change/", form).status_code == 302
 
-    assert redis_client.zscore(keys.geo_shops(food.id), shop.id) is None
-    assert redis_client.zscore(keys.geo_shops(ktv.id), shop.id) is not None
+    assert redis_client.zscore(_geo(food.id), shop.id) is None
+    assert redis_client.zscore(_geo(ktv.id), shop.id) is not None
 
 
 @pytest.mark.django_db

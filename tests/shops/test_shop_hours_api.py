@@ -292,7 +292,8 @@ def test_shop_hours_set_validates_saves_and_evicts(api, fake_clock) -> None:
 
 def _admin_form(shop: Shop, **overrides) -> dict:
     form = {
-        "name": shop.name, "type": shop.type_id, "images": "[]", "area": shop.area,
+        "name": shop.name, "type": shop.type_id, "city": shop.city_id, "images": "[]",
+        "area": shop.area,
         "address": shop.address, "x": shop.x, "y": shop.y, "avg_price": shop.avg_price,
         "open_hours": shop.open_hours, "hours": "",
         "staff-TOTAL_FORMS": 0, "staff-INITIAL_FORMS": 0,

@@ -9,9 +9,14 @@ import pytest
 
 from dianping.redis import keys
 from shops import selectors, services
-from tests.factories import ShopFactory, ShopTypeFactory
+from tests.factories import ShopFactory, ShopTypeFactory, default_city
 from tests.helpers import all_pages
 from tests.shops.test_shop_list import CENTRE, haversine
+
+
+def _geo(type_id: int) -> str:
+    """The GEO set of a type's shops in the default city, where the factories put them."""
+    return keys.geo_shops(default_city().id, type_id)
 
 
 @pytest.mark.django_db
@@ -58,7 +63,7 @@ def test_a_shop_missing_from_the_index_is_searched_from_its_coordinates(api, red
     centre = ShopFactory(type=food, x=CENTRE[0], y=CENTRE[1])
     near = ShopFactory(type=food, x=CENTRE[0] + 0.001, y=CENTRE[1])
     services.shop_geo_rebuild()
-    redis_client.zrem(keys.geo_shops(food.id), centre.id)  # its index entry is lost
+    redis_client.zrem(_geo(food.id), centre.id)  # its index entry is lost
 
     body = api.get(f"/api/shops/{centre.id}/nearby").json()
 
@@ -94,13 +99,13 @@ def test_any_first_few_hits_are_those_of_the_whole_sorted_list(redis_client) -> 
     for _ in range(3):
         ShopFactory(type=food, x=CENTRE[0], y=CENTRE[1])  # ties with the shop itself, at 0 m
     services.shop_geo_rebuild()
-    search = ("GEOSEARCH", keys.geo_shops(food.id), "FROMLONLAT", *CENTRE)
+    search = ("GEOSEARCH", _geo(food.id), "FROMLONLAT", *CENTRE)
     reply = redis_client.execute_command(*search, "BYRADIUS", 5000, "m", "WITHDIST", "ASC")
     total, everything = selectors.nearby_hits([reply])
     assert total == len(everything) == 34
 
     # From the shop itself (its stored position, not the centre's exact one).
-    around = ("GEOSEARCH", keys.geo_shops(food.id), "FROMMEMBER", centre.id)
+    around = ("GEOSEARCH", _geo(food.id), "FROMMEMBER", centre.id)
     from_shop = redis_client.execute_command(*around, "BYRADIUS", 5000, "m", "WITHDIST", "ASC")
     others = [hit for hit in selectors.nearby_hits([from_shop])[1] if hit[1] != centre.id]
     document = {"id": centre.id, "type_id": food.id, "x": centre.x, "y": centre.y}

@@ -42,6 +42,7 @@ class Command(BaseCommand):
         vouchers = vouchers_demo.seed_vouchers()["vouchers"]
         coupon_shop = vouchers_demo.demo_shops()[0]
         social = blogs_demo.seed_blogs(users)  # first: it writes only while no note exists
+        city_reviews = blogs_demo.seed_second_city_reviews(users)
         signins = signin_demo.seed_signins(users)
         merchant = accounts_demo.seed_merchant()
         business = merchants_demo.seed_merchant(merchant, users)
@@ -50,7 +51,10 @@ class Command(BaseCommand):
         ok = self.style.SUCCESS
         self.stdout.write(ok(f"demo users: {len(users)} ({users[0].phone}..{users[-1].phone})"))
         self.stdout.write(
-            ok(f"shop types: {types}, shops: {shops} (around People's Square, Shanghai)")
+            ok(
+                f"shop types: {types}, shops: {shops} (around People's Square, Shanghai, and "
+                f"a few in Hangzhou, with {city_reviews} new reviews and a flash sale)"
+            )
         )
         self.stdout.write(
             ok(

@@ -5,6 +5,7 @@
 // runs after Django's JavaScript catalog and the vendored QR code script, which
 // index.html loads before it as classic scripts, so their globals are there.
 
+import { renderCityChooser } from "./lib/city.js";
 import { renderAccountLink } from "./lib/session.js";
 import { watchBell } from "./pages/notifications.js";
 import { route } from "./router.js";
@@ -18,4 +19,9 @@ function keepPageOnLanguageSwitch() {
 
 watchBell();
 window.addEventListener("hashchange", route);
-window.addEventListener("DOMContentLoaded", () => { keepPageOnLanguageSwitch(); renderAccountLink(); route(); });
+window.addEventListener("DOMContentLoaded", () => {
+  keepPageOnLanguageSwitch();
+  renderAccountLink();
+  renderCityChooser(route).catch(() => null); // without the list, the default city's pages
+  route();
+});

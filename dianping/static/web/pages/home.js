@@ -1,6 +1,8 @@
-// The home page: shop types, a search box, flash sales on now and coming up, popular notes.
+// The home page: shop types, a search box, the chosen city's flash sales on now and coming
+// up, popular notes (of every city).
 
 import { get } from "../lib/api.js";
+import { inCity } from "../lib/city.js";
 import { h } from "../lib/dom.js";
 import { fmt, money, when } from "../lib/format.js";
 import { app, screen, stillHere } from "../lib/screen.js";
@@ -11,7 +13,8 @@ import { watchToggle } from "./vouchers.js";
 export async function homePage() {
   const show = screen();
   const [types, hot, seizing] = await Promise.all([
-    get("shop-types"), get("blogs/hot"), get("vouchers/activities?tab=seizing").catch(() => []),
+    get("shop-types"), get("blogs/hot"),
+    inCity({ tab: "seizing" }).then((query) => get(`vouchers/activities?${query}`)).catch(() => []),
   ]);
   const search = h("input", { id: "search", name: "q", type: "search", maxlength: "64" });
   const searchForm = h("form", { role: "search", onsubmit: (event) => {
@@ -39,7 +42,7 @@ export async function homePage() {
 async function upcomingSales() {
   const here = stillHere(); // the home page may be gone by the answer
   const [upcoming, watched] = await Promise.all([
-    get("vouchers/activities?tab=upcoming").catch(() => []),
+    inCity({ tab: "upcoming" }).then((query) => get(`vouchers/activities?${query}`)).catch(() => []),
     session.token ? get("vouchers/watched").catch(() => ({ voucher_ids: [] })) : { voucher_ids: [] },
   ]);
   if (!here() || !upcoming.length) return null;

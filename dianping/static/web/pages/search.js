@@ -2,6 +2,7 @@
 
 import { act } from "../lib/act.js";
 import { ApiError, explain, get } from "../lib/api.js";
+import { inCity } from "../lib/city.js";
 import { h, marked, message } from "../lib/dom.js";
 import { fmt } from "../lib/format.js";
 import { screen } from "../lib/screen.js";
@@ -28,7 +29,7 @@ export async function searchPage(params) {
   if (!q) { show(h("h1", {}, gettext("Search")), form); return; }
   let page = 1;
   async function load() {
-    const data = await get(`search?${new URLSearchParams({ q, kind, page })}`);
+    const data = await get(`search?${await inCity({ q, kind, page })}`);
     if (page === 1) status.textContent = fmt(ngettext("%(count)s result for “%(q)s”.", "%(count)s results for “%(q)s”.", data.count), { count: data.count, q });
     for (const hit of data.results) list.append(searchHit(kind, hit));
     page += 1;

@@ -1,8 +1,10 @@
-// Shops: the list of a type near a point (with filters and sorts), a shop's page with its
-// vouchers, neighbours and reviews, and the shop card that search and favourites show too.
+// Shops: the chosen city's list of a type near a point (with filters and sorts), a shop's
+// page with its vouchers, neighbours and reviews, and the shop card that search and
+// favourites show too.
 
 import { act } from "../lib/act.js";
 import { api, explain, get } from "../lib/api.js";
+import { currentCity, inCity } from "../lib/city.js";
 import { h, marked, message } from "../lib/dom.js";
 import { fmt } from "../lib/format.js";
 import { favouritesText, saveToggle } from "../lib/save.js";
@@ -12,8 +14,6 @@ import { claimSection } from "./claims.js";
 import { SUB_SCORES, blogCard } from "./notes.js";
 import { canReplyAt, replySection } from "./replies.js";
 import { voucherCard } from "./vouchers.js";
-
-const CITY_CENTRE = { x: 121.4737, y: 31.2304 }; // People's Square, Shanghai (demo data)
 
 // A shop's score (rating x10) as stars and a number; "no ratings yet" before the first.
 function scoreText(score) {
@@ -70,7 +70,8 @@ export async function shopsPage(params) {
   const status = h("p", { class: "muted", role: "status" },
     name ? fmt(gettext("Shops matching “%(name)s”."), { name }) : gettext("Showing shops near the city centre."));
   let page = 1;
-  let point = CITY_CENTRE;
+  const city = await currentCity();
+  let point = { x: city.x, y: city.y }; // the chosen city's centre, until the reader's location
   let filters = {};
   let openOnly = false;
   let generation = 0; // a reload (new location) makes answers of older loads stale
@@ -78,7 +79,7 @@ export async function shopsPage(params) {
   async function load(reset) {
     if (reset) { generation += 1; page = 1; list.replaceChildren(); }
     const mine = generation;
-    const query = new URLSearchParams(name ? { name } : { type_id: typeId, x: point.x, y: point.y });
+    const query = await inCity(name ? { name } : { type_id: typeId, x: point.x, y: point.y });
     for (const [key, value] of Object.entries(filters)) query.set(key, value);
     if (openOnly) query.set("open_now", "true");
     query.set("page", page);
