@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
 .DEFAULT_GOAL := help
 
-.PHONY: help run run-guard test test-cluster screenshots lint format messages setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity bench-memory bench-uploads bench-api bench-search bench-latency bench-buckets probe clean
+.PHONY: help run run-guard test test-cluster screenshots lint format messages setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity bench-memory bench-uploads bench-api bench-search bench-latency bench-buckets bench-stream probe clean
 
 help:  ## list the targets (this page; `make` alone shows it)
 	@echo "Dianping: \`make run\` serves everything on http://127.0.0.1:8000/, \`make test\` runs the suite."
@@ -25,7 +25,7 @@ setup:  ## the system packages, the virtualenv and its packages (every target be
 	@$(MAKE) --no-print-directory --silent $(STAMP)
 
 run: SETUP_FOR = run
-run: run-guard setup  ## everything set up, then web + worker + beat until Ctrl-C
+run: run-guard setup  ## everything set up, then web + notification stream + worker + beat until Ctrl-C
 	@scripts/run.sh
 
 run-guard:  # a second `make run` stops here, before it touches anything
@@ -91,6 +91,9 @@ bench-capacity: bench-setup  ## CPU per request per tier (web, Redis, MariaDB), 
 
 bench-buckets: setup  ## Redis CPU per grab on each Cluster master: one hot sale in 1 and in 3 buckets
 	@.venv/bin/python bench/buckets.py $(BENCH_ARGS)
+
+bench-stream: bench-setup  ## 1,000 open notification streams: each gets its event once; memory per stream
+	@.venv/bin/python bench/stream.py $(BENCH_ARGS)
 
 bench-memory: bench-setup  ## Redis bytes per session, inbox item, follow, sign-in month, buyer
 	@scripts/bench.sh memory.py

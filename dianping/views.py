@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -103,7 +104,8 @@ def ping_redis(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"pong": bool(get_redis().ping())})
 
 
-_pages: dict[tuple[str, str], str] = {}  # (language, time zone) -> the page, CSRF slot empty
+# (language, time zone, stream URL) -> the page, its CSRF slot empty
+_pages: dict[tuple[str, str, str], str] = {}
 _CSRF_SLOT = "\x00csrf-token\x00"
 
 
@@ -111,13 +113,33 @@ def home(request: HttpRequest) -> HttpResponse:
     """The web client's one page, rendered once per language and time zone in each
     process: between requests only its CSRF token (for the language switch) differs, put
     in as the page goes out. With DEBUG on it is rendered every time (templates change)."""
-    key = (translation.get_language(), timezone.get_current_timezone_name())
+    stream_url = settings.NOTIFICATIONS_STREAM_URL  # "": no stream, the bell polls
+    key = (translation.get_language(), timezone.get_current_timezone_name(), stream_url)
     page = _pages.get(key)
     if page is None:
-        page = render_to_string("index.html", {"csrf_token": _CSRF_SLOT})
+        page = render_to_string("index.html", {"csrf_token": _CSRF_SLOT, "stream_url": stream_url})
         if not settings.DEBUG:
             _pages[key] = page
-    return HttpResponse(page.replace(_CSRF_SLOT, get_token(request)))
+    response = HttpResponse(page.replace(_CSRF_SLOT, get_token(request)))
+    stream_origin = _stream_origin(stream_url)
+    if stream_origin:  # the page may open its stream there (GuardMiddleware keeps this one)
+        response["Content-Security-Policy"] = settings.CONTENT_SECURITY_POLICY.replace(
+            "connect-src 'self'", f"connect-src 'self' {stream_origin}"
+        )
+    return response
+
+
+def _stream_origin(stream_url: str) -> str:
+    """Where the notification stream is, when not on this origin: `:<port>/…` (this host
+    on another port, `make run`) allows that port on any host, since the page's host name
+    is the browser's to choose (decision 388); a full URL allows its origin."""
+    if stream_url.startswith(":"):
+        port = stream_url[1:].split("/", 1)[0]
+        return f"http://*:{port} https://*:{port}"
+    if "://" in stream_url:
+        parts = urlsplit(stream_url)
+        return f"{parts.scheme}://{parts.netloc}"
+    return ""
 
 
 def _is_api(request: HttpRequest) -> bool:

@@ -9,3 +9,6 @@ from enum import StrEnum
 class Code(StrEnum):
     NOT_A_SALE = "not_a_sale"  # 409: only flash sales start; a normal voucher has no start
     SALE_STARTED = "sale_started"  # 409: a sale on, over or voided has nothing to wait for
+    # 421: the notification stream is served by the stream process (docs/operations.md
+    # "Notification stream"), and this request reached the WSGI app instead.
+    STREAM_ELSEWHERE = "stream_elsewhere"

@@ -4,6 +4,7 @@ notifications.unread)."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db.models import QuerySet
 
 from dianping.prepared import PreparedRead
@@ -65,6 +66,20 @@ def inbox_rows(*, recipient_id: int, last_id: int | None) -> tuple[list[tuple], 
     else:
         rows = _LATER_PAGE.rows(recipient_id=recipient_id, last_id=last_id)
     return rows, (rows[-1][0] if len(rows) == PAGE else None)
+
+
+def inbox_since(*, recipient_id: int, after: int) -> list[tuple]:
+    """The recipient's notifications newer than id `after`, newest first, as tuples of
+    INBOX_VALUES: what a notification stream has not sent yet (notifications.stream). At
+    most NOTIFICATIONS_MAX, which no inbox holds more of."""
+    mine = Notification.objects.filter(recipient_id=recipient_id, id__gt=after)
+    return list(mine.order_by("-id").values_list(*INBOX_VALUES)[: settings.NOTIFICATIONS_MAX])
+
+
+def newest_id(*, recipient_id: int) -> int:
+    """The id of the recipient's newest notification, read or not (0 for none)."""
+    mine = Notification.objects.filter(recipient_id=recipient_id).order_by("-id")
+    return mine.values_list("id", flat=True).first() or 0
 
 
 def unread_count(*, recipient_id: int) -> int:

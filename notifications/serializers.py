@@ -80,6 +80,30 @@ class UnreadSerializer(serializers.Serializer):
     unread = serializers.IntegerField()
 
 
+class StreamTicketSerializer(serializers.Serializer):
+    ticket = serializers.CharField(
+        help_text="Opens one notification stream: pass it as `ticket`; spent by that stream."
+    )
+    url = serializers.CharField(
+        help_text="Where to open the stream: a path on this origin, `:<port>/<path>` for "
+        "this host on another port, or a full URL."
+    )
+    expires_in = serializers.IntegerField(help_text="Seconds the ticket lives unspent.")
+
+
+class StreamQuerySerializer(serializers.Serializer):
+    ticket = fields.CharField(
+        required=False, max_length=100,
+        help_text="A ticket from POST /api/notifications/stream-ticket (EventSource cannot "
+        "send the Authorization header).",
+    )  # fmt: skip
+    last_event_id = fields.IdTextField(
+        required=False,
+        help_text="Resume after this event id (the `Last-Event-ID` header does the same, "
+        "and wins): for a client that opens a new stream itself.",
+    )
+
+
 class MarkReadSerializer(serializers.Serializer):
     """One of `ids` (the caller's; others' are ignored) and `"all": true`."""
 

@@ -9,7 +9,8 @@ Every committed change to a recipient's unread rows evicts: the services after t
 inserts and updates, the model's post_save and post_delete (notifications.receivers) after
 any row saved or deleted by whatever path, a cascade from a note, a comment, a user or a
 voucher and the admin included. The TTL is only a backstop for an eviction that failed
-(Redis unreachable just after a commit)."""
+(Redis unreachable just after a commit). The eviction also pokes the recipient's open
+notification streams (notifications.live)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from dianping.redis import keys
 from dianping.redis.cache import store_unless_evicted
 from dianping.redis.client import get_redis
 
+from . import live
 from .selectors import unread_count
 
 TTL = 30 * 60  # seconds
@@ -58,7 +60,8 @@ def unread_changed(recipient_ids: Iterable[int], *, using: str | None = None) ->
 
 def unread_evict(recipient_ids: Iterable[int]) -> None:
     """Drop the cached counts, each version bumped first, so a count loaded before the
-    change is never stored after it. One round trip."""
+    change is never stored after it; then poke the recipients' open streams
+    (notifications.live). One round trip."""
     pipe = get_redis().pipeline(transaction=False)
     for recipient_id in set(recipient_ids):
         key = keys.unread_count(recipient_id)
@@ -66,5 +69,6 @@ def unread_evict(recipient_ids: Iterable[int]) -> None:
         pipe.incr(version)
         pipe.expire(version, _VERSION_TTL)
         pipe.delete(key)
+        live.queue_poke(pipe, recipient_id)
     if len(pipe):
         pipe.execute()

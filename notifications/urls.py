@@ -1,6 +1,13 @@
 from django.urls import path
 
-from .views import NotificationViewSet, SaleWatchViewSet, inbox_view, unread_count_view
+from .views import (
+    NotificationViewSet,
+    SaleWatchViewSet,
+    StreamTicketViewSet,
+    StreamViewSet,
+    inbox_view,
+    unread_count_view,
+)
 
 # The bell's reads (every signed-in client polls the unread count): dianping/urls.py lists
 # these routes at its top level (no include to descend into), right after the shop pages.
@@ -14,6 +21,17 @@ urlpatterns = [
         "notifications/read",
         NotificationViewSet.as_view({"post": "mark_read"}),
         name="notifications-read",
+    ),
+    path(
+        "notifications/stream-ticket",
+        StreamTicketViewSet.as_view({"post": "create"}),
+        name="notifications-stream-ticket",
+    ),
+    # Served by the stream process (scripts/stream.sh); here for the schema, and to say so.
+    path(
+        "notifications/stream",
+        StreamViewSet.as_view({"get": "retrieve"}),
+        name="notifications-stream",
     ),
     path("vouchers/watched", SaleWatchViewSet.as_view({"get": "list"}), name="vouchers-watched"),
     path(

@@ -9,8 +9,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
-from drf_spectacular.utils import extend_schema
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import viewsets
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -25,13 +28,16 @@ from dianping.api.schema import api_errors
 from dianping.api.scroll import ScrollQuerySerializer, scroll_page, scrolled
 from dianping.api.throttles import WriteLimited
 from dianping.api.times import time_writer
-from dianping.errors import NotAuthenticated
+from dianping.errors import DomainError, NotAuthenticated
 
-from . import selectors, services, unread, watches
+from . import selectors, services, tickets, unread, watches
+from .errors import Code
 from .serializers import (
     EXCERPT,
     MarkReadSerializer,
     NotificationSerializer,
+    StreamQuerySerializer,
+    StreamTicketSerializer,
     UnreadSerializer,
     WatchedSerializer,
     WatchingSerializer,
@@ -68,6 +74,66 @@ class NotificationViewSet(WriteLimited, viewsets.ViewSet):
             recipient_id=authenticated_id(request), ids=None if data.get("all") else data["ids"]
         )
         return Response({"unread": selectors.unread_count(recipient_id=authenticated_id(request))})
+
+
+class StreamTicketViewSet(WriteLimited, viewsets.ViewSet):
+    permission_classes = [IsAuthenticated]
+    write_limits = {"create": "stream_ticket_user"}
+
+    @extend_schema(request=None, responses={201: StreamTicketSerializer})
+    def create(self, request: Request) -> Response:
+        """A ticket that opens my notification stream once, within `expires_in` seconds:
+        `GET <url>?ticket=<ticket>` (an EventSource cannot send the Authorization header,
+        and a login token in a URL would land in access logs)."""
+        ticket = tickets.ticket_issue(str(request.auth))
+        return Response(
+            {"ticket": ticket, "url": settings.NOTIFICATIONS_STREAM_URL,
+             "expires_in": tickets.TICKET_TTL},
+            status=201,
+        )  # fmt: skip
+
+
+class StreamElsewhere(DomainError):
+    status_code = 421
+    default_code = Code.STREAM_ELSEWHERE
+    default_detail = _(
+        "The notification stream is served by the stream process; route this path to it."
+    )
+
+
+class StreamViewSet(viewsets.ViewSet):
+    """The stream's operation in the schema. Served by the stream process (notifications.
+    stream); a request that reaches the WSGI app instead was routed wrong."""
+
+    permission_classes: list = []
+
+    @extend_schema(
+        parameters=[
+            StreamQuerySerializer,
+            OpenApiParameter(
+                "Last-Event-ID", str, OpenApiParameter.HEADER,
+                description="The last event's `id`, sent by a browser that reconnects.",
+            ),
+        ],
+        responses={
+            (200, "text/event-stream"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description="Server-sent events, each with `id:` (the newest notification "
+                "id accounted for): `unread` (`{\"unread\": n}`) at the start and on every "
+                "change, `notification` (an item as in GET /api/notifications) for each new "
+                "one, and a `: keep-alive` comment on a quiet stream.",
+            ),
+        },
+    )  # fmt: skip
+    @api_errors(401, 421)
+    def retrieve(self, request: Request) -> Response:
+        """My unread count and new notifications as they happen (server-sent events), with
+        my token (`Authorization: Bearer`) or a `ticket`. Served by the stream process: 421
+        `stream_elsewhere` means this server was reached instead."""
+        query = query_params(request, StreamQuerySerializer)
+        if "ticket" not in query and not request.user.is_authenticated:
+            raise NotAuthenticated()
+        raise StreamElsewhere()
 
 
 class SaleWatchViewSet(WriteLimited, viewsets.ViewSet):
@@ -115,11 +181,12 @@ def inbox_view(request: HttpRequest) -> HttpResponse:
     last_id = query_params(request, ScrollQuerySerializer).get("last_id")
     rows, next_last_id = selectors.inbox_rows(recipient_id=viewer["id"], last_id=last_id)
     time = time_writer()
-    return json_response(scroll_page([_item(row, time) for row in rows], next_last_id))
+    return json_response(scroll_page([inbox_item(row, time) for row in rows], next_last_id))
 
 
-def _item(row: tuple, time: Callable[[datetime | None], str | None]) -> dict[str, Any]:
-    """One row of `selectors.INBOX_VALUES` as NotificationSerializer represents it."""
+def inbox_item(row: tuple, time: Callable[[datetime | None], str | None]) -> dict[str, Any]:
+    """One row of `selectors.INBOX_VALUES` as NotificationSerializer represents it (the
+    inbox page's items, and the notification stream's)."""
     (id_, kind, order_id, count, reason, read_at, created_at, actor_id, actor_nick, actor_icon,
      blog_id, blog_title, comment_id, comment_content, voucher_id, voucher_title,
      voucher_begin, shop_id, shop_name) = row  # fmt: skip

@@ -3,7 +3,8 @@
 # alone runs granian, a Celery worker and Celery beat under the production settings, and
 # the product's main flows work end to end over HTTP: log in by SMS code, a shop's
 # detail, the flash sale with its order persisted by the worker's drain, a like, a follow
-# and the feed, a sign-in, and UV/PV for staff.
+# and the feed, a notification pushed down the notification stream (its own ASGI
+# process), a sign-in, and UV/PV for staff.
 #   scripts/prod-smoke.sh                 on a Redis of its own (port $SMOKE_REDIS_PORT)
 #   SMOKE_CLUSTER=1 scripts/prod-smoke.sh on the local Redis Cluster (scripts/redis-cluster.sh),
 #                                         that single Redis then being Celery's broker
@@ -15,9 +16,12 @@ dir="$PWD/var/smoke"
 venv="$dir/venv"
 redis_port="${SMOKE_REDIS_PORT:-6393}"
 web_port="${SMOKE_WEB_PORT:-8093}"
+stream_port="${SMOKE_STREAM_PORT:-8094}"
 pids=()
+stream_reader=""
 
 cleanup() {
+  if [ -n "$stream_reader" ]; then kill "$stream_reader" 2>/dev/null || true; fi
   for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   redis-cli -p "$redis_port" shutdown nosave >/dev/null 2>&1 || true
@@ -57,10 +61,11 @@ $py manage.py load_shop_geo >/dev/null 2>&1
 $py manage.py preload_stock >/dev/null
 $py manage.py reconcile_seckill --fix >/dev/null  # flash-sale shards verified (vouchers/sale/heal.py)
 
-echo "==> granian, a worker and beat"
+echo "==> granian, the notification stream's granian, a worker and beat"
 start() { setsid "$@" >>"$dir/processes.log" 2>&1 & pids+=($!); }
 start env GRANIAN="$venv/bin/granian" WEB_WORKERS=1 WEB_THREADS=2 HOST=127.0.0.1 \
   PORT="$web_port" scripts/web.sh
+start env GRANIAN="$venv/bin/granian" HOST=127.0.0.1 STREAM_PORT="$stream_port" scripts/stream.sh
 start "$venv/bin/celery" -A dianping worker --loglevel WARNING --concurrency 2
 start "$venv/bin/celery" -A dianping beat --loglevel WARNING --schedule "$dir/beat-schedule"
 
@@ -110,6 +115,26 @@ for _ in $(seq 60); do  # the follow's backfill runs after its commit
   sleep 0.5
 done
 [ "$items" -gt 0 ] || fail "the feed is empty after a follow"
+
+echo "==> the notification stream: a new follower, pushed as it happens"
+stream_url="http://127.0.0.1:$stream_port/api/notifications/stream"
+for _ in $(seq 150); do  # the stream's process answers (401 without a token) once it is up
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "$stream_url")" = 401 ] && break
+  sleep 0.2
+done
+curl -sN --max-time 90 -H "Authorization: Bearer $token" "$stream_url" >"$dir/stream.txt" 2>&1 &
+stream_reader=$!
+for _ in $(seq 150); do grep -q '^event: unread' "$dir/stream.txt" && break; sleep 0.2; done
+grep -q '^event: unread' "$dir/stream.txt" || fail "the stream sent no unread count"
+follower=$($py manage.py issue_tokens --count 1)
+[ "$(curl -fsS -X PUT "$api/follows/$me" -H "Authorization: Bearer $follower" | json 'data["following"]')" = True ] \
+  || fail "a follow of the smoke user"
+for _ in $(seq 150); do  # the worker's task writes it, its commit pokes the stream
+  grep -q '"kind":"followed"' "$dir/stream.txt" && break
+  sleep 0.2
+done
+kill "$stream_reader" 2>/dev/null || true
+grep -q '"kind":"followed"' "$dir/stream.txt" || fail "the follow was not pushed down the stream"
 
 echo "==> a sign-in, and UV for staff"
 [ "$(call -X POST "$api/sign" | json 'data["signed"]')" = True ] || fail "sign-in"

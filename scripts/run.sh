@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `make run`: prepare everything, then run web + Celery worker + Celery beat until
-# Ctrl-C, SIGTERM or SIGHUP (or until one of them dies), and stop everything it started,
-# its Redis included.
+# `make run`: prepare everything, then run web + the notification stream + Celery worker
+# + Celery beat until Ctrl-C, SIGTERM or SIGHUP (or until one of them dies), and stop
+# everything it started, its Redis included.
 #   scripts/run.sh            the whole thing
 #   scripts/run.sh --check    only say whether another `make run` holds the checkout
 #                             (exit 1 if so): make calls it before setting anything up
@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 HOST="${HOST:-127.0.0.1}"
 PORT="${PORT:-8000}"
+STREAM_PORT="${STREAM_PORT:-$((PORT + 1))}"  # the notification stream's own server
 export DJANGO_SETTINGS_MODULE="${DJANGO_SETTINGS_MODULE:-dianping.settings.dev}"
 LOCK=var/run.lock
 
@@ -29,6 +30,10 @@ if [ "${1:-}" = --check ]; then
 fi
 if (exec 3<>"/dev/tcp/$HOST/$PORT") 2>/dev/null; then
   echo "error: something already listens on $HOST:$PORT; set PORT=… to use another port." >&2
+  exit 1
+fi
+if (exec 3<>"/dev/tcp/$HOST/$STREAM_PORT") 2>/dev/null; then
+  echo "error: something already listens on $HOST:$STREAM_PORT; set STREAM_PORT=… to use another port." >&2
   exit 1
 fi
 
@@ -140,7 +145,11 @@ start() {
   setsid "$@" > >(sed -u "s/^/[$name] /") 2>&1 9>&- &  # the lock is ours alone
   pids+=($!)
 }
+# The page opens its notification stream on this host at STREAM_PORT (decision 388): the
+# stream's ASGI server, not runserver, whose threads would each hold a stream.
+export NOTIFICATIONS_STREAM_URL=":$STREAM_PORT/api/notifications/stream"
 start web $PY manage.py runserver "$HOST:$PORT"
+start stream env HOST="$HOST" STREAM_PORT="$STREAM_PORT" scripts/stream.sh --log-level warning
 start worker .venv/bin/celery --quiet -A dianping worker --loglevel WARNING --concurrency 2
 start beat .venv/bin/celery --quiet -A dianping beat --loglevel WARNING --schedule var/celerybeat-schedule
 
@@ -148,6 +157,7 @@ cat <<MSG
 
   Dianping is running:
     web client    http://$HOST:$PORT/
+    notifications http://$HOST:$STREAM_PORT/api/notifications/stream   (server-sent events; README)
     API docs      http://$HOST:$PORT/api/docs/
     admin         http://$HOST:$PORT/admin/   (credentials printed above)
     health        http://$HOST:$PORT/api/health

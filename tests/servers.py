@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import urllib.error
@@ -55,6 +56,32 @@ def start_web(
     url = f"http://127.0.0.1:{port}"
     wait_until(lambda: answers(f"{url}/api/ping"), timeout=90, interval=0.1)
     return process, url
+
+
+def start_stream(env: dict[str, str], log: Path | None = None) -> tuple[subprocess.Popen, int]:
+    """The notification stream's server as documented (scripts/stream.sh), once it answers
+    (401 to a caller without a token); its port."""
+    forget_database_identity(env)
+    port = free_port()
+    output = log.open("ab") if log else subprocess.DEVNULL
+    process = subprocess.Popen(
+        [str(ROOT / "scripts" / "stream.sh")],
+        cwd=ROOT, start_new_session=True, stdout=output, stderr=subprocess.STDOUT,
+        env={**env, "HOST": "127.0.0.1", "STREAM_PORT": str(port),
+             "GRANIAN": str(Path(sys.executable).parent / "granian")},
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}/api/notifications/stream"
+    wait_until(lambda: call(url)[0] == 401 if answers_at(port) else False, timeout=90, interval=0.1)
+    return process, port
+
+
+def answers_at(port: int) -> bool:
+    """Whether anything accepts connections on the port."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except OSError:
+        return False
+    return True
 
 
 def answers(url: str) -> bool:

@@ -259,6 +259,8 @@ REST_FRAMEWORK = {
         "notification_read_user": env.str("THROTTLE_NOTIFICATION_READ_USER", default="60/minute"),
         "watch_user": env.str("THROTTLE_WATCH_USER", default="30/minute"),
         "favourite_user": env.str("THROTTLE_FAVOURITE_USER", default="60/minute"),
+        # A client asks for one each time it (re)opens its notification stream.
+        "stream_ticket_user": env.str("THROTTLE_STREAM_TICKET_USER", default="30/minute"),
         # Merchants: shop claims (an operator reads each), an owner's staff and profile
         # changes, and offers.
         "shop_claim_user": env.str("THROTTLE_SHOP_CLAIM_USER", default="10/hour"),
@@ -345,6 +347,7 @@ METRICS_COLLECTORS = [
     "dianping.metrics.health_metrics",
     "dianping.metrics.periodic_task_metrics",
     "vouchers.metrics.sale_metrics",
+    "notifications.metrics.stream_metrics",
 ]
 # Periodic tasks (beat entries) whose last success /metrics reports: each records it at
 # the end of a run (dianping.tasks.task_succeeded), and an alert watches its age.
@@ -563,6 +566,17 @@ NOTIFICATIONS_BATCH = 500  # rows a beat job's query takes at a time
 # Comments one user's comments tell another user at most in an hour (decision 287); past
 # it they still post but tell nothing. 0: no cap.
 NOTIFICATIONS_COMMENTS_PER_HOUR = env.int("NOTIFICATIONS_COMMENTS_PER_HOUR", default=20)
+# The stream of the unread count and new notifications (notifications/stream.py), served
+# by an ASGI process of its own (scripts/stream.sh; docs/operations.md "Notification
+# stream"). Where clients open it, as a stream ticket's answer tells them: a path on this
+# origin (a reverse proxy routes it to the stream process), `:<port>/<path>` for the
+# page's own host on another port (`make run`), or a full URL.
+NOTIFICATIONS_STREAM_URL = env.str("NOTIFICATIONS_STREAM_URL", default="/api/notifications/stream")
+# Seconds between keep-alive comments on a quiet stream (proxies drop idle connections,
+# often after 60 s); a stream's token is checked, and refreshed, as often.
+NOTIFICATIONS_STREAM_HEARTBEAT = env.float("NOTIFICATIONS_STREAM_HEARTBEAT", default=15.0)
+# Threads of a stream process that read the database, each for one query at a time.
+NOTIFICATIONS_STREAM_DB_THREADS = env.int("NOTIFICATIONS_STREAM_DB_THREADS", default=4)
 CELERY_BEAT_SCHEDULE.update(
     {
         "remind-expiring-coupons": {

@@ -47,6 +47,9 @@ SECKILL_ACTIVITIES_MAX_AGE = 0.0
 # The test Redis writes its AOF every second (fsync on every write would slow the suite);
 # the modes' own tests set theirs.
 SECKILL_DURABILITY = "none"
+# No notification stream: the browser tests' live server is the WSGI app alone, and the
+# bell polls; the tests of the stream start its process (or call it) themselves.
+NOTIFICATIONS_STREAM_URL = ""
 
 if DATABASES["default"]["NAME"] == str(VAR_DIR / "db.sqlite3"):  # noqa: F405
     # Never `make run`'s database, not even from a process started outside pytest's switch.

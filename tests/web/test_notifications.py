@@ -1,13 +1,23 @@
 """The bell in a real browser: B likes A's note; A sees the badge and the notification,
-follows it to the note, and marks everything read."""
+follows it to the note, and marks everything read. With the notification stream's process
+running (scripts/stream.sh), the bell and the open inbox change as it happens, with no
+reload and no navigation."""
 
 from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.factories import BlogFactory, UserFactory
+from tests.helpers import client_for
+from tests.servers import production_env, start_stream
 from tests.web.conftest import log_in, screenshot
+from tests.workers import current_database_url
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -105,3 +115,37 @@ def test_a_merchant_reads_the_decisions_and_the_sales_of_their_shop(page: Page) 
     items.nth(1).get_by_role("link").click()
     expect(page.get_by_role("heading", name="My shops")).to_be_visible()
     expect(page.get_by_label("Shop")).to_have_value(str(shop.id))
+
+
+@pytest.fixture
+def stream_server(tmp_path: Path, settings) -> Iterator[int]:
+    """The stream's own process on the test database and Redis, named to the page as
+    `make run` names it: this host, its own port."""
+    env = production_env(current_database_url(), tmp_path)
+    process, port = start_stream(env, tmp_path / "stream.log")
+    settings.NOTIFICATIONS_STREAM_URL = f":{port}/api/notifications/stream"
+    yield port
+    os.killpg(process.pid, signal.SIGTERM)
+    process.wait(timeout=60)
+
+
+def test_the_bell_and_the_open_inbox_change_as_a_like_comes_in(stream_server, page: Page) -> None:
+    # The stream's server goes after the page (fixtures end in reverse): cut off first, the
+    # page would log the broken response.
+    author = UserFactory(phone="13900000024", nick_name="小杨")
+    note = BlogFactory(user=author, title="锅贴探店")
+    liker = UserFactory(nick_name="阿明")
+    log_in(page, "13900000024")
+    page.locator("#bell").click()
+    expect(page.get_by_text("暂无通知。")).to_be_visible()
+    expect(page.locator("#bell-count")).to_be_hidden()
+    page.evaluate("window.sameDocument = true")  # gone if the page were loaded again
+
+    assert client_for(liker).post(f"/api/blogs/{note.id}/like").status_code == 200
+
+    expect(page.locator("#bell-count")).to_have_text("1")
+    item = page.locator(".notification", has_text="锅贴探店")
+    expect(item).to_contain_text("阿明 赞了你的笔记")
+    expect(item).to_have_class("card notification unread")
+    assert page.evaluate("window.sameDocument") is True
+    assert page.evaluate("location.hash") == "#/notifications"

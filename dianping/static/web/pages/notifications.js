@@ -59,11 +59,34 @@ function notificationLink(n) {
 }
 
 function notificationCard(n) {
-  return h("div", { class: n.read ? "card notification" : "card notification unread" },
+  const card = h("div", { class: n.read ? "card notification" : "card notification unread" },
     h("a", { href: notificationLink(n) }, notificationText(n)),
     // An operator's reason for turning a claim, an offer or a profile change down.
     n.reason ? h("p", { class: "reason" }, fmt(gettext("Reason: %(reason)s"), { reason: n.reason })) : null,
     h("p", { class: "muted" }, when(n.created_at), n.read ? "" : ` · ${gettext("new")}`));
+  card.dataset.id = n.id;
+  if (n.kind === "commented" && n.blog) card.dataset.fold = `commented:${n.blog.id}`;
+  return card;
+}
+
+// What the stream pushes while the page is open: a new item goes on top (once: the page's
+// own load may hold it already), and takes the place of the unread item of the same
+// note's comments it folded in (decision 285); a count of 0 means all were read.
+function followStream(list, empty) {
+  const stop = onStream({
+    notification(n) {
+      if (!list.isConnected && !empty.isConnected) { stop(); return; }
+      if (list.querySelector(`[data-id="${n.id}"]`)) return;
+      const card = notificationCard(n);
+      if (card.dataset.fold) list.querySelectorAll(`.unread[data-fold="${card.dataset.fold}"]`).forEach((old) => old.remove());
+      list.prepend(card);
+      if (empty.isConnected) empty.replaceWith(list);
+    },
+    unread(count) {
+      if (!list.isConnected) return;
+      if (count === 0) list.querySelectorAll(".unread").forEach((card) => card.classList.remove("unread"));
+    },
+  });
 }
 
 export async function notificationsPage() {
@@ -88,12 +111,16 @@ export async function notificationsPage() {
     more.hidden = !lastId;
     return false;
   }));
+  const empty = h("p", { class: "muted" }, gettext("Nothing yet."));
   show(h("h1", {}, gettext("Notifications")), h("div", { class: "row" }, markAll), status,
-    page.results.length ? list : h("p", { class: "muted" }, gettext("Nothing yet.")), more);
+    page.results.length ? list : empty, more);
+  followStream(list, empty);
 }
 
-// The bell: its badge counts unread notifications, asked on every navigation and every
-// 30 s while the page is visible (a hidden tab asks nothing).
+// The bell: its badge counts unread notifications. While the notification stream is open
+// (below) the stream keeps it, and the notifications page, up to date; without it (no
+// stream configured, or it failed) the count is asked on every navigation and every 30 s
+// while the page is visible (a hidden tab asks nothing).
 function showUnread(count) {
   const badge = document.getElementById("bell-count");
   badge.textContent = count > 99 ? "99+" : String(count);
@@ -105,12 +132,88 @@ function showUnread(count) {
 export async function refreshBell() {
   const bell = document.getElementById("bell");
   bell.hidden = !session.token;
-  if (!session.token) return;
+  if (!session.token) { closeStream(); lastEventId = ""; return; } // logged out
+  if (live) return; // the stream keeps the count
+  openStream();
   const result = await get("notifications/unread-count").catch(() => null);
   if (result) showUnread(result.unread);
 }
 
 export function watchBell() {
-  setInterval(() => { if (document.visibilityState === "visible") refreshBell(); }, 30000);
+  setInterval(() => { if (document.visibilityState === "visible" && !live) refreshBell(); }, 30000);
   document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") refreshBell(); });
+}
+
+// The notification stream (server-sent events; docs/operations.md "Notification stream"):
+// one EventSource per tab, opened with a ticket (an EventSource cannot send the token) at
+// the URL the page names, `:<port>/<path>` meaning this host on another port. A stream
+// that fails or ends is closed and opened again with a new ticket, after 1 s, 2 s, 4 s, …
+// up to a minute, resuming after the last event it got; the count is polled meanwhile.
+const STREAM_URL = document.body.dataset.streamUrl || "";
+let source = null; // the EventSource, while one is open or opening
+let live = false; // whether it has answered since it opened
+let lastEventId = "";
+let retryDelay = 1000;
+let retryTimer = null;
+const subscribers = new Set();
+
+function onStream(handlers) {
+  subscribers.add(handlers);
+  return () => subscribers.delete(handlers);
+}
+
+function streamUrl(path) {
+  if (path.startsWith(":")) return `${location.protocol}//${location.hostname}${path}`;
+  return new URL(path, location.href).href;
+}
+
+async function openStream() {
+  if (!STREAM_URL || source || retryTimer || !session.token) return;
+  source = "opening";
+  let ticket;
+  try {
+    ticket = await api("POST", "notifications/stream-ticket");
+  } catch {
+    source = null;
+    if (session.token) retryLater();
+    return;
+  }
+  if (source !== "opening" || !session.token) return; // closed meanwhile (a logout)
+  const url = new URL(streamUrl(ticket.url || STREAM_URL));
+  url.searchParams.set("ticket", ticket.ticket);
+  if (lastEventId) url.searchParams.set("last_event_id", lastEventId);
+  const opened = new EventSource(url.href);
+  source = opened;
+  opened.addEventListener("unread", (event) => {
+    lastEventId = event.lastEventId || lastEventId;
+    live = true;
+    retryDelay = 1000;
+    const count = JSON.parse(event.data).unread;
+    showUnread(count);
+    subscribers.forEach((handlers) => handlers.unread(count));
+  });
+  opened.addEventListener("notification", (event) => {
+    lastEventId = event.lastEventId || lastEventId;
+    const item = JSON.parse(event.data);
+    subscribers.forEach((handlers) => handlers.notification(item));
+  });
+  opened.addEventListener("error", () => {
+    if (source !== opened) return;
+    closeStream();
+    if (session.token) retryLater();
+  });
+}
+
+function retryLater() {
+  live = false;
+  const delay = retryDelay * (0.75 + Math.random() / 2); // tabs apart, not in step
+  retryDelay = Math.min(retryDelay * 2, 60000);
+  retryTimer = setTimeout(() => { retryTimer = null; openStream(); }, delay);
+  refreshBell(); // polled while the stream is away
+}
+
+function closeStream() {
+  if (source && source !== "opening") source.close();
+  source = null;
+  live = false;
 }
