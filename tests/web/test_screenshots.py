@@ -146,5 +146,17 @@ def test_the_readme_screenshots_show_the_demo(page: Page, browser: Browser, live
         expect(merchant_page.locator('[data-number="sales"] .stat')).not_to_have_text("0")
         expect(merchant_page.locator(".awaiting li").first).to_be_visible()
         screenshot(merchant_page, "merchant-dashboard", readme=True)
+
+        # Its offers in every state (a draft, one waiting, one sent back with the reason,
+        # the published sale), and the hours editor of the branch open past midnight.
+        merchant_page.goto(f"/#/merchant?shop={shop.id}&tab=offers")
+        offers = merchant_page.get_by_role("region", name="优惠活动")
+        expect(offers.get_by_text("已退回", exact=False).first).to_be_visible()
+        expect(offers.get_by_text("草稿", exact=False).first).to_be_visible()
+        screenshot(merchant_page, "merchant-offers", readme=True)
+        late = merchant_shops()[2]
+        merchant_page.goto(f"/#/merchant?shop={late.id}&tab=profile")
+        expect(merchant_page.get_by_text("次日").first).to_be_visible()
+        screenshot(merchant_page, "merchant-hours", readme=True)
     finally:
         merchant.close()
