@@ -169,6 +169,10 @@ def endpoints(
             [f"/api/merchant/shops/{i}/dashboard" for i in owned], OWNERS),
         "my favourites `/api/favourites?kind=shop` (signed in)": (
             ["/api/favourites?kind=shop"], True),
+        "rankings `/api/rankings` (by type, by district; signed in)": (
+            [f"/api/rankings?type_id={t}" for t in types]
+            + ["/api/rankings?" + urlencode({"area": a}) for a in ("静安寺", "人民广场", "新天地")],
+            True),
         **{
             f"search {kind} `/api/search?kind={kind}`": (
                 ["/api/search?" + urlencode({"q": q, "kind": kind}) for q in words], False)

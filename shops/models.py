@@ -142,6 +142,10 @@ class Shop(models.Model):
     )
     service_sum = models.PositiveIntegerField(_("service: stars in all"), default=0, db_default=0)
     service_count = models.PositiveIntegerField(_("service: ratings"), default=0, db_default=0)
+    # The shop's best place on this week's rankings ({"rank", "list", "type_id", "area"}),
+    # written by the rankings' computation (rankings.services), which then evicts the
+    # shop's cached document: the badge costs a reader nothing (decision 413).
+    rank = models.JSONField(_("ranking badge"), null=True, blank=True, editable=False)
     open_hours = models.CharField(
         _("opening hours"), max_length=64, blank=True, help_text=_('e.g. "10:00-22:00".')
     )

@@ -142,6 +142,19 @@ class SubScoreCountsSerializer(serializers.Serializer):
     service = serializers.IntegerField(min_value=0)
 
 
+class RankBadgeSerializer(serializers.Serializer):
+    """A shop's badge: its best rank among this week's lists of its city (docs/rankings.md)."""
+
+    rank = serializers.IntegerField(help_text="1 is the best.")
+    list = serializers.CharField(help_text='The list\'s name: its district or its type ("静安寺").')
+    type_id = serializers.IntegerField(
+        allow_null=True, help_text="The type of a list by type; null for a district's."
+    )
+    area = serializers.CharField(
+        allow_null=True, help_text="The district of a district's list; null for a type's."
+    )
+
+
 class ShopDocumentSerializer(serializers.ModelSerializer):
     """A shop as the caches hold it (shop_cache): everything but `open_now`, which changes
     with the clock and is added to each answer (ShopSerializer, selectors.with_open_now).
@@ -160,6 +173,12 @@ class ShopDocumentSerializer(serializers.ModelSerializer):
         'common day\'s ranges, as "10:00-14:00, 17:00-02:00") when the shop has them.',
     )
     hours = HoursField(read_only=True)
+    rank = RankBadgeSerializer(
+        read_only=True,
+        allow_null=True,
+        help_text="Its best place on this week's rankings (GET /api/rankings); null when "
+        "it is on none.",
+    )
     phone = serializers.CharField(
         read_only=True,
         help_text="The shop's phone number as customers dial it (its owner keeps it); empty "
@@ -171,7 +190,8 @@ class ShopDocumentSerializer(serializers.ModelSerializer):
         fields = [
             "id", "name", "type_id", "city_id", "images", "area", "address", "x", "y",
             "avg_price", "phone", "sold", "comments", "score", "ratings", "sub_scores",
-            "sub_score_counts", "open_hours", "created_at", "updated_at", "favourites", "hours",
+            "sub_score_counts", "open_hours", "created_at", "updated_at", "favourites", "rank",
+            "hours",
         ]  # fmt: skip
         read_only_fields = fields
 

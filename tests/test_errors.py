@@ -16,7 +16,17 @@ from dianping.api.parsers import MAX_DEPTH
 from dianping.views import bad_request
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ["dianping", "accounts", "shops", "vouchers", "blogs", "follows", "signin", "merchants"]
+APPS = [
+    "dianping",
+    "accounts",
+    "shops",
+    "vouchers",
+    "blogs",
+    "follows",
+    "signin",
+    "merchants",
+    "rankings",
+]
 NOT_FOUND = {"detail": "Not found.", "code": "not_found"}  # asked for in English
 
 

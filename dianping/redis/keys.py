@@ -139,6 +139,18 @@ def geo_shops_per_type_pattern() -> str:
     return "geo:shop-type:{*}"
 
 
+def rankings(city_id: int) -> str:
+    """Hash of a city's weekly rankings (rankings.services): field `meta` and one field per
+    list (`type:<id>`, `area:<district>`), each a whole JSON answer; replaced at once by a
+    RENAME of `rankings_next`, which shares its tag."""
+    return f"rank:{{c{city_id}}}"
+
+
+def rankings_next(city_id: int) -> str:
+    """The city's rankings being written, renamed onto `rankings` when complete."""
+    return f"rank:{{c{city_id}}}:next"
+
+
 def sold_changed() -> str:
     """Set of voucher ids whose paid coupons changed since their shops' `sold` was last
     counted (vouchers.coupons.sold)."""

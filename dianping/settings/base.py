@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "merchants",
     "notifications",
     "favourites",
+    "rankings",
     "search",
     "traffic",
 ]
@@ -432,6 +433,29 @@ VISITS_FLUSH_INTERVAL = env.float("VISITS_FLUSH_INTERVAL", default=0.5)  # secon
 # beyond, the address counts once (a script sending new ids cannot inflate UV). A NAT
 # with more anonymous visitors than this counts as this many plus one.
 ANON_VISITORS_PER_ADDRESS = env.int("ANON_VISITORS_PER_ADDRESS", default=100)
+
+# --- Rankings (rankings/, docs/rankings.md) ----------------------------------------------
+# A shop is ranked with at least this many reviewers (one per user); the Bayesian prior's
+# weight (ratings worth of the city's mean); the popularity terms' weights and windows;
+# how many shops a list keeps.
+RANKING_MIN_REVIEWS = env.int("RANKING_MIN_REVIEWS", default=3)
+RANKING_PRIOR_WEIGHT = env.float("RANKING_PRIOR_WEIGHT", default=10.0)
+RANKING_REVIEW_WEIGHT = 0.2
+RANKING_FAVOURITE_WEIGHT = 0.15
+RANKING_VIEW_WEIGHT = 0.1
+RANKING_FAVOURITE_DAYS = 30
+RANKING_VIEW_DAYS = 7
+RANKING_TOP = env.int("RANKING_TOP", default=50)
+CELERY_BEAT_SCHEDULE.update(
+    {
+        # Hourly, computing only a city whose lists are not of this week yet (decision 411).
+        "compute-rankings": {
+            "task": "rankings.tasks.compute_rankings",
+            "schedule": 60 * 60.0,
+            "options": {"expires": 55 * 60},
+        }
+    }
+)
 
 # --- Uploaded pictures (dianping/imagework.py) ----------------------------------------
 IMAGE_WORK_QUEUE = env.int("IMAGE_WORK_QUEUE", default=1)  # pictures waiting, per process

@@ -17,7 +17,7 @@ from tests.helpers import run_concurrently
 SHOP_FIELDS = {
     "id", "name", "type_id", "city_id", "images", "area", "address", "x", "y", "avg_price",
     "phone", "sold", "comments", "score", "ratings", "sub_scores", "sub_score_counts",
-    "open_hours", "created_at", "updated_at", "favourites", "hours", "open_now",
+    "open_hours", "created_at", "updated_at", "favourites", "rank", "hours", "open_now",
 }  # fmt: skip
 
 

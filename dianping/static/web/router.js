@@ -14,6 +14,7 @@ import { blogPage } from "./pages/notes.js";
 import { notificationsPage, refreshBell } from "./pages/notifications.js";
 import { orderPage, vouchersPage } from "./pages/orders.js";
 import { followListPage, userPage } from "./pages/profile.js";
+import { rankingsPage } from "./pages/rankings.js";
 import { redeemPage } from "./pages/redeem.js";
 import { searchPage } from "./pages/search.js";
 import { shopPage, shopsPage } from "./pages/shops.js";
@@ -39,6 +40,7 @@ const ROUTES = [
   [/^\/users\/(\d+)\/following$/, (id, params) => followListPage(id, params, "following")],
   [/^\/feed$/, feedPage],
   [/^\/favourites$/, favouritesPage],
+  [/^\/rankings$/, rankingsPage],
   [/^\/sign$/, signPage],
   [/^\/notifications$/, notificationsPage],
   [/^\/merchant$/, merchantPage],

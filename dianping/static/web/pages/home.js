@@ -27,6 +27,7 @@ export async function homePage() {
     searchForm,
     h("nav", { class: "grid", "aria-label": gettext("Shop types") },
       types.map((t) => h("a", { href: `#/shops?type=${t.id}` }, t.name))),
+    h("p", {}, h("a", { href: "#/rankings" }, gettext("This week's rankings"))),
     seizing.length ? h("section", {}, h("h2", {}, gettext("Flash sales on now")),
       seizing.map((v) => h("div", { class: "card" },
         h("h3", {}, h("a", { href: `#/shops/${v.shop_id}` }, v.title)),

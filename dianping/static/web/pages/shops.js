@@ -11,6 +11,7 @@ import { favouritesText, saveToggle } from "../lib/save.js";
 import { screen } from "../lib/screen.js";
 import { needLogin, session } from "../lib/session.js";
 import { claimSection } from "./claims.js";
+import { rankBadge } from "./rankings.js";
 import { SUB_SCORES, blogCard } from "./notes.js";
 import { canReplyAt, replySection } from "./replies.js";
 import { voucherCard } from "./vouchers.js";
@@ -127,6 +128,7 @@ export function shopCard(shop, highlight) {
     h("p", {}, fmt(gettext("¥%(price)s/person · %(score)s"), { price: shop.avg_price, score: scoreText(shop.score) }),
       shop.distance === undefined ? "" : fmt(gettext(" · %(metres)s m"), { metres: Math.round(shop.distance) }),
       openNowBadge(shop)),
+    shop.rank ? h("p", {}, rankBadge(shop)) : null,
     saveToggle("shop", shop.id, shop.saved));
 }
 
@@ -245,6 +247,7 @@ export async function shopPage(id) {
     shop.images.length ? h("img", { class: "cover", src: shop.images[0], alt: `${shop.name}` }) : null,
     h("h1", {}, shop.name),
     h("p", { class: "muted" }, `${shop.area} · ${shop.address}`),
+    shop.rank ? h("p", {}, rankBadge(shop)) : null,
     h("div", { class: "row" }, saveToggle("shop", shop.id, shop.saved, (state) => {
       saves.textContent = favouritesText(state.favourites);
     }), saves),
