@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
 .DEFAULT_GOAL := help
 
-.PHONY: help run run-guard test test-cluster screenshots lint format messages setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity bench-memory bench-uploads bench-api bench-search bench-latency bench-buckets probe clean
+.PHONY: help run run-guard test test-cluster screenshots lint format messages setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity bench-memory bench-uploads bench-api bench-search bench-latency bench-buckets bench-recommend probe clean
 
 help:  ## list the targets (this page; `make` alone shows it)
 	@echo "Dianping: \`make run\` serves everything on http://127.0.0.1:8000/, \`make test\` runs the suite."
@@ -91,6 +91,9 @@ bench-capacity: bench-setup  ## CPU per request per tier (web, Redis, MariaDB), 
 
 bench-buckets: setup  ## Redis CPU per grab on each Cluster master: one hot sale in 1 and in 3 buckets
 	@.venv/bin/python bench/buckets.py $(BENCH_ARGS)
+
+bench-recommend: setup  ## "guess you like" offline: hit rate at 10 on a generated log vs popularity
+	@$(PY) bench/recommend_eval.py $(BENCH_ARGS)
 
 bench-memory: bench-setup  ## Redis bytes per session, inbox item, follow, sign-in month, buyer
 	@scripts/bench.sh memory.py

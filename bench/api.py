@@ -166,6 +166,8 @@ def endpoints(
             [f"/api/merchant/shops/{i}/dashboard" for i in owned], OWNERS),
         "my favourites `/api/favourites?kind=shop` (signed in)": (
             ["/api/favourites?kind=shop"], True),
+        "guess you like `/api/recommendations` (signed in)": (
+            ["/api/recommendations", f"/api/recommendations?{points[0]}"], True),
         **{
             f"search {kind} `/api/search?kind={kind}`": (
                 ["/api/search?" + urlencode({"q": q, "kind": kind}) for q in words], False)

@@ -1,0 +1,101 @@
+"""The read of "guess you like" (decision 407): the reader's history and what they saved
+and rated ride on the token's round trip; their recent shops' neighbour lists take one
+more; the shops come from the shop cache. A reader with no history, or too few
+suggestions, gets popular shops near them, kept a minute per process."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from django.conf import settings
+
+from dianping import clock, runtime
+from dianping.api import saved
+from dianping.redis import keys
+from dianping.redis.client import get_redis
+from shops.models import Shop
+from shops.selectors import nearby_type_ids
+
+from .model import HISTORY, NEIGHBOURS, rank
+
+LIMIT = 10  # suggestions answered
+POOL = 50  # popular shops kept per place: enough to leave out a reader's own
+_CELL = 100  # places are cells of 1/100 degree (about a kilometre)
+_MEMO_MAX = 4096
+_POPULARITY = ("-comments", "-sold", "-score", "id")
+
+_memo: dict[tuple[int, int], tuple[float, list[int]]] = {}
+_memo_lock = threading.Lock()
+
+
+def queue_reader(pipe: Any, user_id: int | None) -> None:
+    """Queue the reader's state on the token's pipeline: recent shops, saved, rated."""
+    if user_id is not None:
+        pipe.zrange(keys.recs_history(user_id), 0, HISTORY - 1, desc=True)
+        pipe.smembers(keys.favourites(user_id, saved.SHOP))
+        pipe.smembers(keys.recs_rated(user_id))
+
+
+def suggestions(replies: list[Any], *, x: float | None, y: float | None) -> list[int]:
+    """The reader's suggested shop ids, best first, from the replies to `queue_reader`:
+    by their recent shops' neighbours, then popular shops near (x, y) (the city centre
+    without), never one they rated, saved or interacted with lately."""
+    history, saved_ids, rated = replies[:3]
+    recent = [int(member) for member in history]
+    exclude = {int(member) for member in (*saved_ids, *rated)}
+    picked: list[int] = []
+    if recent:
+        pipe = get_redis().pipeline(transaction=False)
+        for shop_id in recent:
+            pipe.zrange(
+                keys.recs_neighbours(shop_id), 0, NEIGHBOURS - 1, desc=True, withscores=True
+            )
+        lists = [[(int(m), float(w)) for m, w in reply] for reply in pipe.execute()]
+        picked = rank(recent, lists, exclude, LIMIT)
+    if len(picked) < LIMIT:
+        left_out = exclude | set(recent) | set(picked)
+        filler = [shop_id for shop_id in popular_near(x, y) if shop_id not in left_out]
+        picked += filler[: LIMIT - len(picked)]
+    return picked
+
+
+def popular_near(x: float | None, y: float | None) -> list[int]:
+    """The POOL most popular shops (most reviewers, most sold, best score) among the
+    nearest of each type within SHOP_NEARBY_RADIUS_M of (x, y), or of all shops when none
+    is near; kept RECS_POPULAR_TTL seconds per process and place."""
+    if x is None or y is None:
+        x, y = settings.RECS_DEFAULT_CENTRE
+    cell = (round(x * _CELL), round(y * _CELL))
+    now = clock.now_seconds()
+    found = _memo.get(cell)
+    if found is not None and found[0] > now:
+        return found[1]
+    pipe = get_redis().pipeline(transaction=False)
+    for type_id in nearby_type_ids(None):
+        pipe.execute_command(
+            "GEOSEARCH", keys.geo_shops(type_id), "FROMLONLAT", cell[0] / _CELL, cell[1] / _CELL,
+            "BYRADIUS", settings.SHOP_NEARBY_RADIUS_M, "m", "COUNT", POOL, "ASC",
+        )  # fmt: skip
+    near = {int(member) for reply in pipe.execute() for member in reply}
+    shops = Shop.objects.order_by(*_POPULARITY)
+    ids = list(shops.filter(pk__in=near).values_list("id", flat=True)[:POOL]) if near else []
+    if not ids:
+        ids = list(shops.values_list("id", flat=True)[:POOL])
+    with _memo_lock:
+        if len(_memo) >= _MEMO_MAX:
+            _memo.clear()
+        _memo[cell] = (now + settings.RECS_POPULAR_TTL, ids)
+    return ids
+
+
+def _forget() -> None:
+    with _memo_lock:
+        _memo.clear()
+
+
+runtime.register(
+    runtime.Part(
+        "recommendations-popular", reset=_forget, stop=lambda: None, after_fork=lambda: None
+    )
+)
