@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 
 HISTORY = 20  # a user's last N interactions: only these pair with a new one, and score
 NEIGHBOURS = 50  # neighbours kept per shop (the strongest by weight)
+SCORED = 20  # of which the strongest count toward a reader's scores (and are read)
 
 
 def weight(count: int, users_a: int, users_b: int) -> float:
@@ -76,12 +77,12 @@ def rank(
     limit: int,
 ) -> list[int]:
     """A user's suggestions: each shop scored by the sum of its weights as a neighbour of
-    the user's recent shops, best first (ties by id), leaving out the recent shops
-    themselves and `exclude` (what the user rated or saved)."""
+    the user's recent shops (among each one's SCORED strongest), best first (ties by id),
+    leaving out the recent shops themselves and `exclude` (what the user rated or saved)."""
     left_out = set(recent) | set(exclude)
     totals: dict[int, float] = defaultdict(float)
     for neighbours in neighbour_lists:
-        for shop_id, shop_weight in neighbours:
+        for shop_id, shop_weight in neighbours[:SCORED]:
             if shop_id not in left_out:
                 totals[shop_id] += shop_weight
     return sorted(totals, key=lambda s: (-totals[s], s))[:limit]

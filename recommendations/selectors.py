@@ -1,7 +1,8 @@
 """The read of "guess you like" (decision 407): the reader's history and what they saved
 and rated ride on the token's round trip; their recent shops' neighbour lists take one
-more; the shops come from the shop cache. A reader with no history, or too few
-suggestions, gets popular shops near them, kept a minute per process."""
+more unless this process read them lately; the shops come from the shop cache. A reader
+with no history, or too few suggestions, gets popular shops near them, kept a minute per
+process."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ from dianping.api import saved
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 from shops.models import Shop
-from shops.selectors import nearby_type_ids
+from shops.selectors import nearby_type_ids, shop_raws, with_open_now, with_saved
 
-from .model import HISTORY, NEIGHBOURS, rank
+from .model import HISTORY, SCORED, rank
 
 LIMIT = 10  # suggestions answered
 POOL = 50  # popular shops kept per place: enough to leave out a reader's own
@@ -25,7 +26,10 @@ _CELL = 100  # places are cells of 1/100 degree (about a kilometre)
 _MEMO_MAX = 4096
 _POPULARITY = ("-comments", "-sold", "-score", "id")
 
+_NEIGHBOURS_MAX = 5000  # shops whose lists a process holds (a list: 20 pairs at most)
+
 _memo: dict[tuple[int, int], tuple[float, list[int]]] = {}
+_neighbours: dict[int, tuple[float, list[tuple[int, float]]]] = {}
 _memo_lock = threading.Lock()
 
 
@@ -46,18 +50,50 @@ def suggestions(replies: list[Any], *, x: float | None, y: float | None) -> list
     exclude = {int(member) for member in (*saved_ids, *rated)}
     picked: list[int] = []
     if recent:
-        pipe = get_redis().pipeline(transaction=False)
-        for shop_id in recent:
-            pipe.zrange(
-                keys.recs_neighbours(shop_id), 0, NEIGHBOURS - 1, desc=True, withscores=True
-            )
-        lists = [[(int(m), float(w)) for m, w in reply] for reply in pipe.execute()]
-        picked = rank(recent, lists, exclude, LIMIT)
+        lists = neighbour_lists(recent)
+        picked = rank(recent, [lists[shop_id] for shop_id in recent], exclude, LIMIT)
     if len(picked) < LIMIT:
         left_out = exclude | set(recent) | set(picked)
         filler = [shop_id for shop_id in popular_near(x, y) if shop_id not in left_out]
         picked += filler[: LIMIT - len(picked)]
     return picked
+
+
+def neighbour_lists(shop_ids: list[int]) -> dict[int, list[tuple[int, float]]]:
+    """Each shop's SCORED strongest neighbours as (shop, weight), strongest first: the
+    copies this process read within RECS_NEIGHBOURS_TTL seconds, the rest in one round
+    trip. A reader's own history and exclusions are always read live; only how shops
+    relate, which one event barely moves, may be that old."""
+    now = clock.now_seconds()
+    found: dict[int, list[tuple[int, float]]] = {}
+    for shop_id in shop_ids:
+        held = _neighbours.get(shop_id)
+        if held is not None and held[0] > now:
+            found[shop_id] = held[1]
+    missing = [shop_id for shop_id in shop_ids if shop_id not in found]
+    if not missing:
+        return found
+    pipe = get_redis().pipeline(transaction=False)
+    for shop_id in missing:
+        pipe.zrange(keys.recs_neighbours(shop_id), 0, SCORED - 1, desc=True, withscores=True)
+    expires = now + settings.RECS_NEIGHBOURS_TTL
+    with _memo_lock:
+        if len(_neighbours) + len(missing) > _NEIGHBOURS_MAX:
+            _neighbours.clear()
+        for shop_id, reply in zip(missing, pipe.execute(), strict=True):
+            found[shop_id] = [(int(member), float(weight)) for member, weight in reply]
+            if settings.RECS_NEIGHBOURS_TTL > 0:
+                _neighbours[shop_id] = (expires, found[shop_id])
+    return found
+
+
+def cards_json(shop_ids: list[int]) -> bytes:
+    """`{"results": [...]}`: the shops' cards as the shop lists show them, in order, spliced
+    from the cached JSON without decoding it (`open_now` at now; `saved` false, as the
+    reader's saved shops are never suggested); a shop deleted since is left out."""
+    raws = shop_raws(shop_ids)
+    cards = [raw for raw in map(raws.get, shop_ids) if raw is not None]
+    return b'{"results":[' + b",".join(with_saved(with_open_now(r), False) for r in cards) + b"]}"
 
 
 def popular_near(x: float | None, y: float | None) -> list[int]:
@@ -92,6 +128,7 @@ def popular_near(x: float | None, y: float | None) -> list[int]:
 def _forget() -> None:
     with _memo_lock:
         _memo.clear()
+        _neighbours.clear()
 
 
 runtime.register(

@@ -10,10 +10,9 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 
 from accounts import tokens
-from dianping.api.fastpath import fast_path, json_response
+from dianping.api.fastpath import fast_path, json_bytes
 from dianping.api.queries import query_params
 from dianping.errors import NotAuthenticated
-from shops.selectors import shop_documents
 
 from . import selectors
 from .serializers import RecommendationQuerySerializer, RecommendationsSerializer
@@ -40,11 +39,7 @@ def _recommendations(request: HttpRequest) -> HttpResponse:
         raise NotAuthenticated()
     point = query_params(request, RecommendationQuerySerializer)
     ids = selectors.suggestions(replies, x=point.get("x"), y=point.get("y"))
-    documents = shop_documents(ids)
-    page = [documents[i] for i in ids if i in documents]
-    for shop in page:
-        shop["saved"] = False  # what the reader saved is never suggested
-    return json_response({"results": page})
+    return json_bytes(selectors.cards_json(ids))
 
 
 @fast_path("GET", viewset=RecommendationViewSet, actions={"get": "list"})

@@ -15,6 +15,7 @@ from dianping.redis import keys
 from favourites.services import favourite_save, favourite_unsave
 from recommendations import store
 from recommendations.model import HISTORY, CoOccurrence, rank
+from recommendations.selectors import neighbour_lists
 from recommendations.store import interaction_record
 from shops.services import shop_geo_rebuild
 from tests.factories import BlogFactory, ShopFactory, ShopTypeFactory, UserFactory
@@ -191,3 +192,16 @@ def test_an_interaction_pairs_only_with_the_last_ones_and_neighbours_are_bounded
     assert sorted(client.hkeys(keys.recs_counts(104))) == sorted(
         client.zrange(keys.recs_neighbours(104), 0, -1)
     )
+
+
+def test_a_process_reads_a_shops_neighbours_again_after_their_ttl(fake_clock, settings) -> None:
+    settings.RECS_NEIGHBOURS_TTL = 30
+    for shop_id in (1, 2):
+        interaction_record(user_id=7, shop_id=shop_id)
+    assert [shop for shop, _ in neighbour_lists([1])[1]] == [2]
+    for shop_id in (1, 3):
+        interaction_record(user_id=8, shop_id=shop_id)
+
+    assert [shop for shop, _ in neighbour_lists([1])[1]] == [2]  # the copy, 0 s old
+    fake_clock.advance(31)
+    assert sorted(shop for shop, _ in neighbour_lists([1])[1]) == [2, 3]
