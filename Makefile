@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-installed
 .DEFAULT_GOAL := help
 
-.PHONY: help run run-guard test test-cluster screenshots lint format messages setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity bench-memory bench-uploads bench-api bench-search bench-latency bench-buckets bench-stream probe clean
+.PHONY: help run run-guard test test-cluster screenshots lint format messages setup redis-start redis-stop mariadb-start mariadb-stop bench-setup bench-shops bench-seckill bench-claims bench-capacity bench-memory bench-uploads bench-api bench-search bench-latency bench-buckets bench-stream bench-recommend probe clean
 
 help:  ## list the targets (this page; `make` alone shows it)
 	@echo "Dianping: \`make run\` serves everything on http://127.0.0.1:8000/, \`make test\` runs the suite."
@@ -94,6 +94,8 @@ bench-buckets: setup  ## Redis CPU per grab on each Cluster master: one hot sale
 
 bench-stream: bench-setup  ## 1,000 open notification streams: each gets its event once; memory per stream
 	@.venv/bin/python bench/stream.py $(BENCH_ARGS)
+bench-recommend: setup  ## "guess you like" offline: hit rate at 10 on a generated log vs popularity
+	@$(PY) bench/recommend_eval.py $(BENCH_ARGS)
 
 bench-memory: bench-setup  ## Redis bytes per session, inbox item, follow, sign-in month, buyer
 	@scripts/bench.sh memory.py

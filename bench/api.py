@@ -173,6 +173,8 @@ def endpoints(
             [f"/api/rankings?type_id={t}" for t in types]
             + ["/api/rankings?" + urlencode({"area": a}) for a in ("静安寺", "人民广场", "新天地")],
             True),
+        "guess you like `/api/recommendations` (signed in)": (
+            ["/api/recommendations", f"/api/recommendations?{points[0]}"], True),
         **{
             f"search {kind} `/api/search?kind={kind}`": (
                 ["/api/search?" + urlencode({"q": q, "kind": kind}) for q in words], False)

@@ -37,6 +37,7 @@ urlpatterns = [
     path("api/", include("follows.urls")),
     path("api/", include("favourites.urls")),
     path("api/", include("rankings.urls")),
+    path("api/", include("recommendations.urls")),
     path("api/", include("signin.urls")),
     path("api/", include("notifications.urls")),
     path("api/", include("merchants.urls")),

@@ -39,6 +39,16 @@ def city_id(code: str | None) -> int:
     return found
 
 
+def city_centre(city_id: int) -> tuple[float, float] | None:
+    """The centre (x, y) of the city `city_id`, from the cached list (None for no such city)."""
+    return _centres(cities_json()).get(city_id)
+
+
+@lru_cache(maxsize=8)
+def _centres(raw: bytes) -> dict[int, tuple[float, float]]:
+    return {city["id"]: (city["x"], city["y"]) for city in orjson.loads(raw)}
+
+
 @lru_cache(maxsize=8)
 def _ids_by_code(raw: bytes) -> dict[str, int]:
     """The list parsed once per entry (a near-cache hit hands back the same bytes)."""

@@ -267,11 +267,7 @@ def shop_documents(shop_ids: list[int]) -> dict[int, dict[str, Any]]:
     round trip at all for hot shops), the missing ones loaded in one query, each with its
     `open_now` at the clock's now (never cached); a shop that no longer exists is left out."""
 
-    def load(missing: list[int]) -> dict[int, dict[str, Any]]:
-        found = Shop.objects.filter(pk__in=missing)
-        return {s.id: ShopDocumentSerializer(s).data for s in found}
-
-    raws = shop_cache().lookup_many(shop_ids, load)
+    raws = shop_raws(shop_ids)
     at = clock.now()
     documents = {}
     for shop_id, raw in raws.items():
@@ -280,6 +276,17 @@ def shop_documents(shop_ids: list[int]) -> dict[int, dict[str, Any]]:
             found = document.setdefault("hours", None)  # None: cached before it had hours
             document["open_now"] = hours.open_now(found, at)
     return documents
+
+
+def shop_raws(shop_ids: list[int]) -> dict[int, bytes | None]:
+    """The shops' cached documents as JSON bytes (without `open_now`), through the shop
+    cache as `shop_documents` reads them; None for a shop that no longer exists."""
+
+    def load(missing: list[int]) -> dict[int, dict[str, Any]]:
+        found = Shop.objects.filter(pk__in=missing)
+        return {s.id: ShopDocumentSerializer(s).data for s in found}
+
+    return shop_cache().lookup_many(shop_ids, load)
 
 
 def with_distances(

@@ -387,3 +387,38 @@ def sign_daily_counts(bucket: int) -> str:
     """Hash YYYYMMDD -> how many users of one bucket signed that day, counted as sign-ins
     happen (the day's total is the sum over the buckets)."""
     return f"sign:{{g{bucket}}}:daily-counts"
+
+
+# --- recommendations ("guess you like") ---------------------------------------------
+
+
+def recs_history(user_id: int) -> str:
+    """Sorted set: the shops a user last interacted with (saved, rated, liked a review
+    of) -> time (ms); the newest `recommendations.model.HISTORY` kept."""
+    return f"recs:hist:{{u{user_id}}}"
+
+
+def recs_rated(user_id: int) -> str:
+    """Set of the shops a user rated (mirrors their ShopRating rows): never suggested."""
+    return f"recs:rated:{{u{user_id}}}"
+
+
+def recs_counts(shop_id: int) -> str:
+    """Hash: a shop's co-occurrence count with each of its kept neighbours."""
+    return f"recs:co:{{s{shop_id}}}"
+
+
+def recs_neighbours(shop_id: int) -> str:
+    """Sorted set: a shop's strongest neighbours -> weight (cosine-like); shares the
+    shop's tag with its counts, so one script changes both."""
+    return f"recs:nb:{{s{shop_id}}}"
+
+
+def recs_popularity() -> str:
+    """Sorted set: shop -> how many users interacted with it (the weights' norm)."""
+    return "recs:pop"
+
+
+def recs_pattern() -> str:
+    """SCAN pattern of every recommendations key (the rebuild deletes them)."""
+    return "recs:*"

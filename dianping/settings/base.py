@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "rankings",
     "search",
     "traffic",
+    "recommendations",
 ]
 
 MIDDLEWARE = [
@@ -423,6 +424,12 @@ DEFAULT_CITY = env.str("DEFAULT_CITY", default="shanghai")
 CITY_CACHE_TTL = 24 * 60 * 60
 SHOP_BLOOM_CAPACITY = env.int("SHOP_BLOOM_CAPACITY", default=1_000_000)
 SHOP_NEARBY_RADIUS_M = 5000
+# "Guess you like" (recommendations/): where a reader who gives no x and y is taken to be
+# (the city centre: People's Square), how long a process keeps the popular shops near a
+# point (the fallback for a reader with no history), and a shop's neighbour list (0: off).
+RECS_DEFAULT_CENTRE = (121.4737, 31.2304)
+RECS_POPULAR_TTL = env.float("RECS_POPULAR_TTL", default=60.0)
+RECS_NEIGHBOURS_TTL = env.float("RECS_NEIGHBOURS_TTL", default=30.0)
 # The shop list's open_now=true without a point: how many shops with hours, in the list's
 # order, are looked at for the open ones (decision 323). Near a point every hit is.
 SHOP_OPEN_NOW_SCAN = 500

@@ -15,6 +15,7 @@ from favourites import demo as favourites_demo
 from merchants import demo as merchants_demo
 from notifications import demo as notifications_demo
 from rankings import services as rankings_services
+from recommendations.store import recommendations_rebuild
 from shops import demo as shops_demo
 from signin import demo as signin_demo
 from signin import services as signin_services
@@ -49,6 +50,7 @@ class Command(BaseCommand):
         business = merchants_demo.seed_merchant(merchant, users)
         notified = notifications_demo.seed_notifications(users)
         favourites_demo.seed_favourites(users)  # demo user 1's saved shops, notes and sale
+        recommendations_rebuild()  # "guess you like" learns the seeded (bulk) ratings and likes
         rankings_services.compute_all(force=True)  # last: from the reviews and saves above
         ok = self.style.SUCCESS
         self.stdout.write(ok(f"demo users: {len(users)} ({users[0].phone}..{users[-1].phone})"))

@@ -1,5 +1,5 @@
-// The home page: shop types, a search box, the chosen city's flash sales on now and coming
-// up, popular notes (of every city).
+// The home page: shop types, a search box, "guess you like" for a signed-in reader, the
+// chosen city's flash sales on now and coming up, popular notes (of every city).
 
 import { get } from "../lib/api.js";
 import { inCity } from "../lib/city.js";
@@ -8,6 +8,7 @@ import { fmt, money, when } from "../lib/format.js";
 import { app, screen, stillHere } from "../lib/screen.js";
 import { session } from "../lib/session.js";
 import { blogCard } from "./notes.js";
+import { shopCard } from "./shops.js";
 import { watchToggle } from "./vouchers.js";
 
 export async function homePage() {
@@ -36,6 +37,19 @@ export async function homePage() {
     h("h2", {}, gettext("Popular notes")),
     hot.results.map(blogCard));
   upcomingSales().then((section) => { if (section) app().insertBefore(section, app().querySelector(":scope > h2:last-of-type")); });
+  guessYouLike().then((section) => { if (section) app().querySelector(":scope > nav.grid")?.after(section); });
+}
+
+// "Guess you like": shops suggested from what the reader saved, rated and liked (popular
+// shops near the city centre for a reader with none), never one they rated or saved.
+async function guessYouLike() {
+  if (!session.token) return null;
+  const here = stillHere(); // the home page may be gone by the answer
+  const found = await inCity({}).then((query) => get(`recommendations?${query}`)).catch(() => null);
+  if (!here() || !found || !found.results.length) return null;
+  return h("section", { id: "guess-you-like", "aria-labelledby": "guess-you-like-title" },
+    h("h2", { id: "guess-you-like-title" }, gettext("Guess you like")),
+    found.results.map((shop) => shopCard(shop)));
 }
 
 // Upcoming flash sales, each with a "remind me" toggle for a signed-in reader (a

@@ -1,0 +1,55 @@
+"""The events "guess you like" learns from, each after its commit (connected in
+RecommendationsConfig.ready()): a shop saved, a shop rated (a ShopRating row written,
+whichever path wrote it), a note about a shop liked. A rating's deletion leaves the
+user's rated set. Shop page views are not among them (decision 406)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.db.models.signals import post_delete, post_save
+
+from blogs.models import Blog, ShopRating
+from blogs.signals import note_liked
+from favourites.models import Favourite
+
+from . import store
+
+
+def _saved(sender: Any, instance: Favourite, created: bool, **_: Any) -> None:
+    if created and instance.kind == Favourite.Kind.SHOP:
+        user_id, shop_id = instance.user_id, instance.object_id
+        transaction.on_commit(
+            lambda: store.interaction_record(user_id=user_id, shop_id=shop_id), robust=True
+        )
+
+
+def _rated(sender: Any, instance: ShopRating, **_: Any) -> None:
+    user_id, shop_id = instance.user_id, instance.shop_id
+
+    def after() -> None:
+        store.rated_sync(user_id=user_id, shop_id=shop_id)
+        store.interaction_record(user_id=user_id, shop_id=shop_id)
+
+    transaction.on_commit(after, robust=True)
+
+
+def _unrated(sender: Any, instance: ShopRating, **_: Any) -> None:
+    user_id, shop_id = instance.user_id, instance.shop_id
+    transaction.on_commit(lambda: store.rated_sync(user_id=user_id, shop_id=shop_id), robust=True)
+
+
+def _liked(sender: Any, blog_id: int, liker_id: int, **_: Any) -> None:
+    shop_id = Blog.objects.filter(pk=blog_id).values_list("shop_id", flat=True).first()
+    if shop_id is not None:
+        transaction.on_commit(
+            lambda: store.interaction_record(user_id=liker_id, shop_id=shop_id), robust=True
+        )
+
+
+def connect() -> None:
+    post_save.connect(_saved, sender=Favourite, dispatch_uid="recommendations.saved")
+    post_save.connect(_rated, sender=ShopRating, dispatch_uid="recommendations.rated")
+    post_delete.connect(_unrated, sender=ShopRating, dispatch_uid="recommendations.unrated")
+    note_liked.connect(_liked, sender=Blog, dispatch_uid="recommendations.liked")

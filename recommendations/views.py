@@ -1,0 +1,49 @@
+"""`GET /api/recommendations`: "guess you like", for signed-in readers, read without DRF
+(dianping.api.fastpath)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework import viewsets
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+
+from accounts import tokens
+from dianping.api.fastpath import fast_path, json_bytes
+from dianping.api.queries import query_params
+from dianping.errors import NotAuthenticated
+from shops import cities
+
+from . import selectors
+from .serializers import RecommendationQuerySerializer, RecommendationsSerializer
+
+
+class RecommendationViewSet(viewsets.ViewSet):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(parameters=[RecommendationQuerySerializer], responses=RecommendationsSerializer)
+    def list(self, request: Request) -> HttpResponse:
+        """Guess you like: up to 10 shops for the caller, from the shops they saved, rated
+        or liked a review of (shops that the same users also chose, weighted by how rare
+        that is); for a caller with no history, or to fill the ten, the most popular shops
+        near (x, y), or near the city centre without them. Never a shop the caller rated
+        or saved; each card's `saved` is therefore false."""
+        return _recommendations(request._request)  # GETs take the fast path
+
+
+def _recommendations(request: HttpRequest) -> HttpResponse:
+    """The token's round trip with the reader's state, one for the neighbour lists, the
+    shops from their cache."""
+    viewer, replies = tokens.touch_with(request, selectors.queue_reader)
+    if viewer is None:
+        raise NotAuthenticated()
+    point = query_params(request, RecommendationQuerySerializer)
+    city_id = cities.city_id(point.get("city"))
+    ids = selectors.suggestions(replies, x=point.get("x"), y=point.get("y"), city_id=city_id)
+    return json_bytes(selectors.cards_json(ids))
+
+
+@fast_path("GET", viewset=RecommendationViewSet, actions={"get": "list"})
+def recommendations_view(request: HttpRequest) -> HttpResponse:
+    return _recommendations(request)
