@@ -5,24 +5,26 @@ newest reviews that await the shop's reply (decisions 341, 343, 344).
 
 The closed days' numbers come from Redis (merchants/dashboard_cache.py), read in the
 round trip that reads UV and PV; today's, and any day the cache lacks, are counted in
-one grouped query per source (coupons, write-offs, reviews). A read so costs the same
-few queries and one round trip whatever the window (decisions 400-402)."""
+one query over the three sources (coupons, write-offs, reviews) compiled once. A read so
+costs the same few queries and one round trip whatever the window (decisions 400-403)."""
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.db import connection
-from django.db.models import Aggregate, Count, Q, Sum
+from django.db.models import Aggregate, Count, Q, Sum, Value
 from django.db.models.functions import TruncHour
 from django.utils import timezone
 
 from blogs.models import Blog, Visibility
 from dianping import clock
+from dianping.prepared import PreparedRead
 from shops.models import Shop
 from signin.stats import uv_stats_with
 from vouchers.models import Voucher, VoucherOrder, WriteOff
@@ -37,6 +39,7 @@ AWAITING_REPLY_SHOWN = 10
 DAY_FIELDS = ("uv", "pv", "claims", "sales", "redemptions")
 # MariaDB's AVG of integers: a DECIMAL of div_precision_increment (4) places, rounded half up.
 _AVG_PLACES = Decimal("0.0001")
+_DAY = timedelta(days=1)
 
 # A column of a per-day count: (aggregate, its source, a filter or None).
 Column = tuple[type[Aggregate], str, Q | None]
@@ -69,84 +72,135 @@ def _on_the_hour(moment: datetime) -> bool:
     return moment.astimezone(UTC).time().replace(hour=0) == time.min
 
 
-def _per_day(queryset: Any, field: str, days: list[date], **columns: Column) -> list[Numbers]:
-    """One query: for each of `days` (consecutive, oldest first), each column's aggregate
-    over the rows whose `field` falls in that local day, in the columns' order.
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """Rows a day's numbers count (of one shop: `rows(shop_id)`), the stamp that puts a
+    row on a day, and the columns of that day's numbers, in their order."""
 
-    The rows are aggregated per UTC hour, which the database computes in its own zone (it
-    needs no time zone tables), and the hours summed into local days here. Where a local
-    midnight falls inside a UTC hour (a zone half an hour off), each day is a conditional
-    aggregate over its bounds instead."""
-    spans = [_span(day, day) for day in days]
-    window = Q(**{f"{field}__gte": spans[0].start, f"{field}__lt": spans[-1].end})
-    names = list(columns)
-    if not all(_on_the_hour(moment) for moment in [*(s.start for s in spans), spans[-1].end]):
-        aggregates = {
-            f"{name}_{i}": function(source, filter=inside & (condition or Q()))
-            for i, span in enumerate(spans)
-            for inside in [Q(**{f"{field}__gte": span.start, f"{field}__lt": span.end})]
-            for name, (function, source, condition) in columns.items()
+    rows: Callable[[int], Any]
+    field: str
+    columns: tuple[Column, ...]
+
+
+_SOURCES = (
+    _Source(
+        lambda shop_id: VoucherOrder.objects.filter(voucher__shop_id=shop_id),
+        "created_at",
+        ((Count, "pk", None), (Count, "pk", Q(voucher__type=Voucher.Kind.SECKILL))),
+    ),
+    # A reversed write-off was undone: only those standing count as redemptions.
+    _Source(
+        lambda shop_id: WriteOff.objects.filter(shop_id=shop_id, standing=True),
+        "redeemed_at",
+        ((Count, "pk", None),),
+    ),
+    _Source(
+        lambda shop_id: _reviews(shop_id),
+        "created_at",
+        ((Count, "pk", None), (Sum, "rating", None)),
+    ),
+)
+_WIDTH = max(len(source.columns) for source in _SOURCES)
+
+
+def _hourly(*parts: tuple[int, datetime, datetime]) -> Any:
+    """The first len(parts) sources' aggregates per UTC hour, each of the rows of its
+    part's shop between its part's bounds, as (source, hour, column, ...) rows joined by
+    UNION ALL. The database truncates to the hour in its own zone (UTC): it needs no time
+    zone tables."""
+    querysets = []
+    for k, (source, (shop_id, start, end)) in enumerate(zip(_SOURCES, parts, strict=False)):
+        columns = {
+            f"c{j}": function(column, filter=condition)
+            for j, (function, column, condition) in enumerate(source.columns)
         }
-        row = queryset.filter(window).aggregate(**aggregates)
-        return [tuple(row[f"{name}_{i}"] or 0 for name in names) for i in range(len(days))]
-    hours = (
-        queryset.filter(window)
-        .annotate(hour=TruncHour(field, tzinfo=UTC))
-        .values("hour")
-        .annotate(
-            **{
-                f"n_{name}": function(source, filter=condition)
-                for name, (function, source, condition) in columns.items()
-            }
+        padding = {f"c{j}": Value(0) for j in range(len(source.columns), _WIDTH)}
+        querysets.append(
+            source.rows(shop_id)
+            .filter(**{f"{source.field}__gte": start, f"{source.field}__lt": end})
+            .annotate(source=Value(k), hour=TruncHour(source.field, tzinfo=UTC))
+            .values("source", "hour")
+            .annotate(**columns, **padding)
+            .order_by()  # no model ordering in the GROUP BY
+            .values_list("source", "hour", *(f"c{j}" for j in range(_WIDTH)))
         )
-        .order_by()  # no model ordering in the GROUP BY
+    return querysets[0].union(*querysets[1:], all=True)
+
+
+# Compiled once (decision 403): the coupons and write-offs, and the reviews too. A shop id
+# and two bounds a source, each its own parameter.
+_TALLIES = PreparedRead(
+    lambda s0, f0, t0, s1, f1, t1: _hourly((s0, f0, t0), (s1, f1, t1)),
+    times=("f0", "t0", "f1", "t1"),
+)
+_ALL = PreparedRead(
+    lambda s0, f0, t0, s1, f1, t1, s2, f2, t2: _hourly((s0, f0, t0), (s1, f1, t1), (s2, f2, t2)),
+    times=("f0", "t0", "f1", "t1", "f2", "t2"),
+)
+
+
+def _per_day(shop_id: int, ranges: list[list[date]]) -> list[list[Numbers]]:
+    """The numbers of each of the first len(ranges) sources on each day of its range
+    (consecutive days, oldest first), in one query for all of them: the rows aggregated
+    per UTC hour, the hours summed into local days here. Where a local midnight falls
+    inside a UTC hour (a zone half an hour off), one query a source of a conditional
+    aggregate per day instead."""
+    midnights = [[_midnight(day) for day in [*days, days[-1] + _DAY]] for days in ranges]
+    if not all(_on_the_hour(moment) for bounds in midnights for moment in bounds):
+        return [
+            _per_span(source, shop_id, days) for source, days in zip(_SOURCES, ranges, strict=False)
+        ]
+    values: dict[str, int | datetime] = {}
+    for k, bounds in enumerate(midnights):
+        values |= {f"s{k}": shop_id, f"f{k}": bounds[0], f"t{k}": bounds[-1]}
+    rows = (_ALL if len(ranges) == len(_SOURCES) else _TALLIES).rows(**values)
+    sums = [
+        [[0] * len(source.columns) for _ in days]
+        for source, days in zip(_SOURCES, ranges, strict=False)
+    ]
+    for k, hour, *numbers in rows:
+        day = sums[k][bisect_right(midnights[k], hour) - 1]
+        for j in range(len(day)):
+            day[j] += int(numbers[j] or 0)
+    return [[tuple(day) for day in days] for days in sums]
+
+
+def _per_span(source: _Source, shop_id: int, days: list[date]) -> list[Numbers]:
+    """One query: each column's aggregate over each day's bounds."""
+    field, aggregates = source.field, {}
+    for i, day in enumerate(days):
+        span = _span(day, day)
+        inside = Q(**{f"{field}__gte": span.start, f"{field}__lt": span.end})
+        for j, (function, column, condition) in enumerate(source.columns):
+            aggregates[f"c{j}_{i}"] = function(column, filter=inside & (condition or Q()))
+    window = _span(days[0], days[-1])
+    row = (
+        source.rows(shop_id)
+        .filter(**{f"{field}__gte": window.start, f"{field}__lt": window.end})
+        .aggregate(**aggregates)
     )
-    starts = [span.start for span in spans]
-    sums = [[0] * len(names) for _ in days]
-    for row in hours:
-        day = sums[bisect_right(starts, row["hour"]) - 1]
-        for k, name in enumerate(names):
-            day[k] += row[f"n_{name}"] or 0
-    return [tuple(day) for day in sums]
+    return [
+        tuple(int(row[f"c{j}_{i}"] or 0) for j in range(len(source.columns)))
+        for i in range(len(days))
+    ]
 
 
 def _days(first: date, last: date) -> list[date]:
     return [first + timedelta(days=i) for i in range((last - first).days + 1)]
 
 
-def _tallies(shop_id: int, first: date, last: date) -> dict[date, Numbers]:
-    """(claims, sales, redemptions) of each local day from `first` to `last`: one query
-    for the coupons, one for the write-offs."""
-    days = _days(first, last)
-    orders = _per_day(
-        VoucherOrder.objects.filter(voucher__shop_id=shop_id),
-        "created_at",
-        days,
-        claims=(Count, "pk", None),
-        sales=(Count, "pk", Q(voucher__type=Voucher.Kind.SECKILL)),
-    )
-    # A reversed write-off was undone: only those standing count as redemptions.
-    redeemed = _per_day(
-        WriteOff.objects.filter(shop_id=shop_id, standing=True),
-        "redeemed_at",
-        days,
-        redemptions=(Count, "pk", None),
-    )
-    return {day: orders[i] + redeemed[i] for i, day in enumerate(days)}
-
-
-def _ratings(shop_id: int, first: date, last: date) -> dict[date, Numbers]:
-    """(reviews, stars summed) of the reviews written on each local day from `first` to
-    `last`: one query."""
-    days = _days(first, last)
-    rated = _per_day(
-        _reviews(shop_id),
-        "created_at",
-        days,
-        reviews=(Count, "pk", None),
-        stars=(Sum, "rating", None),
-    )
-    return dict(zip(days, rated, strict=True))
+def _counted(
+    shop_id: int, tallied: tuple[date, date], rated: tuple[date, date] | None
+) -> tuple[dict[date, Numbers], dict[date, Numbers]]:
+    """(claims, sales, redemptions) of each local day in `tallied` (first, last), and
+    (reviews, stars summed) of each in `rated`: coupons, write-offs and reviews in one
+    query."""
+    days = _days(*tallied)
+    ranges = [days, days] + ([_days(*rated)] if rated is not None else [])
+    numbers = _per_day(shop_id, ranges)
+    tallies = {day: numbers[0][i] + numbers[1][i] for i, day in enumerate(days)}
+    ratings = dict(zip(ranges[2], numbers[2], strict=True)) if rated is not None else {}
+    return tallies, ratings
 
 
 def _average(stars: int, reviews: int) -> float:
@@ -197,9 +251,12 @@ def _numbers(*, shop_id: int, days: int, today: date, trend: bool) -> _Numbers:
     )
     cached = dashboard_cache.parse(replies, closed, rated)
     missing = [day for day in closed if day not in cached.days]
-    counted = _tallies(shop_id, missing[0] if missing else today, today)
     unrated = [day for day in rated if day not in cached.ratings]
-    recounted = _ratings(shop_id, unrated[0] if unrated else today, today) if trend else {}
+    counted, recounted = _counted(
+        shop_id,
+        (missing[0] if missing else today, today),
+        (unrated[0] if unrated else today, today) if trend else None,
+    )
     if missing or unrated:
         dashboard_cache.store(
             shop_id,
@@ -233,15 +290,44 @@ def dashboard_days(
     return numbers.rows, numbers.window_uv
 
 
-def awaiting_reply(*, shop_id: int) -> tuple[list[Blog], int]:
-    """The newest AWAITING_REPLY_SHOWN reviews the shop has not replied to (a reply a
-    moderator hid still counts as the shop's answer), with their authors, and how many
-    await in all."""
-    waiting = _reviews(shop_id).filter(reply__isnull=True)
-    newest = list(
-        waiting.select_related("user").order_by("-created_at", "-id")[:AWAITING_REPLY_SHOWN]
+def _waiting(shop_id: int) -> Any:
+    return _reviews(shop_id).filter(reply__isnull=True)
+
+
+# Compiled once (decision 305): the newest reviews awaiting a reply, with their authors as
+# others see them, and how many await.
+_AWAITING = PreparedRead(
+    lambda shop_id: (
+        _waiting(shop_id)
+        .order_by("-created_at", "-id")
+        .values_list(
+            "id", "title", "rating", "created_at", "user_id", "user__nick_name", "user__icon"
+        )[:AWAITING_REPLY_SHOWN]
     )
-    total = len(newest) if len(newest) < AWAITING_REPLY_SHOWN else waiting.count()
+)
+_AWAITING_COUNT = PreparedRead(
+    lambda shop_id: (
+        _waiting(shop_id).values("shop_id").annotate(n=Count("pk")).order_by().values_list("n")
+    )
+)
+
+
+def awaiting_reply(*, shop_id: int) -> tuple[list[dict[str, Any]], int]:
+    """The newest AWAITING_REPLY_SHOWN reviews the shop has not replied to (a reply a
+    moderator hid still counts as the shop's answer), each with its author, and how many
+    await in all (one more query only when the list is full)."""
+    newest = [
+        {
+            "id": review_id, "title": title, "rating": rating, "created_at": created_at,
+            "user": {"id": user_id, "nick_name": nick_name, "icon": icon},
+        }
+        for review_id, title, rating, created_at, user_id, nick_name, icon in _AWAITING.rows(
+            shop_id=shop_id
+        )
+    ]  # fmt: skip
+    if len(newest) < AWAITING_REPLY_SHOWN:
+        return newest, len(newest)
+    ((total,),) = _AWAITING_COUNT.rows(shop_id=shop_id)
     return newest, total
 
 
