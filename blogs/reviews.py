@@ -21,6 +21,7 @@ from shops.services import review_stats_save
 
 from .caches import reviews_cache
 from .models import STARS_MAX, STARS_MIN, Blog, ShopRating
+from .signals import shop_reviews_changed
 
 
 def lock_shops(shop_ids: Iterable[int | None]) -> None:
@@ -33,11 +34,13 @@ def lock_shops(shop_ids: Iterable[int | None]) -> None:
 def reviews_changed(*, user_id: int, shop_ids: Iterable[int | None]) -> None:
     """After a note of `user_id` about these shops was created, edited, deleted, hidden
     or restored (in the same transaction, with the shops locked by `lock_shops`): the
-    user's rating of each shop and each shop's statistics are counted again."""
+    user's rating of each shop and each shop's statistics are counted again, and whoever
+    keeps numbers of the shop's reviews is told (`shop_reviews_changed`)."""
     for shop_id in sorted({shop_id for shop_id in shop_ids if shop_id is not None}):
         _rate_again(user_id=user_id, shop_id=shop_id)
         _recount(shop_id)
         _evict_on_commit(shop_id)
+        shop_reviews_changed.send(sender=Blog, shop_id=shop_id)
 
 
 def _evict_on_commit(shop_id: int) -> None:

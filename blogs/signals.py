@@ -19,3 +19,6 @@ comments_deleting = Signal()
 reply_posted = Signal()
 # A note about a shop that rates it was published. Argument: blog_id.
 review_published = Signal()
+# A shop's reviews changed: a note about it was created, edited, deleted, hidden or
+# restored (blogs.reviews counted its statistics again). Argument: shop_id.
+shop_reviews_changed = Signal()

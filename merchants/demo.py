@@ -43,6 +43,7 @@ from vouchers.demo import CASH_TITLE, DISCOUNT_VOUCHERS
 from vouchers.models import Voucher, VoucherOrder, WriteOff
 from vouchers.sale import reconcile
 from vouchers.sale.shard import shard_bits, shard_of
+from vouchers.signals import records_written
 
 from . import services
 from .access import Role
@@ -380,6 +381,9 @@ def _store(coupons: list[VoucherOrder], write_offs: list[WriteOff]) -> None:
     with transaction.atomic():
         VoucherOrder.objects.bulk_create(coupons)
         WriteOff.objects.bulk_create(write_offs)
+        # Past days' numbers: a dashboard may have cached them without these.
+        records_written(VoucherOrder, [(c.voucher.shop_id, c.created_at) for c in coupons])
+        records_written(WriteOff, [(w.shop_id, w.redeemed_at) for w in write_offs])
     voucher_ids = {coupon.voucher_id for coupon in coupons}
     orders_changed({coupon.user_id for coupon in coupons})
     vouchers_changed(voucher_ids)

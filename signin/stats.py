@@ -3,31 +3,61 @@ buffer writes (traffic/visits.py): the whole site, or one shop."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
+import redis
+
 from dianping.redis import keys
 from dianping.redis.client import get_redis
+from dianping.redis.cluster import is_cluster
 from dianping.redis.multikey import hyperloglog_counts, hyperloglog_union_count
 from traffic import visits
+
+# Queues a caller's own reads on the pipeline that reads the days' views.
+Piggyback = Callable[[redis.client.Pipeline], None]
 
 
 def uv_stats(*, end: date, days: int, shop_id: int | None = None) -> dict[str, Any]:
     """Unique visitors over the `days` days ending `end` (PFCOUNT of the days' logs
     reads their union without writing a merged key: a visitor seen on several days
     counts once), page views summed, and both per day."""
+    return uv_stats_with(end=end, days=days, shop_id=shop_id)[0]
+
+
+def uv_stats_with(
+    *, end: date, days: int, shop_id: int | None = None, piggyback: Piggyback | None = None
+) -> tuple[dict[str, Any], list[Any]]:
+    """`uv_stats` and the replies to the commands `piggyback` queues, in one round trip
+    on one Redis: the days' GETs, each day's PFCOUNT and the window's share a pipeline. On
+    a Cluster, whose pipelines refuse PFCOUNT, the counts take their own calls."""
     subject = visits.SITE if shop_id is None else visits.shop_subject(shop_id)
     dates = [end - timedelta(days=i) for i in range(days - 1, -1, -1)]
     day_keys = [visits.local_day(d) for d in dates]
     uv_keys = [keys.visits_uv(subject, day) for day in day_keys]
-    pipe = get_redis().pipeline(transaction=False)
+    client = get_redis()
+    pipe = client.pipeline(transaction=False)
+    if piggyback is not None:
+        piggyback(pipe)
+    extra = len(pipe)
     for day in day_keys:
         pipe.get(keys.visits_pv(subject, day))  # one GET each: the days span Cluster slots
-    per_day_pv = pipe.execute()
-    per_day_uv = hyperloglog_counts(uv_keys)
-    total_uv = hyperloglog_union_count(uv_keys) if days > 1 else per_day_uv[0]
+    counted_here = not is_cluster(client)
+    if counted_here:
+        for name in uv_keys:
+            pipe.pfcount(name)
+        pipe.pfcount(*uv_keys)  # their union
+    replies = pipe.execute()
+    own = replies[extra:]
+    per_day_pv = own[:days]
+    if counted_here:
+        per_day_uv, total_uv = own[days : 2 * days], own[2 * days]
+    else:
+        per_day_uv = hyperloglog_counts(uv_keys)
+        total_uv = hyperloglog_union_count(uv_keys) if days > 1 else per_day_uv[0]
     pv = [int(v or 0) for v in per_day_pv]
-    return {
+    stats = {
         "shop_id": shop_id,
         "date_from": dates[0].isoformat(),
         "date_to": end.isoformat(),
@@ -39,3 +69,4 @@ def uv_stats(*, end: date, days: int, shop_id: int | None = None) -> dict[str, A
             for d, u, p in zip(dates, per_day_uv, pv, strict=True)
         ],
     }
+    return stats, replies[:extra]

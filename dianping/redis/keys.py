@@ -422,3 +422,25 @@ def recs_popularity() -> str:
 def recs_pattern() -> str:
     """SCAN pattern of every recommendations key (the rebuild deletes them)."""
     return "recs:*"
+
+
+# --- merchants ---------------------------------------------------------------------
+# A shop's dashboard numbers that no longer change (merchants/dashboard_cache.py); the
+# keys of a shop share its tag {d<shop_id>}, for the store script.
+
+
+def dashboard_days(shop_id: int) -> str:
+    """Hash YYYY-MM-DD -> "claims,sales,redemptions" of a shop's closed local days."""
+    return f"dashboard:{{d{shop_id}}}:days"
+
+
+def dashboard_ratings(shop_id: int) -> str:
+    """Hash YYYY-MM-DD -> "reviews,stars" (how many, their stars summed) of the reviews
+    written on each of a shop's closed local days: its weekly rating trend's parts."""
+    return f"dashboard:{{d{shop_id}}}:ratings"
+
+
+def dashboard_version(shop_id: int) -> str:
+    """Counter bumped by every eviction from a shop's dashboard hashes: numbers loaded
+    before it moved are not stored."""
+    return f"dashboard:{{d{shop_id}}}:ver"

@@ -631,3 +631,8 @@ CELERY_BEAT_SCHEDULE.update(
 # --- Sign-in and statistics ---------------------------------------------------------
 SIGN_STREAK_MAX_MONTHS = 36  # how far back a streak is counted (bounded work per read)
 STATS_MAX_DAYS = 92  # widest UV/PV window one request may merge
+
+# --- Merchants -------------------------------------------------------------------------
+# How long a shop's cached closed days and rating trend live at most (seconds from the
+# first store): a backstop, since the writes that change them evict them (decision 400).
+DASHBOARD_CACHE_TTL = env.int("DASHBOARD_CACHE_TTL", default=60 * 60)

@@ -3,7 +3,8 @@ parameter value, with the ORM's conversions; what it cannot place safely it refu
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.db import connection
@@ -82,3 +83,48 @@ def test_what_it_cannot_place_exactly_is_refused(build) -> None:
 def test_it_wants_exactly_its_parameters() -> None:
     with pytest.raises(TypeError):
         PreparedRead(_vouchers).rows(shop_id=1)
+
+
+def _starting(shop_id: int, since: datetime, until: datetime):
+    return (
+        Voucher.objects.filter(shop_id=shop_id, begin_time__gte=since, begin_time__lt=until)
+        .order_by("id")
+        .values_list("id", "begin_time")
+    )
+
+
+def test_moments_are_placed_as_a_datetime_field_takes_them() -> None:
+    now = clock.now().replace(microsecond=0)
+    first = VoucherFactory(begin_time=now)
+    later = VoucherFactory(shop=first.shop, begin_time=now + timedelta(hours=3, seconds=1))
+    read = PreparedRead(_starting, times=("since", "until"))
+    local = ZoneInfo("Asia/Shanghai")
+    cases = [
+        (now, now + timedelta(days=1)),
+        (now + timedelta(seconds=1), now + timedelta(days=1)),
+        (now.astimezone(local), (now + timedelta(hours=3, seconds=1)).astimezone(local)),
+        (now - timedelta(days=1), now),
+    ]
+
+    answers = [read.rows(shop_id=first.shop_id, since=a, until=b) for a, b in cases]
+
+    assert answers == [list(_starting(first.shop_id, a, b)) for a, b in cases]
+    assert answers[0] == [(first.id, now), (later.id, later.begin_time)]
+    assert answers[1] == [(later.id, later.begin_time)]
+    assert answers[2] == [(first.id, now)]  # the zone it is given in does not matter
+    assert answers[3] == []
+    with pytest.raises(TypeError, match="aware"):
+        read.rows(shop_id=first.shop_id, since=datetime(2026, 1, 1), until=now)
+
+
+def test_a_moment_not_compared_as_a_datetime_field_is_refused() -> None:
+    as_text = PreparedRead(
+        lambda shop_id, since: Voucher.objects.filter(shop_id=shop_id, title=str(since))
+        .values_list("id"),
+        times=("since",),
+    )  # fmt: skip
+
+    with pytest.raises(ValueError, match="parameter"):
+        as_text.rows(shop_id=1, since=datetime(2026, 1, 1, tzinfo=UTC))
+    with pytest.raises(TypeError, match="times"):
+        PreparedRead(_starting, times=("sinse",))

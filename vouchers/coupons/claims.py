@@ -17,6 +17,7 @@ from ..caches import orders_changed, vouchers_changed
 from ..errors import Code
 from ..models import Voucher, VoucherOrder
 from ..sale.shard import next_order_id
+from ..signals import records_written
 from .jobs import order_jobs
 from .lifecycle import new_order
 from .sold import sold_changed
@@ -88,6 +89,7 @@ def _claim_in_slot(user_id: int, voucher: Voucher, slot: int) -> VoucherOrder:
             vouchers_changed([voucher.id])
         order.save(force_insert=True)
         orders_changed([user_id])
+        records_written(VoucherOrder, [(voucher.shop_id, order.created_at)])
         if free:
             sold_changed([voucher.id])
         else:

@@ -14,6 +14,7 @@ from dianping.errors import Conflict, InvalidInput
 from ..caches import orders_changed
 from ..errors import Code
 from ..models import ShopOrder, VoucherOrder, WriteOff
+from ..signals import records_written
 from . import discounts
 from .lifecycle import Actor, Move, move, refused
 
@@ -66,7 +67,7 @@ def write_off(
     shop_order: ShopOrder | None = None,
 ) -> WriteOff:
     """The record of a coupon taken at `at` (核销记录)."""
-    return WriteOff.objects.create(
+    record = WriteOff.objects.create(
         order=coupon,
         voucher_id=coupon.voucher_id,
         shop_id=coupon.voucher.shop_id,
@@ -76,14 +77,18 @@ def write_off(
         redeemed_at=at,
         redeemed_by_id=by_user_id,
     )
+    records_written(WriteOff, [(record.shop_id, at)])
+    return record
 
 
 def coupon_give_back(*, shop_order: ShopOrder, now: datetime) -> None:
     """A refunded checkout's coupon: its write-off is reversed, and the coupon is unused
     again if it is still valid (an expired one stays used: it was spent on that bill)."""
-    WriteOff.objects.filter(shop_order=shop_order, standing=True).update(
-        standing=None, reversed_at=now
-    )
+    standing = WriteOff.objects.filter(shop_order=shop_order, standing=True)
+    # The days they were counted on lose them, however long ago (the dashboard's).
+    reversed_ones = list(standing.values_list("shop_id", "redeemed_at"))
+    standing.update(standing=None, reversed_at=now)
+    records_written(WriteOff, reversed_ones)
     assert shop_order.coupon_id is not None  # a refund gives back only a bill's coupon
     coupon = VoucherOrder.objects.filter(pk=shop_order.coupon_id)
     if move(coupon, Move.GIVE_BACK, by=Actor.BILL_REFUND, now=now):

@@ -35,6 +35,7 @@ from ..coupons.lifecycle import new_order
 from ..coupons.sold import sold_changed
 from ..metrics import drain_counters
 from ..models import Voucher, VoucherOrder
+from ..signals import records_written
 from . import buckets, heal
 from .shard import (
     GROUP,
@@ -291,12 +292,12 @@ def persist(orders: list[Accepted]) -> set[int]:
             # Same id, different order: never ack it as a "redelivery" (that would lose it).
             raise IdCollision(f"order id {order.order_id} already belongs to another order")
     fresh = [o for o in orders if o.order_id not in known]  # redelivered ones are done already
-    terms = {
-        vid: (valid_days, pay_value)
-        for vid, valid_days, pay_value in Voucher.objects.filter(
-            pk__in={o.voucher_id for o in orders}
-        ).values_list("id", "valid_days", "pay_value")
-    }
+    terms: dict[int, tuple[int, int]] = {}  # voucher id -> (valid_days, pay_value)
+    shops: dict[int, int] = {}  # voucher id -> shop id
+    for vid, valid_days, pay_value, shop_id in Voucher.objects.filter(
+        pk__in={o.voucher_id for o in orders}
+    ).values_list("id", "valid_days", "pay_value", "shop_id"):
+        terms[vid], shops[vid] = (valid_days, pay_value), shop_id
     if gone := {o.voucher_id for o in orders} - set(terms):
         raise VoucherGone(f"vouchers {sorted(gone)} no longer exist")
     # Stock first, vouchers in id order: the inserts below share-lock their voucher rows
@@ -310,6 +311,8 @@ def persist(orders: list[Accepted]) -> set[int]:
     insert_rows(VoucherOrder, [_order_row(o, *terms[o.voucher_id]) for o in fresh])
     vouchers_changed(o.voucher_id for o in fresh)  # their stock column moved
     orders_changed(o.user_id for o in fresh)
+    # Stamped when accepted: a late drain adds to days that may have closed.
+    records_written(VoucherOrder, [(shops[o.voucher_id], o.created_at) for o in fresh])
     sold_changed(o.voucher_id for o in fresh if terms[o.voucher_id][1] == 0)  # paid at once
     return {o.order_id for o in orders if terms[o.voucher_id][1] == 0}
 
