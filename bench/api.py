@@ -158,6 +158,10 @@ def endpoints(
             [f"/api/shops/{i}/nearby" for i in shops], False),
         "a shop's reviews `/api/shops/{id}/reviews`": (
             [f"/api/shops/{i}/reviews" for i in shops], False),
+        "a shop's reviews with photos `/api/shops/{id}/reviews?with_photos=true`": (
+            [f"/api/shops/{i}/reviews?with_photos=true" for i in shops], False),
+        "a shop's reviews most helpful first `/api/shops/{id}/reviews?sort=helpful`": (
+            [f"/api/shops/{i}/reviews?sort=helpful" for i in shops], False),
         "followers `/api/users/{id}/followers`": (
             [f"/api/users/{i}/followers" for i in authors], False),
         "following `/api/users/{id}/following` (signed in)": (

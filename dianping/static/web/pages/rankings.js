@@ -1,5 +1,5 @@
 // Rankings: the chosen city's weekly lists (GET /api/rankings), one tab per shop type and
-// per district that has a list, and the badge a ranked shop carries on its page and cards.
+// per district that has a list (the badge a ranked shop carries is in lib/rank.js).
 
 import { get } from "../lib/api.js";
 import { inCity } from "../lib/city.js";
@@ -7,14 +7,6 @@ import { h } from "../lib/dom.js";
 import { fmt } from "../lib/format.js";
 import { screen } from "../lib/screen.js";
 import { shopCard } from "./shops.js";
-
-// "静安寺榜 第3名": a shop's best place this week (its `rank`); nothing when unranked.
-export function rankBadge(shop) {
-  const rank = shop.rank;
-  if (!rank) return null;
-  const href = rank.area !== null ? `#/rankings?area=${encodeURIComponent(rank.area)}` : `#/rankings?type=${rank.type_id}`;
-  return h("a", { class: "rank-badge", href }, fmt(gettext("No. %(rank)s on the %(list)s list"), rank));
-}
 
 export async function rankingsPage(params) {
   const show = screen();
