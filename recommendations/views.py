@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from accounts import tokens
 from dianping.api.fastpath import fast_path, json_bytes
 from dianping.api.queries import query_params
+from dianping.api.schema import api_errors
 from dianping.errors import NotAuthenticated
 from shops import cities
 
@@ -23,12 +24,14 @@ class RecommendationViewSet(viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(parameters=[RecommendationQuerySerializer], responses=RecommendationsSerializer)
+    @api_errors(404)  # a `city` of no city
     def list(self, request: Request) -> HttpResponse:
         """Guess you like: up to 10 shops for the caller, from the shops they saved, rated
         or liked a review of (shops that the same users also chose, weighted by how rare
         that is); for a caller with no history, or to fill the ten, the most popular shops
-        near (x, y), or near the city centre without them. Never a shop the caller rated
-        or saved; each card's `saved` is therefore false."""
+        of the city (`city`, the default city without it) near (x, y), or near its centre
+        without them. Never a shop the caller rated or saved; each card's `saved` is
+        therefore false."""
         return _recommendations(request._request)  # GETs take the fast path
 
 
