@@ -19,6 +19,8 @@ from django.utils import timezone
 from dianping import clock
 from dianping.redis import keys
 from dianping.redis.client import get_redis
+from dianping.redis.multikey import hyperloglog_counts
+from dianping.redis.scripts import lua
 from favourites.models import Favourite
 from shops.caches import shop_cache
 from shops.models import City, Shop
@@ -26,6 +28,8 @@ from shops.serializers import ShopDocumentSerializer
 from traffic import visits
 
 from . import formula
+
+_REPLACE = lua(__file__, "replace.lua")
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +126,7 @@ def compute_city(*, city_id: int) -> dict[str, list[int]]:
 def _signals(shops: list[Shop]) -> dict[int, formula.Signals]:
     """Each shop's inputs: its row's reviewers and histogram, its saves in the window
     (Favourite rows), its unique visitors per day over the window (the traffic app's
-    HyperLogLogs, one PFCOUNT each, pipelined)."""
+    HyperLogLogs, one PFCOUNT each: pipelined on a single Redis)."""
     ids = [shop.id for shop in shops]
     since = clock.now() - timedelta(days=settings.RANKING_FAVOURITE_DAYS)
     saves = dict(
@@ -133,11 +137,8 @@ def _signals(shops: list[Shop]) -> dict[int, formula.Signals]:
     )
     today = timezone.localdate(clock.now())
     days = [visits.local_day(today - timedelta(days=i)) for i in range(settings.RANKING_VIEW_DAYS)]
-    pipe = get_redis().pipeline(transaction=False)
-    for shop_id in ids:
-        for day in days:
-            pipe.pfcount(keys.visits_uv(visits.shop_subject(shop_id), day))
-    counts = pipe.execute() if ids else []
+    uv_keys = [keys.visits_uv(visits.shop_subject(shop_id), day) for shop_id in ids for day in days]
+    counts = hyperloglog_counts(uv_keys) if ids else []
     per_shop = len(days)
     return {
         shop.id: formula.Signals(
@@ -189,11 +190,10 @@ def _save_badges(city_id: int, badges: dict[int, dict[str, Any]]) -> list[int]:
 
 
 def _replace(city_id: int, mapping: dict[str, bytes]) -> None:
-    """The next hash written whole, then renamed over the live one, in one MULTI (both keys
-    share the city's tag): HMGET of a list and `meta` reads one computation's."""
-    live, next_ = keys.rankings(city_id), keys.rankings_next(city_id)
-    pipe = get_redis().pipeline(transaction=True)
-    pipe.delete(next_)
-    pipe.hset(next_, mapping=mapping)  # type: ignore[arg-type]
-    pipe.rename(next_, live)
-    pipe.execute()
+    """The next hash written whole, then renamed over the live one, in one script (both
+    keys share the city's tag; a Cluster's pipelines refuse RENAME): HMGET of a list and
+    `meta` reads one computation's."""
+    args: list[Any] = []
+    for field, value in mapping.items():
+        args += [field, value]
+    _REPLACE([keys.rankings_next(city_id), keys.rankings(city_id)], args)
