@@ -5,8 +5,6 @@ one. Real Redis and database; the caches emptied, the near cache too."""
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -60,10 +58,10 @@ def test_a_cold_list_reads_its_sales_windows_together(fake_clock, monkeypatch) -
     remaining = {item["id"]: item["remaining"] for item in listed}
     assert remaining == {**{s.id: 3 + i for i, s in enumerate(sales)}, listed[-1]["id"]: None}
     assert many_queries == few_queries
-    if is_cluster(get_redis()):
-        # One batch per node a step touches: no node hears from a step twice.
-        assert max(Counter(many_trips).values()) <= len(few_trips)
-    else:
+    # The round trips are compared on a single Redis, where one batch is one trip. A
+    # Cluster splits each batch by the masters its keys hash to, and six sales' keys land
+    # on the masters differently from one sale's, so no fixed per-master bound holds there.
+    if not is_cluster(get_redis()):
         assert len(many_trips) == len(few_trips)
     # Read again, warm: nothing is loaded, and the windows come from the near cache.
     with CaptureQueriesContext(connection) as queries:
