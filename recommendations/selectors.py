@@ -16,6 +16,7 @@ from dianping.api import saved
 from dianping.redis import keys
 from dianping.redis.client import get_redis
 from shops.cities import city_centre
+from shops.errors import CityNotFound
 from shops.models import Shop
 from shops.selectors import nearby_type_ids, shop_raws, with_open_now, with_saved
 
@@ -103,7 +104,10 @@ def popular_near(x: float | None, y: float | None, city_id: int) -> list[int]:
     centre without), or of all its shops when none is near; kept RECS_POPULAR_TTL seconds
     per process, city and place."""
     if x is None or y is None:
-        x, y = city_centre(city_id) or settings.RECS_DEFAULT_CENTRE
+        centre = city_centre(city_id)
+        if centre is None:  # the city was deleted between two reads of the city list
+            raise CityNotFound()
+        x, y = centre
     cell = (city_id, round(x * _CELL), round(y * _CELL))
     now = clock.now_seconds()
     found = _memo.get(cell)

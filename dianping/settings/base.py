@@ -424,10 +424,9 @@ DEFAULT_CITY = env.str("DEFAULT_CITY", default="shanghai")
 CITY_CACHE_TTL = 24 * 60 * 60
 SHOP_BLOOM_CAPACITY = env.int("SHOP_BLOOM_CAPACITY", default=1_000_000)
 SHOP_NEARBY_RADIUS_M = 5000
-# "Guess you like" (recommendations/): where a reader who gives no x and y is taken to be
-# (the city centre: People's Square), how long a process keeps the popular shops near a
-# point (the fallback for a reader with no history), and a shop's neighbour list (0: off).
-RECS_DEFAULT_CENTRE = (121.4737, 31.2304)
+# "Guess you like" (recommendations/): how long a process keeps the popular shops near a
+# point (the fallback for a reader with no history; without a point, the chosen city's
+# centre), and a shop's neighbour list (0: off).
 RECS_POPULAR_TTL = env.float("RECS_POPULAR_TTL", default=60.0)
 RECS_NEIGHBOURS_TTL = env.float("RECS_NEIGHBOURS_TTL", default=30.0)
 # The shop list's open_now=true without a point: how many shops with hours, in the list's
