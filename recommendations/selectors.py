@@ -95,7 +95,10 @@ def cards_json(shop_ids: list[int]) -> bytes:
     reader's saved shops are never suggested); a shop deleted since is left out."""
     raws = shop_raws(shop_ids)
     cards = [raw for raw in map(raws.get, shop_ids) if raw is not None]
-    return b'{"results":[' + b",".join(with_saved(with_open_now(r), False) for r in cards) + b"]}"
+    now = clock.now()
+    return (
+        b'{"results":[' + b",".join(with_saved(with_open_now(r, now), False) for r in cards) + b"]}"
+    )
 
 
 def popular_near(x: float | None, y: float | None, city_id: int) -> list[int]:

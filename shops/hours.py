@@ -180,12 +180,29 @@ def open_now(hours: Hours | None, at: datetime) -> bool | None:
     return None if hours is None else is_open(hours, at)
 
 
+# The answers of one clock minute, per distinct hours JSON: `open_now` can only change
+# when the minute does, and a list of ten cards then costs ten dictionary reads.
+_this_minute: tuple[tuple[int, str], dict[bytes, bytes]] = ((-1, ""), {})
+_MINUTE_ANSWERS_MAX = 4096
+
+
 def open_now_json(raw_hours: bytes, at: datetime) -> bytes:
     """`open_now` as JSON (true, false or null) from the hours' JSON as the cached document
     holds them: the shop detail's fast path never decodes the rest of the document."""
+    global _this_minute
     if raw_hours == b"null":
         return b"null"
-    return b"true" if _open_in(_compiled(raw_hours), at.astimezone(_zone())) else b"false"
+    minute = (int(at.timestamp()) // 60, settings.TIME_ZONE)
+    held_minute, answers = _this_minute
+    if held_minute != minute:  # a new dict, never a cleared one: no thread mixes minutes
+        answers = {}
+        _this_minute = (minute, answers)
+    answer = answers.get(raw_hours)
+    if answer is None:
+        answer = b"true" if _open_in(_compiled(raw_hours), at.astimezone(_zone())) else b"false"
+        if len(answers) < _MINUTE_ANSWERS_MAX:
+            answers[raw_hours] = answer
+    return answer
 
 
 # (per weekday: its ranges as (start, end) minutes, end > start), the closed dates

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -65,15 +66,16 @@ def shop_detail(
 _HOURS_KEY = b',"hours":'
 
 
-def with_open_now(raw: bytes) -> bytes:
-    """A cached shop document as the API answers it: with `open_now` at the clock's now,
-    spliced in without decoding the document (only its `hours`, its last key, are read;
-    `"hours":` cannot occur inside a JSON string, where a quote is escaped). A document
-    cached before it had `hours` gets `"hours": null` and `"open_now": null`."""
+def with_open_now(raw: bytes, at: datetime | None = None) -> bytes:
+    """A cached shop document as the API answers it: with `open_now` at `at` (the clock's
+    now by default; a list passes one now for all its cards), spliced in without decoding
+    the document (only its `hours`, its last key, are read; `"hours":` cannot occur inside
+    a JSON string, where a quote is escaped). A document cached before it had `hours` gets
+    `"hours": null` and `"open_now": null`."""
     cut = raw.rfind(_HOURS_KEY)
     if cut < 0:
         return raw[:-1] + b',"hours":null,"open_now":null}'
-    now = hours.open_now_json(raw[cut + len(_HOURS_KEY) : -1], clock.now())
+    now = hours.open_now_json(raw[cut + len(_HOURS_KEY) : -1], at or clock.now())
     return b"".join((raw[:-1], b',"open_now":', now, b"}"))
 
 

@@ -4,10 +4,11 @@ midnight, the week's wrap, holidays and 24:00, and the legacy text. Times are lo
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.test import override_settings
 from django.utils import translation
 
 from shops import hours
@@ -189,6 +190,19 @@ def test_open_now_reads_any_aware_time_in_local_time() -> None:
     assert hours.open_now_json(b"null", utc) == b"null"
     assert hours.open_now_json(b'{"weekly":{"mon":[["10:00","14:00"]]}}', utc) == b"true"
     assert hours.open_now_json(b'{"weekly":{"mon":[["12:00","14:00"]]}}', utc) == b"false"
+
+
+def test_open_now_json_is_held_for_its_minute_only() -> None:
+    """Answers are kept per clock minute: the minute a shop closes reads closed, even right
+    after the same hours were read open."""
+    raw = b'{"weekly":{"mon":[["10:00","14:00"]]}}'
+    last_open = datetime(2026, 11, 30, 5, 59, 59, tzinfo=UTC)  # 13:59:59 in Shanghai
+
+    assert hours.open_now_json(raw, last_open) == b"true"
+    assert hours.open_now_json(raw, last_open + timedelta(seconds=1)) == b"false"
+    assert hours.open_now_json(raw, last_open) == b"true"  # a clock moved back is honoured
+    with override_settings(TIME_ZONE="UTC"):  # 05:59 in UTC: the zone is part of the key
+        assert hours.open_now_json(raw, last_open) == b"false"
 
 
 # --- summary ----------------------------------------------------------------------------
