@@ -27,6 +27,16 @@ def _rate(user, shop, stars=4) -> None:
     assert client_for(user).post("/api/blogs", body, format="json").status_code == 201
 
 
+def _delete_rolled_back(instance) -> None:
+    def delete_then_fail() -> None:
+        with transaction.atomic():
+            instance.delete()
+            raise RuntimeError("rolled back")
+
+    with pytest.raises(RuntimeError):
+        delete_then_fail()
+
+
 def _shop_keys(redis_client, shop_id: int) -> tuple[int, float | None]:
     own = redis_client.exists(keys.recs_counts(shop_id), keys.recs_neighbours(shop_id))
     return own, redis_client.zscore(keys.recs_popularity(), shop_id)
@@ -41,9 +51,7 @@ def test_a_deleted_shops_keys_go_after_commit_and_reads_skip_it(redis_client) ->
     b_id = b.id  # a deletion clears the instance's pk, even one rolled back
     assert _shop_keys(redis_client, b_id) == (2, 2.0)
 
-    with pytest.raises(RuntimeError), transaction.atomic():  # rolled back: nothing goes
-        b.delete()
-        raise RuntimeError
+    _delete_rolled_back(b)  # nothing goes
     assert _shop_keys(redis_client, b_id) == (2, 2.0)
 
     shop_delete(shop_id=b_id)
@@ -70,9 +78,7 @@ def test_a_deleted_users_history_and_rated_set_go_after_commit(redis_client) -> 
     theirs = (keys.recs_history(stays.id), keys.recs_rated(stays.id))
     assert redis_client.exists(*mine) == 2
 
-    with pytest.raises(RuntimeError), transaction.atomic():
-        gone.delete()
-        raise RuntimeError
+    _delete_rolled_back(gone)
     assert redis_client.exists(*mine) == 2
 
     User.objects.get(pk=gone_id).delete()
