@@ -1,6 +1,7 @@
 """Latency at a fixed arrival rate: p50 / p99 / p99.9 at 30-90 % of each endpoint's peak.
 
     .venv/bin/python bench/latency.py [--shapes auto,2x4,2x1,2x4s500] [--endpoints bare,shop,...]
+    (endpoints: bare, shop, note, feed, unread, favourites, rankings, recommendations, sale)
         [--levels 30,50,70,90] [--step 3] [--peak 3] [--server-cpus 0] [--load-cpus 1]
 
 For each server shape and each endpoint: the peak, measured closed-loop with wrk (16
@@ -44,23 +45,27 @@ from harness import server_env as production_env
 K6_SCRIPT = ROOT / "bench" / "k6" / "latency.js"
 SALE_STOCK = 10_000_000  # never sold out: every grab is a real verdict
 
-# The users behind the signed-in reads: bench/api.py's (each follows three authors).
+# The users behind the signed-in reads: bench/api.py's (each follows three authors and
+# saves three shops: "my favourites" has a page, "guess you like" a history to follow).
 SETUP = """
 import random
 from accounts.management.commands.issue_tokens import load_test_phones
 from accounts.services import users_ensure
 from blogs.models import Blog
+from favourites.services import favourite_save
 from follows import services as follows
+from shops.models import Shop
 users = users_ensure(phones=load_test_phones({users}, staff=False))
 authors = sorted(set(Blog.objects.values_list("user_id", flat=True)))
+shops = list(Shop.objects.values_list("id", flat=True))
 rng = random.Random(7)
 for user in users:
     for author in rng.sample(authors, 3):
         if author != user.id:
             follows.follow(user_id=user.id, target_id=author)
-from shops.models import Shop
-from blogs.models import Blog
-print(" ".join(map(str, Shop.objects.values_list("id", flat=True))))
+    for shop_id in rng.sample(shops, min(3, len(shops))):
+        favourite_save(user_id=user.id, kind="shop", object_id=shop_id)
+print(" ".join(map(str, shops)))
 print(" ".join(map(str, Blog.objects.values_list("id", flat=True))))
 """
 
@@ -228,7 +233,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     server_cpus, load_cpus = default_cpus()
     parser.add_argument("--shapes", default="auto", help="comma-separated: auto, WxT, WxTsN")
-    parser.add_argument("--endpoints", default="bare,shop,note,feed,unread,sale")
+    parser.add_argument(
+        "--endpoints",
+        default="bare,shop,note,feed,unread,favourites,rankings,recommendations,sale",
+    )
     parser.add_argument("--gil", default="bare", help="endpoints that get the GIL wait column")
     parser.add_argument("--levels", default="30,50,70,90", help="percent of the peak")
     parser.add_argument("--step", type=float, default=3.0, help="seconds per level")
@@ -287,6 +295,17 @@ def main() -> None:
         "feed": Endpoint("feed (signed in)", ["/api/feed"], signed_in=True),
         "unread": Endpoint(
             "unread count (signed in)", ["/api/notifications/unread-count"], signed_in=True
+        ),
+        "favourites": Endpoint(
+            "my favourites `/api/favourites?kind=shop` (signed in)",
+            ["/api/favourites?kind=shop"],
+            signed_in=True,
+        ),
+        "rankings": Endpoint("rankings `/api/rankings?type_id=1`", ["/api/rankings?type_id=1"]),
+        "recommendations": Endpoint(
+            "guess you like `/api/recommendations` (signed in)",
+            ["/api/recommendations"],
+            signed_in=True,
         ),
         "sale": Endpoint("flash sale grab", [], sale=True),
     }

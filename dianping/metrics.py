@@ -217,10 +217,19 @@ def _worker_metrics() -> list[Metric]:
 
 def periodic_task_metrics() -> Iterable[Metric]:
     """When each periodic task of METRICS_PERIODIC_TASKS last ran to its end, from Redis
-    in one round trip (a task never seen in TASK_SUCCESS_TTL: no sample)."""
+    in one round trip (a task never seen in TASK_SUCCESS_TTL: no sample), and the age of
+    it past which each is late: the alert compares them per task (decision 420)."""
     from .redis import keys
 
-    names = list(settings.METRICS_PERIODIC_TASKS)
+    thresholds = dict(settings.METRICS_PERIODIC_TASKS)
+    names = list(thresholds)
+    late = GaugeMetricFamily(
+        "dianping_periodic_task_late_threshold_seconds",
+        "Age of a periodic task's last success past which the alert calls it late.",
+        labels=["task"],
+    )
+    for name in names:
+        late.add_metric([name], float(thresholds[name]))
     last = GaugeMetricFamily(
         "dianping_periodic_task_last_success_timestamp_seconds",
         "Unix time of the last run of a periodic task (by its beat entry) that ended "
@@ -231,7 +240,7 @@ def periodic_task_metrics() -> Iterable[Metric]:
     for name, stamp in zip(names, stamps, strict=True):
         if stamp is not None:
             last.add_metric([name], float(stamp))
-    return [last]
+    return [late, last]
 
 
 def _answers(ping: Callable[[], object]) -> float:

@@ -1,7 +1,8 @@
 """The events "guess you like" learns from, each after its commit (connected in
 RecommendationsConfig.ready()): a shop saved, a shop rated (a ShopRating row written,
 whichever path wrote it), a note about a shop liked. A rating's deletion leaves the
-user's rated set. Shop page views are not among them (decision 406)."""
+user's rated set. Shop page views are not among them (decision 406). A deleted shop's
+or user's own keys go after the deletion commits (decision 421)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from typing import Any
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 
+from accounts.models import User
 from blogs.models import Blog, ShopRating
 from blogs.signals import note_liked
 from favourites.models import Favourite
+from shops.models import Shop
 
 from . import store
 
@@ -48,8 +51,20 @@ def _liked(sender: Any, blog_id: int, liker_id: int, **_: Any) -> None:
         )
 
 
+def _shop_deleted(sender: Any, instance: Shop, using: str, **_: Any) -> None:
+    shop_id = instance.pk  # the collector clears it after the signals
+    transaction.on_commit(lambda: store.shop_forget(shop_id=shop_id), using=using, robust=True)
+
+
+def _user_deleted(sender: Any, instance: User, using: str, **_: Any) -> None:
+    user_id = instance.pk
+    transaction.on_commit(lambda: store.user_forget(user_id=user_id), using=using, robust=True)
+
+
 def connect() -> None:
     post_save.connect(_saved, sender=Favourite, dispatch_uid="recommendations.saved")
     post_save.connect(_rated, sender=ShopRating, dispatch_uid="recommendations.rated")
     post_delete.connect(_unrated, sender=ShopRating, dispatch_uid="recommendations.unrated")
     note_liked.connect(_liked, sender=Blog, dispatch_uid="recommendations.liked")
+    post_delete.connect(_shop_deleted, sender=Shop, dispatch_uid="recommendations.shop_deleted")
+    post_delete.connect(_user_deleted, sender=User, dispatch_uid="recommendations.user_deleted")

@@ -59,6 +59,22 @@ def rated_sync(*, user_id: int, shop_id: int) -> None:
         get_redis().srem(key, shop_id)
 
 
+def shop_forget(*, shop_id: int) -> None:
+    """A deleted shop's own keys go: its neighbours with their counts (one tag, one DEL)
+    and its popularity. Its id left in other shops' neighbour lists and in histories is
+    skipped by the read (no card for it) and gone at the next rebuild (decision 421)."""
+    pipe = get_redis().pipeline(transaction=False)
+    pipe.delete(keys.recs_counts(shop_id), keys.recs_neighbours(shop_id))
+    pipe.zrem(keys.recs_popularity(), shop_id)
+    pipe.execute()
+
+
+def user_forget(*, user_id: int) -> None:
+    """A deleted user's history and rated set go (one tag, one DEL); the pairs their
+    history made stay counted until the next rebuild (decision 421)."""
+    get_redis().delete(keys.recs_history(user_id), keys.recs_rated(user_id))
+
+
 def interactions() -> Iterator[tuple[int, int, float]]:
     """Every interaction the database and the likes' sets hold, as (user, shop, ms): a
     saved shop, a rating, a like of a note about a shop."""

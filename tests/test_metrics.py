@@ -223,6 +223,43 @@ def test_the_shop_sales_job_counts_what_it_tells_and_when_it_last_succeeded(
     assert value(scrape(client), last, task="notify-shop-sales") == succeeded
 
 
+@pytest.mark.django_db(transaction=True)
+def test_the_rankings_job_reports_its_last_success_with_its_own_late_threshold(
+    client, settings, monkeypatch
+) -> None:
+    """Each periodic task's threshold is exported beside its last success, so the alert
+    waits hours for the hourly rankings job and minutes for the minute job (decision 420)."""
+    from rankings import services, tasks
+
+    last, late = (
+        "dianping_periodic_task_last_success_timestamp_seconds",
+        "dianping_periodic_task_late_threshold_seconds",
+    )
+    before = scrape(client)
+    assert value(before, late, task="compute-rankings") == 3 * 60 * 60
+    assert value(before, late, task="notify-shop-sales") == 10 * 60
+    assert (last, frozenset({("task", "compute-rankings")})) not in before  # never ran
+
+    started = time.time()
+    assert tasks.compute_rankings() != []  # the default city's lists computed
+    succeeded = value(scrape(client), last, task="compute-rankings")
+    assert started <= succeeded <= time.time()
+    assert tasks.compute_rankings() == []  # every list current: still a success
+    again = value(scrape(client), last, task="compute-rankings")
+    assert again >= succeeded
+
+    def broken(**_: object) -> list[int]:
+        raise ConnectionError("Redis is down")
+
+    monkeypatch.setattr(services, "compute_all", broken)
+    with pytest.raises(ConnectionError):
+        tasks.compute_rankings()
+    assert value(scrape(client), last, task="compute-rankings") == again
+
+    settings.METRICS_PERIODIC_TASKS = {"compute-rankings": 120}
+    assert value(scrape(client), late, task="compute-rankings") == 120
+
+
 def broken_collector() -> list:
     raise ConnectionError("the sale's Redis is down")
 

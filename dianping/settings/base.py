@@ -351,9 +351,14 @@ METRICS_COLLECTORS = [
     "vouchers.metrics.sale_metrics",
     "notifications.metrics.stream_metrics",
 ]
-# Periodic tasks (beat entries) whose last success /metrics reports: each records it at
-# the end of a run (dianping.tasks.task_succeeded), and an alert watches its age.
-METRICS_PERIODIC_TASKS = ["notify-shop-sales"]
+# Periodic tasks (beat entries) whose last success /metrics reports, each with the age of
+# that success (seconds) past which the alert calls it late, exported beside it: each task
+# records it at the end of a run (dianping.tasks.task_succeeded). A threshold is a few of
+# the task's intervals (decision 420).
+METRICS_PERIODIC_TASKS = {
+    "notify-shop-sales": 10 * 60,  # every minute
+    "compute-rankings": 3 * 60 * 60,  # every hour (computing only once a week)
+}
 # prometheus-client's multiprocess mode: every process of a host writes its counters to
 # files in this directory (read from the environment by the library itself, at import),
 # and /metrics sums them. Whoever starts the host's processes empties it first
