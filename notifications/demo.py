@@ -21,6 +21,7 @@ from . import producers, reminders, watches
 from .models import Notification
 
 COMMENT = "看起来好好吃，周末就去！"
+FOOD = "美食"  # the demo type the comment is about
 
 
 def seed_notifications(users: list[User]) -> int:
@@ -34,8 +35,9 @@ def seed_notifications(users: list[User]) -> int:
         for liker in cast("list[bytes]", get_redis().zrange(keys.blog_likes(blog_id), 0, -1)):
             producers.liked(blog_id=blog_id, liker_id=int(liker))
     said = BlogComment.objects.filter(user=friend, content=COMMENT).first()
-    if mine and said is None:
-        said = blogs.comment_create(blog_id=mine[-1], user_id=friend.id, content=COMMENT)
+    food = Blog.objects.filter(user=me, shop__type__name=FOOD).order_by("-created_at").first()
+    if food is not None and said is None:  # "looks delicious" fits a note about food only
+        said = blogs.comment_create(blog_id=food.id, user_id=friend.id, content=COMMENT)
     if said is not None:
         producers.commented(comment_id=said.id)
     now = clock.now()

@@ -62,6 +62,26 @@ TYPES = [
      (80, 400), "10:00-21:30", 40),
 ]  # fmt: skip
 
+# What a meal costs a head at the food brands, in yuan (low, high): a banquet house is not
+# priced like a dumpling stall. Other types' brands share their type's range.
+BRAND_PRICES = {
+    "小杨生煎": (20, 35), "老盛昌": (15, 30), "南翔馒头店": (40, 80), "海底捞火锅": (110, 150),
+    "外婆家": (50, 80), "西贝莜面村": (80, 120), "鼎泰丰": (120, 180), "新荣记": (600, 1000),
+    "一笼小确幸": (30, 50), "费大厨辣椒炒肉": (60, 90), "太二酸菜鱼": (70, 100),
+    "绿茶餐厅": (50, 80), "点都德": (70, 110), "蔡澜港式点心": (60, 100), "莆田餐厅": (120, 180),
+    "楼外楼": (150, 250), "知味观": (50, 90), "新白鹿": (50, 80), "弄堂里": (60, 100),
+}  # fmt: skip
+
+
+def brand_price(brand: str, draw: int, low: int, high: int) -> int:
+    """`draw`, drawn from the type's range (low, high), moved into the brand's own range:
+    the same draws as before, so every shop keeps its place and every other field."""
+    if brand not in BRAND_PRICES or high == low:
+        return draw
+    brand_low, brand_high = BRAND_PRICES[brand]
+    return brand_low + (draw - low) * (brand_high - brand_low) // (high - low)
+
+
 # The categories in English (ShopType.name_en): the product's words, translated; the
 # shops' own names and addresses are what merchants wrote, and stay as written.
 ENGLISH_TYPES = {
@@ -123,7 +143,7 @@ def _demo_shops(types: dict[str, ShopType], city: City) -> list[Shop]:
                     address=f"上海市{street}{rng.randint(1, 1999)}号",
                     x=round(lon + dx / (_METRES_PER_DEGREE_LAT * 0.856), 6),  # cos(31.2°)
                     y=round(lat + dy / _METRES_PER_DEGREE_LAT, 6),
-                    avg_price=rng.randint(low, high),
+                    avg_price=brand_price(brand, rng.randint(low, high), low, high),
                     open_hours=hours,
                     hours=demo_hours(hours),
                     images=[_shop_picture(sort, n)],
@@ -141,7 +161,8 @@ def _second_city_shops(types: dict[str, ShopType], city: City) -> list[Shop]:
         shops.append(
             Shop(
                 name=branch_name(brand, area), type=types[kind], city=city, area=area,
-                address=address, x=x, y=y, avg_price=rng.randint(low, high), open_hours=hours,
+                address=address, x=x, y=y, avg_price=brand_price(brand, rng.randint(low, high), low, high),
+                open_hours=hours,
                 hours=demo_hours(hours), images=[_shop_picture(sorts[kind], n)],
             )
         )  # fmt: skip

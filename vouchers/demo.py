@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.utils import timezone
+
 from dianping import clock
 from shops.demo import SECOND_CITY
 from shops.models import Shop
@@ -40,9 +42,9 @@ def demo_shops() -> list[Shop]:
 
 
 def seed_vouchers() -> dict[str, int]:
-    """Idempotent: everyday vouchers once per shop, the discount-type vouchers once; flash
-    sales only when none is on or starting within the hour (so every `make run` has
-    something to grab)."""
+    """Idempotent: everyday vouchers once per shop, the discount-type vouchers once; a
+    flash sale on now when none is, and the demo's later sale (ten minutes after the first
+    seeding) only once the previous one has ended, so a restart adds no sale."""
     shops = demo_shops()
     if not shops:
         return {"vouchers": 0}
@@ -68,10 +70,23 @@ def seed_vouchers() -> dict[str, int]:
     sales = sales.exclude(status=Voucher.Status.VOID)
     if not sales.filter(begin_time__lte=now, end_time__gt=now).exists():
         _sale(shops[0], begin=now - timedelta(minutes=1), stock=100)
-    if not sales.filter(begin_time__gt=now, begin_time__lte=now + timedelta(hours=1)).exists():
-        _sale(shops[1 % len(shops)], begin=now + timedelta(minutes=10), stock=50)
+    later_shop = shops[1 % len(shops)]
+    if not sales.filter(shop=later_shop, title=SALE_TITLE, end_time__gt=now).exists():
+        _sale(later_shop, begin=now + timedelta(minutes=10), stock=50)
     _second_city_sale(now)
     return {"vouchers": Voucher.objects.count()}
+
+
+def sales_summary() -> str:
+    """The demo's flash sales as the client shows them now: "2 on now, the next at 14:05"."""
+    now = clock.now()
+    sales = Voucher.objects.filter(type=Voucher.Kind.SECKILL).exclude(status=Voucher.Status.VOID)
+    on = sales.filter(begin_time__lte=now, end_time__gt=now).count()
+    later = sales.filter(begin_time__gt=now).order_by("begin_time").first()
+    upcoming = (
+        f"the next at {timezone.localtime(later.begin_time):%H:%M}" if later else "none later"
+    )
+    return f"flash sales: {on} on now, {upcoming}"
 
 
 def _second_city_sale(now) -> None:

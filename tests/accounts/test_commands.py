@@ -8,6 +8,8 @@ from django.test import Client
 
 from accounts import demo
 from accounts.models import User
+from blogs.models import Blog
+from tests.helpers import client_for
 
 
 @pytest.mark.django_db
@@ -109,6 +111,33 @@ def test_seed_demo_reports_the_streak_as_it_stands(capsys, fake_clock) -> None:
     call_command("seed_demo", "--force")
 
     assert "has a 14-day streak, sign today to extend it" in capsys.readouterr().out
+
+
+@pytest.mark.django_db
+def test_seed_demo_restarted_adds_no_sale_and_reports_what_the_api_shows(
+    capsys, fake_clock
+) -> None:
+    """A restart 30 minutes later (the later sale has begun) creates no sale; its messages
+    count the notes as hot lists them and the unread notifications as the bell does."""
+    from datetime import timedelta
+
+    from vouchers.models import Voucher
+
+    call_command("seed_demo", "--force")
+    sales = Voucher.objects.filter(type=Voucher.Kind.SECKILL).count()
+    assert "flash sales: 2 on now, the next at " in capsys.readouterr().out
+    fake_clock.advance(timedelta(minutes=30).total_seconds())
+
+    call_command("seed_demo", "--force")
+
+    out = capsys.readouterr().out
+    assert Voucher.objects.filter(type=Voucher.Kind.SECKILL).count() == sales
+    assert "flash sales: 3 on now, none later" in out
+    me = User.objects.get(phone=demo.DEMO_USERS[0][0])
+    unread = client_for(me).get("/api/notifications/unread-count").json()["unread"]
+    assert f", {unread} of them unread" in out
+    hot = Blog.objects.filter(status=Blog.Status.VISIBLE).count()
+    assert f"notes: {hot} (0 new" in out
 
 
 @pytest.mark.django_db

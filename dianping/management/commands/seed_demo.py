@@ -10,10 +10,12 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts import demo as accounts_demo
 from blogs import demo as blogs_demo
+from blogs.models import Blog
 from dianping import identity
 from favourites import demo as favourites_demo
 from merchants import demo as merchants_demo
 from notifications import demo as notifications_demo
+from notifications.selectors import unread_count
 from rankings import services as rankings_services
 from recommendations.store import recommendations_rebuild
 from shops import demo as shops_demo
@@ -49,6 +51,7 @@ class Command(BaseCommand):
         merchant = accounts_demo.seed_merchant()
         business = merchants_demo.seed_merchant(merchant, users)
         notified = notifications_demo.seed_notifications(users)
+        unread = unread_count(recipient_id=users[0].id)  # what the bell will show
         favourites_demo.seed_favourites(users)  # demo user 1's saved shops, notes and sale
         recommendations_rebuild()  # "guess you like" learns the seeded (bulk) ratings and likes
         rankings_services.compute_all(force=True)  # last: from the reviews and saves above
@@ -62,14 +65,15 @@ class Command(BaseCommand):
         )
         self.stdout.write(
             ok(
-                f"vouchers: {vouchers} (a flash sale on now, another in 10 minutes; "
+                f"vouchers: {vouchers} ({vouchers_demo.sales_summary()}; "
                 f"cash, 满减 and 折扣 coupons at shop {coupon_shop.id})"
             )
         )
+        notes = Blog.objects.filter(status=Blog.Status.VISIBLE).count()  # as hot and search count
         self.stdout.write(
             ok(
-                f"blogs: {social['blogs']}, likes: {social['likes']}, "
-                f"follows: {social['follows']} (first run only)"
+                f"notes: {notes} ({social['blogs']} new, {social['likes']} likes and "
+                f"{social['follows']} follows new: the demo users' notes are written once)"
             )
         )
         run = signin_services.streak(user_id=users[0].id)  # as it stands now, not as seeded
@@ -85,7 +89,9 @@ class Command(BaseCommand):
                 f"{business['offers']} offers; visits of {business['days']} more days"
             )
         )
-        self.stdout.write(ok(f"notifications: {notified} waiting for {users[0].phone}"))
+        self.stdout.write(
+            ok(f"notifications: {notified} for {users[0].phone}, {unread} of them unread")
+        )
         self._seed_admin()
 
     def _seed_admin(self) -> None:
