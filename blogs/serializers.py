@@ -6,12 +6,21 @@ from rest_framework import serializers
 from accounts.serializers import PublicUserSerializer
 from dianping.api import fields
 from shops.errors import ShopNotFound
-from shops.models import Shop, ShopStaff
+from shops.models import SUB_SCORES, Shop, ShopStaff
+from shops.serializers import SubScoreFields
 
 from .models import STARS_MAX, STARS_MIN, Blog, BlogComment, Report, ReviewReply, Visibility
 
+# What each optional sub-score of a review rates, as its field's help says.
+SUB_SCORE_SUBJECTS = {
+    "taste": "the food or goods",
+    "environment": "the place",
+    "service": "the service",
+}
 
-class BlogWriteSerializer(serializers.Serializer):
+
+# The sub-scores come last, from `SubScoreFields` (a docstring here is the schema's text).
+class BlogWriteSerializer(SubScoreFields):
     """What a client may set. Everything else (`user`, `liked`, `comments`) is ours."""
 
     title = fields.CharField(max_length=128)
@@ -29,27 +38,15 @@ class BlogWriteSerializer(serializers.Serializer):
         allow_null=True,
         help_text="Stars (1-5) for the shop the note is about; needs `shop_id`.",
     )
-    taste = fields.IntegerField(
-        min_value=STARS_MIN,
-        max_value=STARS_MAX,
-        required=False,
-        allow_null=True,
-        help_text="Stars (1-5) for the food or goods; needs `rating`.",
-    )
-    environment = fields.IntegerField(
-        min_value=STARS_MIN,
-        max_value=STARS_MAX,
-        required=False,
-        allow_null=True,
-        help_text="Stars (1-5) for the place; needs `rating`.",
-    )
-    service = fields.IntegerField(
-        min_value=STARS_MIN,
-        max_value=STARS_MAX,
-        required=False,
-        allow_null=True,
-        help_text="Stars (1-5) for the service; needs `rating`.",
-    )
+
+    def sub_score_field(self, name: str) -> serializers.Field:
+        return fields.IntegerField(
+            min_value=STARS_MIN,
+            max_value=STARS_MAX,
+            required=False,
+            allow_null=True,
+            help_text=f"Stars (1-5) for {SUB_SCORE_SUBJECTS[name]}; needs `rating`.",
+        )
 
 
 class ReplySerializer(serializers.ModelSerializer):
@@ -107,7 +104,7 @@ class BlogSerializer(serializers.ModelSerializer):
     class Meta:
         model = Blog
         fields = [
-            "id", "user", "shop_id", "rating", "taste", "environment", "service", "title",
+            "id", "user", "shop_id", "rating", *SUB_SCORES, "title",
             "images", "content", "liked", "comments", "helpful", "favourites", "is_liked",
             "voted_helpful", "saved", "reply", "created_at", "updated_at",
         ]  # fmt: skip

@@ -38,20 +38,24 @@ def favourite_save(*, user_id: int, kind: str, object_id: int) -> SavedState:
     404 for an unknown kind or no such target (a hidden note included)."""
     spec = kind_get(kind)
     spec.check(object_id)
-    try:
-        with transaction.atomic():
-            _lock_target(spec, object_id)
-            row = Favourite.objects.create(user_id=user_id, kind=kind, object_id=object_id)
+    with transaction.atomic():
+        _lock_target(spec, object_id)
+        try:
+            # A savepoint: a duplicate leaves the target's lock held, so no racing unsave
+            # can delete the row between the refusal and the check below.
+            with transaction.atomic():
+                row = Favourite.objects.create(user_id=user_id, kind=kind, object_id=object_id)
+        except IntegrityError:  # saved already (or a racing save of the same won)
+            if not _rows(user_id, kind, object_id).exists():
+                raise  # not the duplicate we expected
+            # A repeat changes no row but syncs Redis again: a client retrying after a
+            # Redis blip (the first sync failed, logged) repairs its own state.
+            transaction.on_commit(lambda: _sync(user_id, kind, object_id), robust=True)
+        else:
             _count(spec, object_id, +1)
             if kind == saved.VOUCHER and _watch_if_upcoming(user_id, object_id):
                 Favourite.objects.filter(pk=row.pk).update(made_watch=True)
             transaction.on_commit(lambda: _changed(spec, user_id, object_id), robust=True)
-    except IntegrityError:  # saved already (or a racing save of the same won)
-        if not _rows(user_id, kind, object_id).exists():
-            raise  # not the duplicate we expected
-        # A repeat changes no row but syncs Redis again: a client retrying after a Redis
-        # blip (the first sync failed, logged) repairs its own state.
-        transaction.on_commit(lambda: _sync(user_id, kind, object_id), robust=True)
     return _state(spec, object_id, saved=True)
 
 

@@ -125,21 +125,32 @@ class HoursField(serializers.JSONField):
             raise serializers.ValidationError(exc.detail, code=exc.code) from None
 
 
-class SubScoresSerializer(serializers.Serializer):
+class SubScoreFields(serializers.Serializer):
+    """Taste, environment and service (`SUB_SCORES`), appended after the declared fields as
+    `sub_score_field` makes each: the three names are written once, here, for every shape
+    that carries them (a review's input, a shop's averages and their counts)."""
+
+    def sub_score_field(self, name: str) -> serializers.Field:
+        raise NotImplementedError
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        declared = super().get_fields()
+        return {**declared, **{name: self.sub_score_field(name) for name in SUB_SCORES}}
+
+
+class SubScoresSerializer(SubScoreFields):
     """Per sub-score, the mean of the ratings that gave one (one per user, as the score),
     x10 and rounded half up like `score`; null when none did."""
 
-    taste = serializers.IntegerField(min_value=10, max_value=50, allow_null=True)
-    environment = serializers.IntegerField(min_value=10, max_value=50, allow_null=True)
-    service = serializers.IntegerField(min_value=10, max_value=50, allow_null=True)
+    def sub_score_field(self, name: str) -> serializers.Field:
+        return serializers.IntegerField(min_value=10, max_value=50, allow_null=True)
 
 
-class SubScoreCountsSerializer(serializers.Serializer):
+class SubScoreCountsSerializer(SubScoreFields):
     """Per sub-score, how many of the ratings that count gave one."""
 
-    taste = serializers.IntegerField(min_value=0)
-    environment = serializers.IntegerField(min_value=0)
-    service = serializers.IntegerField(min_value=0)
+    def sub_score_field(self, name: str) -> serializers.Field:
+        return serializers.IntegerField(min_value=0)
 
 
 class RankBadgeSerializer(serializers.Serializer):

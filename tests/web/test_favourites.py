@@ -1,5 +1,6 @@
 """Favourites in a real browser: a user saves a shop on its page, finds it under My
-favourites (a tab per kind), and unsaves it there. In English: the Chinese catalogue
+favourites (a tab per kind), and unsaves it there; a flash sale saved from the home page
+is under the vouchers tab. In English: the Chinese catalogue
 gets these strings after this test was written."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from accounts.models import User
 from favourites import services
 from favourites.models import Favourite
 from tests.factories import BlogFactory, ShopFactory
+from tests.vouchers.sales import start_sale
 from tests.web.conftest import log_in, screenshot
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -56,3 +58,28 @@ def test_save_a_shop_and_find_it_under_my_favourites(page: Page) -> None:
     expect(page.get_by_text("No saved shops yet")).to_be_visible()
     page.goto(f"/#/shops/{shop.id}")
     expect(page.get_by_role("button", name="☆ Save")).to_have_attribute("aria-pressed", "false")
+
+
+def test_save_a_flash_sale_on_the_home_page_and_find_it_under_vouchers(page: Page) -> None:
+    sale = start_sale(title="Half-price hotpot")
+    start_sale(title="Cheap coffee")
+    log_in(page, "13900000302", language="en")
+    me = User.objects.get(phone="13900000302")
+
+    page.goto("/")
+    card = page.locator(".card", has=page.get_by_role("link", name="Half-price hotpot"))
+    card.get_by_role("button", name="☆ Save").click()
+    expect(card.get_by_role("button", name="★ Saved")).to_have_attribute("aria-pressed", "true")
+    assert Favourite.objects.filter(user=me, kind="voucher", object_id=sale.id).exists()
+    page.reload()  # the home page's sale list carries the reader's `saved` marker
+    card = page.locator(".card", has=page.get_by_role("link", name="Half-price hotpot"))
+    expect(card.get_by_role("button", name="★ Saved")).to_be_visible()
+    other = page.locator(".card", has=page.get_by_role("link", name="Cheap coffee"))
+    expect(other.get_by_role("button", name="☆ Save")).to_be_visible()
+
+    page.goto("/#/favourites?kind=voucher")
+    expect(page.get_by_role("tab", name="Vouchers")).to_have_attribute("aria-selected", "true")
+    cards = page.locator("#favourites article")
+    expect(cards).to_have_count(1)
+    expect(cards.first).to_contain_text("Half-price hotpot")
+    expect(cards.first.get_by_role("button", name="★ Saved")).to_be_visible()

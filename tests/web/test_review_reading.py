@@ -1,7 +1,8 @@
 """Reading a shop's reviews in a real browser: the shop's taste, environment and service
 averages, the reviews filtered to those with photos (and by stars), one marked helpful
 (its count goes up, its button shows the vote, and both survive a reload), then the
-most helpful first; and a review written with sub-scores. In English: these words are
+most helpful first; a review marked helpful on its own page; and a review written with
+sub-scores. In English: these words are
 new and join the Chinese catalogue with the next translation pass."""
 
 from __future__ import annotations
@@ -87,6 +88,29 @@ def test_filter_to_photos_mark_one_helpful_and_sort_by_most_helpful(page: Page) 
     ).to_have_attribute("aria-pressed", "false")
 
 
+def test_mark_a_review_helpful_on_its_own_page(page: Page) -> None:
+    shop = ShopFactory(name="Old Zhang Noodles")
+    review = _review(shop.id, "Crispy dumplings", 5, taste=5)
+    log_in(page, "13900000073", language="en")
+
+    _open(page, f"/#/blogs/{review.id}")
+    expect(page.get_by_role("heading", name="Crispy dumplings")).to_be_visible()
+    page.get_by_role("button", name="Helpful (0)").click()
+    voted = page.get_by_role("button", name="Helpful (1)")
+    expect(voted).to_have_attribute("aria-pressed", "true")
+    assert Blog.objects.get(id=review.id).helpful == 1
+
+    page.reload()  # the count and the reader's vote come back from the note's detail
+    page.wait_for_load_state("networkidle")
+    voted = page.get_by_role("button", name="Helpful (1)")
+    expect(voted).to_have_attribute("aria-pressed", "true")
+    voted.click()  # taken back
+    expect(page.get_by_role("button", name="Helpful (0)")).to_have_attribute(
+        "aria-pressed", "false"
+    )
+    assert Blog.objects.get(id=review.id).helpful == 0
+
+
 def test_write_a_review_with_taste_environment_and_service(page: Page) -> None:
     shop = ShopFactory(name="Old Zhang Noodles")
     log_in(page, "13900000072", language="en")
@@ -101,6 +125,9 @@ def test_write_a_review_with_taste_environment_and_service(page: Page) -> None:
 
     expect(page.get_by_role("heading", name="Rich broth")).to_be_visible()
     expect(page.get_by_text("Taste 5 · Service 3")).to_be_visible()
+    # The author's own review shows its count, with no vote to cast (the API refuses it).
+    expect(page.get_by_text("0 found this helpful")).to_be_visible()
+    expect(page.get_by_role("button", name="Helpful (0)")).to_have_count(0)
     review = Blog.objects.get()
     assert (review.rating, review.taste, review.environment, review.service) == (4, 5, None, 3)
     _open(page, f"/#/shops/{shop.id}")

@@ -1,10 +1,12 @@
 // The home page: shop types, a search box, "guess you like" for a signed-in reader, the
-// chosen city's flash sales on now and coming up, popular notes (of every city).
+// chosen city's flash sales on now and coming up (each with its save toggle: the list
+// carries the reader's `saved` markers), popular notes (of every city).
 
 import { get } from "../lib/api.js";
 import { inCity } from "../lib/city.js";
 import { h } from "../lib/dom.js";
 import { fmt, money, when } from "../lib/format.js";
+import { saveToggle } from "../lib/save.js";
 import { app, screen, stillHere } from "../lib/screen.js";
 import { session } from "../lib/session.js";
 import { blogCard } from "./notes.js";
@@ -33,7 +35,8 @@ export async function homePage() {
       seizing.map((v) => h("div", { class: "card" },
         h("h3", {}, h("a", { href: `#/shops/${v.shop_id}` }, v.title)),
         h("p", { class: "muted" }, fmt(gettext("%(price)s for %(value)s · %(left)s left"),
-          { price: money(v.pay_value), value: money(v.actual_value), left: v.remaining ?? v.stock }))))) : null,
+          { price: money(v.pay_value), value: money(v.actual_value), left: v.remaining ?? v.stock })),
+        saveToggle("voucher", v.id, v.saved)))) : null,
     h("h2", {}, gettext("Popular notes")),
     hot.results.map(blogCard));
   upcomingSales().then((section) => { if (section) app().insertBefore(section, app().querySelector(":scope > h2:last-of-type")); });
@@ -66,5 +69,5 @@ async function upcomingSales() {
     upcoming.slice(0, 5).map((v) => h("div", { class: "card" },
       h("h3", {}, h("a", { href: `#/shops/${v.shop_id}` }, v.title)),
       h("p", { class: "muted" }, fmt(gettext("Starts %(time)s"), { time: when(v.begin_time) })),
-      watchToggle(v.id, watching.has(v.id)))));
+      h("div", { class: "row" }, watchToggle(v.id, watching.has(v.id)), saveToggle("voucher", v.id, v.saved)))));
 }

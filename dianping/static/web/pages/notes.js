@@ -1,10 +1,11 @@
 // Notes (blogs): the card every list of notes shows, and a note's page with its likes,
-// saves, first likers and comments.
+// saves, a review's "Helpful" vote, first likers and comments.
 
 import { act } from "../lib/act.js";
 import { api, get } from "../lib/api.js";
 import { h } from "../lib/dom.js";
 import { fmt, when } from "../lib/format.js";
+import { helpfulButton } from "../lib/helpful.js";
 import { favouritesText, saveToggle } from "../lib/save.js";
 import { screen } from "../lib/screen.js";
 import { needLogin, session } from "../lib/session.js";
@@ -120,7 +121,9 @@ export async function blogPage(id) {
     blog.images.length ? h("div", { class: "photos" }, blog.images.map((url, i) =>
       h("img", { src: url, alt: fmt(gettext("Photo %(n)s of %(title)s"), { n: i + 1, title: blog.title }), loading: "lazy" }))) : null,
     replySection(blog, canReply),
-    h("div", { class: "row" }, like, count), likeStatus,
+    h("div", { class: "row" }, like, count,
+      // A review's "Helpful": its refusal is told in the like's status line, the row's.
+      blog.shop_id && blog.rating ? helpfulButton(blog, likeStatus) : null), likeStatus,
     h("div", { class: "row" }, saveToggle("blog", blog.id, blog.saved, (state) => {
       saves.textContent = favouritesText(state.favourites);
     }), saves),

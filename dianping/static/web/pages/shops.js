@@ -7,10 +7,10 @@ import { api, explain, get } from "../lib/api.js";
 import { currentCity, inCity } from "../lib/city.js";
 import { h, marked, message } from "../lib/dom.js";
 import { fmt } from "../lib/format.js";
+import { helpfulButton } from "../lib/helpful.js";
 import { rankBadge } from "../lib/rank.js";
 import { favouritesText, saveToggle } from "../lib/save.js";
 import { screen } from "../lib/screen.js";
-import { needLogin, session } from "../lib/session.js";
 import { claimSection } from "./claims.js";
 import { SUB_SCORES, blogCard } from "./notes.js";
 import { canReplyAt, replySection } from "./replies.js";
@@ -155,26 +155,6 @@ function subScores(shop) {
       ? fmt(ngettext("%(score)s (%(count)s rating)", "%(score)s (%(count)s ratings)", counts[name]),
         { score: (averages[name] / 10).toFixed(1), count: counts[name] })
       : "—"))));
-}
-
-// "Helpful" on a review: the count, and a toggle for signed-in readers other than its
-// author (whose own review shows the count alone).
-function helpfulButton(blog, status) {
-  const text = (n) => fmt(gettext("Helpful (%(count)s)"), { count: n });
-  const me = session.user;
-  if (me && String(me.id) === String(blog.user.id)) {
-    return h("span", { class: "muted" }, fmt(ngettext("%(count)s found this helpful", "%(count)s found this helpful", blog.helpful), { count: blog.helpful }));
-  }
-  let voted = blog.voted_helpful;
-  const button = h("button", { type: "button", class: "secondary helpful", "aria-pressed": String(voted) }, text(blog.helpful));
-  button.addEventListener("click", act(button, status, async () => {
-    if (needLogin()) return;
-    const state = await api(voted ? "DELETE" : "PUT", `blogs/${blog.id}/helpful`);
-    voted = state.voted_helpful;
-    button.setAttribute("aria-pressed", String(voted));
-    button.textContent = text(state.helpful);
-  }));
-  return button;
 }
 
 // Toggle buttons: `choices` [value, label]; pressing one presses it alone (or, with
