@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PIL import Image
 from playwright.sync_api import (
     Browser,
     ConsoleMessage,
@@ -95,7 +96,51 @@ def screenshot(page: Page, name: str, *, readme: bool = False) -> None:
     elif readme:
         name = f"readme-{name}"
     folder.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+    path = folder / f"{name}.png"
+    # At the top, at once (a smooth scroll still under way draws the sticky header mid-page
+    # over a blank band), and only as tall as the content (a short page left no empty third).
+    height = page.evaluate(_TOP_AND_CONTENT_HEIGHT)
+    width = page.viewport_size["width"] if page.viewport_size else PHONE["width"]
+    page.screenshot(
+        path=str(path), full_page=True, clip={"x": 0, "y": 0, "width": width, "height": height}
+    )
+    if readme:
+        assert_mostly_drawn(path)
+
+
+# Scrolls to the top without animation, then answers how far down the last visible element
+# of the page ends (plus a margin), never past the document.
+_TOP_AND_CONTENT_HEIGHT = """() => {
+  document.documentElement.style.scrollBehavior = "auto";
+  window.scrollTo(0, 0);
+  const bottoms = [...document.body.querySelectorAll("body > *")]
+    .filter((element) => element.getClientRects().length > 0)
+    .map((element) => element.getBoundingClientRect().bottom + window.scrollY);
+  const content = Math.ceil(Math.max(0, ...bottoms)) + 16;
+  return Math.min(content, document.documentElement.scrollHeight);
+}"""
+
+BLANK_BAND_MAX = 0.2  # of the image's height: one empty stretch no taller than this
+BLANK_ROWS_MAX = 0.5  # of its rows in all (a short form has much air between its fields)
+
+
+def assert_mostly_drawn(path: Path) -> None:
+    """A screenshot worth showing: no empty band a fifth of its height, and at most half
+    of its rows of one colour (margins between cards are such rows; a page that failed to
+    draw, or a picture with an empty third, has far more)."""
+    with Image.open(path) as image:
+        grey = image.convert("L")
+        width, height = grey.size
+        pixels = grey.load()
+        blank = [len({pixels[x, y] for x in range(0, width, 3)}) == 1 for y in range(height)]
+    longest = run = 0
+    for row_is_blank in blank:
+        run = run + 1 if row_is_blank else 0
+        longest = max(longest, run)
+    assert longest <= BLANK_BAND_MAX * height, f"{path.name}: an empty band of {longest} px"
+    assert sum(blank) <= BLANK_ROWS_MAX * height, (
+        f"{path.name}: {sum(blank)} of {height} rows empty"
+    )
 
 
 # The login page's words in each language the tests speak.
