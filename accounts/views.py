@@ -89,11 +89,6 @@ class UserViewSet(viewsets.ViewSet):
 class MeViewSet(viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses={200: MeSerializer})
-    def retrieve(self, request: Request) -> Response:
-        """The caller, with their own phone number masked."""
-        return Response(MeSerializer(selectors.me_get(user_id=authenticated_id(request))).data)
-
     @extend_schema(request=ProfileUpdateSerializer, responses={200: MeSerializer})
     def partial_update(self, request: Request) -> Response:
         """Change nick name and/or icon."""
@@ -122,10 +117,12 @@ class MeInfoViewSet(WriteLimited, viewsets.ViewSet):
         return Response(UserInfoSerializer(info).data)
 
 
-@fast_path("GET", viewset=MeViewSet, actions={"get": "retrieve", "patch": "partial_update"})
+@fast_path("GET", "retrieve", viewset=MeViewSet, actions={"patch": "partial_update"})
+@extend_schema(responses={200: MeSerializer})
 def me_view(request: HttpRequest) -> HttpResponse:
-    """`GET /api/users/me` from the token's own data: the refresh every request makes is
-    the whole read (the token carries what `me` shows, kept current by accounts.signals)."""
+    """The caller, with their own phone number masked."""
+    # From the token's own data: the refresh every request makes is the whole read (the
+    # token carries what `me` shows, kept current by accounts.signals).
     viewer, _ = tokens.touch_with(request)
     if viewer is None:
         raise NotAuthenticated()

@@ -107,12 +107,6 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
             still_there=lambda body: selectors.blog_stored(blog_id=body["id"]),
         )
 
-    @extend_schema(responses=BlogSerializer)
-    def retrieve(self, request: Request, blog_id: int) -> HttpResponse:
-        """A blog with its author and whether the caller likes it (cached; the like
-        count, `is_liked` and `saved` are read live)."""
-        return _blog_detail(request._request, blog_id)  # GETs take the fast path
-
     @extend_schema(request=BlogWriteSerializer, responses=BlogSerializer)
     @api_errors(403)  # not the author
     def partial_update(self, request: Request, blog_id: int) -> Response:
@@ -130,11 +124,6 @@ class BlogViewSet(WriteLimited, viewsets.ViewSet):
         """Author only (others 403)."""
         services.blog_delete(blog_id=blog_id, user_id=authenticated_id(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
-
-    @extend_schema(parameters=PAGE_PARAMETERS, responses=paged(BlogSerializer))
-    def hot(self, request: Request) -> HttpResponse:
-        """Most liked first (ties newest first), 10 a page."""
-        return _hot(request._request)  # GETs take the fast path
 
     @extend_schema(request=None, responses={200: LikeStateSerializer})
     def like(self, request: Request, blog_id: int) -> Response:
@@ -249,45 +238,6 @@ class ReportViewSet(WriteLimited, viewsets.ViewSet):
         )  # fmt: skip
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
         return Response(ReportSerializer(report).data, status=code)
-
-
-class ShopReviewsViewSet(viewsets.ViewSet):
-    permission_classes = [AllowAny]
-
-    @extend_schema(
-        parameters=[ReviewQuerySerializer, *PAGE_PARAMETERS], responses=paged(BlogSerializer)
-    )
-    def list(self, request: Request, shop_id: int) -> HttpResponse:
-        """The notes about a shop (its reviews, each with the author's `rating` and
-        sub-scores if they gave them), 10 a page, newest, most liked or most helpful first,
-        optionally only those with photos or with a number of stars; `count` is how many
-        notes match."""
-        return _shop_reviews(request._request, shop_id)  # GETs take the fast path
-
-
-class UserBlogsViewSet(viewsets.ViewSet):
-    def get_permissions(self):
-        return [IsAuthenticated()] if self.action == "mine" else [AllowAny()]
-
-    @extend_schema(parameters=[PAGE_PARAMETER], responses=UserBlogsPageSerializer)
-    def list(self, request: Request, user_id: int) -> HttpResponse:
-        """A user's blogs, newest first, 10 a page (each page cached on first read)."""
-        return _user_blogs(request._request, user_id)  # GETs take the fast path
-
-    @extend_schema(parameters=[PAGE_PARAMETER], responses=UserBlogsPageSerializer)
-    def mine(self, request: Request) -> HttpResponse:
-        """The caller's own blogs, as `GET /api/users/{id}/blogs`."""
-        return _user_blogs(request._request, None)  # GETs take the fast path
-
-
-class FeedViewSet(viewsets.ViewSet):
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(parameters=[FeedQuerySerializer], responses=FeedPageSerializer)
-    def list(self, request: Request) -> HttpResponse:
-        """Blogs of the people you follow, newest first. Scroll by passing the previous
-        page's `min_time` as `max_time` and its `offset`; stop at an empty page."""
-        return _feed(request._request)  # GETs take the fast path
 
 
 # The reads, without DRF (dianping.api.fastpath): the caller's token refreshed with the
@@ -449,44 +399,54 @@ def _user_blogs_without_redis(request: HttpRequest, user_id: int) -> HttpRespons
 
 @fast_path(
     "GET",
+    "retrieve",
     viewset=BlogViewSet,
-    actions={"get": "retrieve", "patch": "partial_update", "delete": "destroy"},
+    actions={"patch": "partial_update", "delete": "destroy"},
     without_redis=_blog_detail_without_redis,
 )
+@extend_schema(responses=BlogSerializer)
 def blog_detail_view(request: HttpRequest, blog_id: int) -> HttpResponse:
+    """A blog with its author and whether the caller likes it (cached; the like
+    count, `is_liked` and `saved` are read live)."""
     return _blog_detail(request, blog_id)
 
 
-@fast_path("GET", viewset=BlogViewSet, actions={"get": "hot"}, without_redis=_hot_without_redis)
+@fast_path("GET", "hot", viewset=BlogViewSet, without_redis=_hot_without_redis)
+@extend_schema(parameters=PAGE_PARAMETERS, responses=paged(BlogSerializer))
 def hot_view(request: HttpRequest) -> HttpResponse:
+    """Most liked first (ties newest first), 10 a page."""
     return _hot(request)
 
 
-@fast_path(
-    "GET",
-    viewset=ShopReviewsViewSet,
-    actions={"get": "list"},
-    without_redis=_shop_reviews_without_redis,
+@fast_path("GET", "list", permission_classes=[AllowAny], without_redis=_shop_reviews_without_redis)
+@extend_schema(
+    parameters=[ReviewQuerySerializer, *PAGE_PARAMETERS], responses=paged(BlogSerializer)
 )
 def shop_reviews_view(request: HttpRequest, shop_id: int) -> HttpResponse:
+    """The notes about a shop (its reviews, each with the author's `rating` and
+    sub-scores if they gave them), 10 a page, newest, most liked or most helpful first,
+    optionally only those with photos or with a number of stars; `count` is how many
+    notes match."""
     return _shop_reviews(request, shop_id)
 
 
-@fast_path(
-    "GET",
-    viewset=UserBlogsViewSet,
-    actions={"get": "list"},
-    without_redis=_user_blogs_without_redis,
-)
+@fast_path("GET", "list", permission_classes=[AllowAny], without_redis=_user_blogs_without_redis)
+@extend_schema(parameters=[PAGE_PARAMETER], responses=UserBlogsPageSerializer)
 def user_blogs_view(request: HttpRequest, user_id: int) -> HttpResponse:
+    """A user's blogs, newest first, 10 a page (each page cached on first read)."""
     return _user_blogs(request, user_id)
 
 
-@fast_path("GET", viewset=UserBlogsViewSet, actions={"get": "mine"})
+@fast_path("GET", "mine", permission_classes=[IsAuthenticated])
+@extend_schema(parameters=[PAGE_PARAMETER], responses=UserBlogsPageSerializer)
 def my_blogs_view(request: HttpRequest) -> HttpResponse:
+    """The caller's own blogs, as `GET /api/users/{id}/blogs`."""
     return _user_blogs(request, None)
 
 
-@fast_path("GET", viewset=FeedViewSet, actions={"get": "list"})
+@fast_path("GET", "list", permission_classes=[IsAuthenticated])
+@extend_schema(parameters=[FeedQuerySerializer], responses=FeedPageSerializer)
 def feed_view(request: HttpRequest) -> HttpResponse:
+    """Blogs of the people you follow, newest first. Scroll by passing the previous
+    page's `min_time` as `max_time` and its `offset`; stop at an empty page."""
     return _feed(request)

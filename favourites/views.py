@@ -58,18 +58,6 @@ class FavouriteViewSet(WriteLimited, viewsets.ViewSet):
         return Response(state)
 
 
-class FavouriteListViewSet(viewsets.ViewSet):
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(
-        parameters=[FavouriteQuerySerializer], responses=scrolled(FavouriteItemSerializer)
-    )
-    def list(self, request: Request) -> HttpResponse:
-        """My favourites of one kind, newest first, 10 a page, scrolled by passing the
-        previous page's `last_id`; each item is the card its kind's lists show."""
-        return _favourites(request._request)  # GETs take the fast path
-
-
 def _favourites(request: HttpRequest) -> HttpResponse:
     """The token's round trip, one indexed query, the cards from their caches (a note's
     likes or a sale's stock in one more round trip)."""
@@ -85,6 +73,9 @@ def _favourites(request: HttpRequest) -> HttpResponse:
     return json_response(scroll_page(cards, next_last_id))
 
 
-@fast_path("GET", viewset=FavouriteListViewSet, actions={"get": "list"})
+@fast_path("GET", "list", permission_classes=[IsAuthenticated])
+@extend_schema(parameters=[FavouriteQuerySerializer], responses=scrolled(FavouriteItemSerializer))
 def favourites_view(request: HttpRequest) -> HttpResponse:
+    """My favourites of one kind, newest first, 10 a page, scrolled by passing the
+    previous page's `last_id`; each item is the card its kind's lists show."""
     return _favourites(request)

@@ -16,7 +16,6 @@ from accounts import tokens
 from accounts.authentication import authenticated_id
 from accounts.serializers import PublicUserSerializer
 from dianping.api.fastpath import fast_path, json_response
-from dianping.api.lists import listed
 from dianping.api.queries import query_params
 from dianping.api.schema import api_errors
 from dianping.api.scroll import ScrollQuerySerializer, scroll_page, scrolled
@@ -24,7 +23,6 @@ from dianping.api.throttles import WriteLimited
 from dianping.api.times import time_writer
 
 from . import selectors, services
-from .models import Follow
 
 
 class FollowingSerializer(serializers.Serializer):
@@ -69,41 +67,6 @@ class FollowItemSerializer(serializers.Serializer):
     )
 
 
-class FollowListViewSet(viewsets.ViewSet):
-    """A user's followers and followees: public, scrolled like "my vouchers"."""
-
-    permission_classes = [AllowAny]
-
-    @extend_schema(parameters=[ScrollQuerySerializer], responses=scrolled(FollowItemSerializer))
-    def followers(self, request: Request, user_id: int) -> Response:
-        """Who follows this user, newest follow first, 10 a page, scrolled by passing the
-        previous page's `last_id`; `is_following` says whether you follow each of them."""
-        return self._list(request, user_id, "followers")
-
-    @extend_schema(parameters=[ScrollQuerySerializer], responses=scrolled(FollowItemSerializer))
-    def following(self, request: Request, user_id: int) -> Response:
-        """Whom this user follows, newest follow first, scrolled as `followers`."""
-        return self._list(request, user_id, "following")
-
-    def _list(self, request: Request, user_id: int, direction: str) -> Response:
-        last_id = query_params(request, ScrollQuerySerializer).get("last_id")
-        page, next_last_id = selectors.follow_list(
-            user_id=user_id, direction=direction, last_id=last_id
-        )
-        users = [_other(follow, direction) for follow in page]
-        caller = request.user.id if request.user.is_authenticated else None
-        states = selectors.following_states(user_id=caller, target_ids=[u.id for u in users])
-        items = [
-            {"user": user, "followed_at": follow.created_at, "is_following": states[user.id]}
-            for follow, user in zip(page, users, strict=True)
-        ]
-        return Response(scroll_page(listed(FollowItemSerializer(items, many=True)), next_last_id))
-
-
-def _other(follow: Follow, direction: str):
-    return follow.user if direction == "followers" else follow.followed
-
-
 # The lists without DRF (decision 304): the page from one query compiled once, then the
 # caller's token refreshed with their follow states in one round trip (the states need
 # the page's ids); each item as FollowItemSerializer writes it.
@@ -133,11 +96,16 @@ def _follow_list(request: HttpRequest, user_id: int, direction: str) -> HttpResp
     return json_response(scroll_page(items, next_last_id))
 
 
-@fast_path("GET", viewset=FollowListViewSet, actions={"get": "followers"})
+@fast_path("GET", "followers", permission_classes=[AllowAny])
+@extend_schema(parameters=[ScrollQuerySerializer], responses=scrolled(FollowItemSerializer))
 def followers_view(request: HttpRequest, user_id: int) -> HttpResponse:
+    """Who follows this user, newest follow first, 10 a page, scrolled by passing the
+    previous page's `last_id`; `is_following` says whether you follow each of them."""
     return _follow_list(request, user_id, "followers")
 
 
-@fast_path("GET", viewset=FollowListViewSet, actions={"get": "following"})
+@fast_path("GET", "following", permission_classes=[AllowAny])
+@extend_schema(parameters=[ScrollQuerySerializer], responses=scrolled(FollowItemSerializer))
 def following_view(request: HttpRequest, user_id: int) -> HttpResponse:
+    """Whom this user follows, newest follow first, scrolled as `followers`."""
     return _follow_list(request, user_id, "following")

@@ -22,7 +22,6 @@ from rest_framework.response import Response
 from accounts import tokens
 from accounts.authentication import authenticated_id
 from dianping.api.fastpath import fast_path, json_response
-from dianping.api.lists import listed
 from dianping.api.queries import query_params
 from dianping.api.schema import api_errors
 from dianping.api.scroll import ScrollQuerySerializer, scroll_page, scrolled
@@ -47,21 +46,6 @@ from .serializers import (
 class NotificationViewSet(WriteLimited, viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
     write_limits = {"mark_read": "notification_read_user"}
-
-    @extend_schema(parameters=[ScrollQuerySerializer], responses=scrolled(NotificationSerializer))
-    def list(self, request: Request) -> Response:
-        """My notifications, 20 a page, newest first, scrolled by passing the previous
-        page's `last_id`."""
-        page, next_last_id = selectors.inbox_page(
-            recipient_id=authenticated_id(request),
-            last_id=query_params(request, ScrollQuerySerializer).get("last_id"),
-        )
-        return Response(scroll_page(listed(NotificationSerializer(page, many=True)), next_last_id))
-
-    @extend_schema(responses=UnreadSerializer)
-    def unread_count(self, request: Request) -> Response:
-        """How many of my notifications are unread (for the bell's badge)."""
-        return Response({"unread": selectors.unread_count(recipient_id=authenticated_id(request))})
 
     @extend_schema(request=MarkReadSerializer, responses=UnreadSerializer)
     def mark_read(self, request: Request) -> Response:
@@ -165,16 +149,21 @@ class SaleWatchViewSet(WriteLimited, viewsets.ViewSet):
 # item as NotificationSerializer would write it (tests/notifications compare the two).
 
 
-@fast_path("GET", viewset=NotificationViewSet, actions={"get": "unread_count"})
+@fast_path("GET", "unread_count", viewset=NotificationViewSet)
+@extend_schema(responses=UnreadSerializer)
 def unread_count_view(request: HttpRequest) -> HttpResponse:
+    """How many of my notifications are unread (for the bell's badge)."""
     viewer, replies = tokens.touch_with(request, unread.queue_read)
     if viewer is None:
         raise NotAuthenticated()
     return json_response({"unread": unread.count_from(replies, viewer["id"])})
 
 
-@fast_path("GET", viewset=NotificationViewSet, actions={"get": "list"})
+@fast_path("GET", "list", viewset=NotificationViewSet)
+@extend_schema(parameters=[ScrollQuerySerializer], responses=scrolled(NotificationSerializer))
 def inbox_view(request: HttpRequest) -> HttpResponse:
+    """My notifications, 20 a page, newest first, scrolled by passing the previous
+    page's `last_id`."""
     viewer, _ = tokens.touch_with(request)
     if viewer is None:
         raise NotAuthenticated()  # before the query is looked at, as DRF's permission check

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.http import HttpRequest, HttpResponse
 from drf_spectacular.utils import extend_schema
-from rest_framework import viewsets
-from rest_framework.request import Request
 
 from accounts import tokens
 from dianping.api.fastpath import fast_path, json_response
@@ -20,26 +16,15 @@ from .errors import OneListRequired
 from .serializers import RankingQuerySerializer, RankingSerializer
 
 
-class RankingViewSet(viewsets.ViewSet):
-    permission_classes: list[Any] = []
-
-    @extend_schema(parameters=[RankingQuerySerializer], responses=RankingSerializer)
-    @api_errors(400, 404)  # not exactly one list; a `city` of no city
-    def list(self, request: Request) -> HttpResponse:
-        """This week's list of a city's shops of one type (`type_id`) or in one district
-        (`area`): exactly one of them, else 400 `one_list_required`. Only shops with
-        RANKING_MIN_REVIEWS reviewers are ranked, by the formula of docs/rankings.md,
-        recomputed weekly; before the first computation the list is empty and `week` null.
-        `lists` names the city's lists. Each card has `open_now` and the caller's `saved`."""
-        return _rankings(request._request)  # GETs take the fast path; HEADs come here
-
-
-@fast_path("GET", viewset=RankingViewSet, actions={"get": "list"})
+@fast_path("GET", "list", permission_classes=[])
+@extend_schema(parameters=[RankingQuerySerializer], responses=RankingSerializer)
+@api_errors(400, 404)  # not exactly one list; a `city` of no city
 def rankings_view(request: HttpRequest) -> HttpResponse:
-    return _rankings(request)
-
-
-def _rankings(request: HttpRequest) -> HttpResponse:
+    """This week's list of a city's shops of one type (`type_id`) or in one district
+    (`area`): exactly one of them, else 400 `one_list_required`. Only shops with
+    RANKING_MIN_REVIEWS reviewers are ranked, by the formula of docs/rankings.md,
+    recomputed weekly; before the first computation the list is empty and `week` null.
+    `lists` names the city's lists. Each card has `open_now` and the caller's `saved`."""
     params = query_params(request, RankingQuerySerializer)
     if ("type_id" in params) == ("area" in params):
         raise OneListRequired()

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from drf_spectacular.utils import extend_schema
-from rest_framework import viewsets
 from rest_framework.permissions import IsAuthenticated
-from rest_framework.request import Request
 
 from accounts import tokens
 from dianping.api.fastpath import fast_path, json_bytes
@@ -18,21 +16,6 @@ from shops import cities
 
 from . import selectors
 from .serializers import RecommendationQuerySerializer, RecommendationsSerializer
-
-
-class RecommendationViewSet(viewsets.ViewSet):
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(parameters=[RecommendationQuerySerializer], responses=RecommendationsSerializer)
-    @api_errors(404)  # a `city` of no city
-    def list(self, request: Request) -> HttpResponse:
-        """Guess you like: up to 10 shops for the caller, from the shops they saved, rated
-        or liked a review of (shops that the same users also chose, weighted by how rare
-        that is); for a caller with no history, or to fill the ten, the most popular shops
-        of the city (`city`, the default city without it) near (x, y), or near its centre
-        without them. Never a shop the caller rated or saved; each card's `saved` is
-        therefore false."""
-        return _recommendations(request._request)  # GETs take the fast path
 
 
 def _recommendations(request: HttpRequest) -> HttpResponse:
@@ -47,6 +30,14 @@ def _recommendations(request: HttpRequest) -> HttpResponse:
     return json_bytes(selectors.cards_json(ids))
 
 
-@fast_path("GET", viewset=RecommendationViewSet, actions={"get": "list"})
+@fast_path("GET", "list", permission_classes=[IsAuthenticated])
+@extend_schema(parameters=[RecommendationQuerySerializer], responses=RecommendationsSerializer)
+@api_errors(404)  # a `city` of no city
 def recommendations_view(request: HttpRequest) -> HttpResponse:
+    """Guess you like: up to 10 shops for the caller, from the shops they saved, rated
+    or liked a review of (shops that the same users also chose, weighted by how rare
+    that is); for a caller with no history, or to fill the ten, the most popular shops
+    of the city (`city`, the default city without it) near (x, y), or near its centre
+    without them. Never a shop the caller rated or saved; each card's `saved` is
+    therefore false."""
     return _recommendations(request)

@@ -1,13 +1,11 @@
 """`GET /api/search`: public, page-number paginated, served without DRF for GETs (the
-viewset stands behind it for the schema and the other methods)."""
+function is documented for the schema, dianping.api.fastpath)."""
 
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from drf_spectacular.utils import extend_schema
-from rest_framework import viewsets
 from rest_framework.permissions import AllowAny
-from rest_framework.request import Request
 
 from dianping.api.fastpath import fast_path, json_response
 from dianping.api.pagination import PageNumberPagination
@@ -26,34 +24,23 @@ class SearchPagination(PageNumberPagination):
     max_page_size = 50
 
 
-class SearchViewSet(viewsets.ViewSet):
-    permission_classes = [AllowAny]
-
-    @extend_schema(
-        parameters=[SearchQuerySerializer, *PAGE_PARAMETERS],
-        responses=search_page_serializer(),
-    )
-    # 429: limited in the view (decision 279), the fast path has no DRF throttles; 404: a
-    # `city` of no city.
-    @api_errors(404, 429)
-    def list(self, request: Request) -> HttpResponse:
-        """Shops, notes or users matching the words of `q` (Chinese is segmented into
-        words), 10 a page, `page_size` up to 50: those matching the most words first, then
-        those matching in names and titles, then the most popular (shops by score and
-        reviews, notes by likes, users by followers). Each result is the kind's usual list
-        item plus `highlight`: the fields shown, cut into fragments, the hits marked.
-        Shops are those of one city (`city`, the default city without it).
-        Limited per client address for anonymous callers and per user for signed-in
-        ones (429 with Retry-After past it)."""
-        return _search(request._request)  # GETs take `search_view`; HEADs come here
-
-
-@fast_path("GET", viewset=SearchViewSet, actions={"get": "list"})
+@fast_path("GET", "list", permission_classes=[AllowAny])
+@extend_schema(
+    parameters=[SearchQuerySerializer, *PAGE_PARAMETERS],
+    responses=search_page_serializer(),
+)
+# 429: limited in the view (decision 279), the fast path has no DRF throttles; 404: a
+# `city` of no city.
+@api_errors(404, 429)
 def search_view(request: HttpRequest) -> HttpResponse:
-    return _search(request)
-
-
-def _search(request: HttpRequest) -> HttpResponse:
+    """Shops, notes or users matching the words of `q` (Chinese is segmented into
+    words), 10 a page, `page_size` up to 50: those matching the most words first, then
+    those matching in names and titles, then the most popular (shops by score and
+    reviews, notes by likes, users by followers). Each result is the kind's usual list
+    item plus `highlight`: the fields shown, cut into fragments, the hits marked.
+    Shops are those of one city (`city`, the default city without it).
+    Limited per client address for anonymous callers and per user for signed-in
+    ones (429 with Retry-After past it)."""
     viewer = touch_viewer(request)
     # Before any parsing, as DRF runs its throttles (decision 279).
     if viewer is None:

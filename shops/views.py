@@ -82,37 +82,6 @@ class ShopViewSet(viewsets.ViewSet):
     def get_permissions(self):
         return [] if self.action in ("list", "retrieve", "nearby") else [IsStaff()]
 
-    @extend_schema(
-        parameters=[ShopListQuerySerializer, *PAGE_PARAMETERS],
-        responses=paged(ShopListItemSerializer),
-    )
-    @api_errors(404)  # a `city` of no city
-    def list(self, request: Request) -> HttpResponse:
-        """Shops of a city (`city`, the default city without it; of a type with `type_id`,
-        of every type without), 5 a page, `page_size` up to 10; with x and y together, those
-        within 5 km nearest first with `distance` in metres. `name` keeps those whose name
-        contains it; `area`, `price_min`/`price_max`, `score_min` and `open_now` filter;
-        `sort` orders by score or popularity instead.
-        Every shop carries `open_now`, computed at the time of the request."""
-        return _shop_list(request._request)  # GETs take `shop_list_view`; HEADs come here
-
-    @extend_schema(responses=ShopCardSerializer)
-    def retrieve(self, request: Request, shop_id: int) -> HttpResponse:
-        """One shop, through the cache, with `open_now` computed at the time of the request
-        and the caller's `saved` marker; each view counts toward the shop's UV and PV."""
-        # GETs never get here (`shop_detail_view` serves them); HEADs do. Both take
-        # the one fast path, so they cannot drift apart.
-        return _shop_detail(request._request, shop_id)
-
-    @extend_schema(
-        parameters=[NearShopQuerySerializer, *PAGE_PARAMETERS],
-        responses=paged(NearbyShopSerializer),
-    )
-    def nearby(self, request: Request, shop_id: int) -> HttpResponse:
-        """Other shops of the shop's type and city within `radius` metres of it (1,000
-        unless given, at most 5,000), nearest first, each with its `distance` from the shop."""
-        return _shop_nearby(request._request, shop_id)  # GETs take the fast path, HEADs this
-
     @extend_schema(request=ShopWriteSerializer, responses={201: ShopSerializer})
     def create(self, request: Request) -> Response:
         """Staff only: add a shop."""
@@ -153,24 +122,42 @@ class ShopViewSet(viewsets.ViewSet):
 
 @fast_path(
     "GET",
+    "retrieve",
     viewset=ShopViewSet,
-    actions={"get": "retrieve", "put": "update", "patch": "partial_update", "delete": "destroy"},
+    actions={"put": "update", "patch": "partial_update", "delete": "destroy"},
 )
+@extend_schema(responses=ShopCardSerializer)
 def shop_detail_view(request: HttpRequest, shop_id: int) -> HttpResponse:
-    """`/api/shops/{id}`. GET is the hottest read in the product, so it skips DRF's
-    per-request machinery (see `_shop_detail`); the other methods take the viewset."""
+    """One shop, through the cache, with `open_now` computed at the time of the request
+    and the caller's `saved` marker; each view counts toward the shop's UV and PV."""
+    # The hottest read in the product: see `_shop_detail`.
     return _shop_detail(request, shop_id)
 
 
-@fast_path("GET", viewset=ShopViewSet, actions={"get": "list", "post": "create"})
+@fast_path("GET", "list", viewset=ShopViewSet, actions={"post": "create"})
+@extend_schema(
+    parameters=[ShopListQuerySerializer, *PAGE_PARAMETERS],
+    responses=paged(ShopListItemSerializer),
+)
+@api_errors(404)  # a `city` of no city
 def shop_list_view(request: HttpRequest) -> HttpResponse:
-    """`/api/shops`: GET without DRF, the other methods through the viewset."""
+    """Shops of a city (`city`, the default city without it; of a type with `type_id`,
+    of every type without), 5 a page, `page_size` up to 10; with x and y together, those
+    within 5 km nearest first with `distance` in metres. `name` keeps those whose name
+    contains it; `area`, `price_min`/`price_max`, `score_min` and `open_now` filter;
+    `sort` orders by score or popularity instead.
+    Every shop carries `open_now`, computed at the time of the request."""
     return _shop_list(request)
 
 
-@fast_path("GET", viewset=ShopViewSet, actions={"get": "nearby"})
+@fast_path("GET", "nearby", viewset=ShopViewSet)
+@extend_schema(
+    parameters=[NearShopQuerySerializer, *PAGE_PARAMETERS],
+    responses=paged(NearbyShopSerializer),
+)
 def shop_nearby_view(request: HttpRequest, shop_id: int) -> HttpResponse:
-    """`/api/shops/{id}/nearby` GET without DRF."""
+    """Other shops of the shop's type and city within `radius` metres of it (1,000
+    unless given, at most 5,000), nearest first, each with its `distance` from the shop."""
     return _shop_nearby(request, shop_id)
 
 

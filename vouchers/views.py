@@ -135,16 +135,6 @@ class VoucherViewSet(WriteLimited, viewsets.ViewSet):
         """Staff only: withdraw a voucher; its sale stops at once. Coupons held stay valid."""
         return Response(VoucherSerializer(services.voucher_void(voucher_id=voucher_id)).data)
 
-    @extend_schema(
-        parameters=[ActivitiesQuerySerializer], responses=VoucherCardSerializer(many=True)
-    )
-    @api_errors(404)  # a `city` of no city
-    def activities(self, request: Request) -> HttpResponse:
-        """Flash sales on now (`seizing`, the default) or starting within 30 days
-        (`upcoming`) at the shops of a city (`city`, the default city without it), with
-        their remaining stock (at most half a second old)."""
-        return _activities(request._request)  # GETs take `activities_view`
-
     @extend_schema(request=None, responses={201: OrderIdSerializer})
     @api_errors(409)  # limit_reached, sold_out, ended, sale_only
     def claim(self, request: Request, voucher_id: int) -> Response:
@@ -156,38 +146,8 @@ class VoucherViewSet(WriteLimited, viewsets.ViewSet):
         return Response({"order_id": str(order.id)}, status=status.HTTP_201_CREATED)
 
 
-class ShopVoucherViewSet(viewsets.ViewSet):
-    @extend_schema(responses=VoucherCardSerializer(many=True))
-    def list(self, request: Request, shop_id: int) -> HttpResponse:
-        """A shop's vouchers, with the units left (live Redis stock for flash sales)."""
-        return _shop_vouchers(request._request, shop_id)  # GETs take the fast path
-
-
-class SeckillViewSet(viewsets.ViewSet):
-    """Documents the operation; requests take `seckill_view` below, the fast path."""
-
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(request=None, responses={200: OrderIdSerializer})
-    @api_errors(409, 429, 503)  # the sale's verdicts; the funnel or admission; no stock
-    def create(self, request: Request, voucher_id: int) -> Response:
-        """Grab one unit of a flash sale: 200 with the order id, or 409 not_started /
-        ended / sold_out / duplicate_order (`not_a_sale` for a normal voucher: claim it);
-        429 (Retry-After) when the per-user funnel (5 at once, then 2 a second) is full,
-        or when more grabs arrive than the server lets through to the sale at once."""
-        order_id = seckill.voucher_seckill(user_id=authenticated_id(request), voucher_id=voucher_id)
-        return Response({"order_id": str(order_id)})
-
-
 class OrderViewSet(viewsets.ViewSet):
     permission_classes = [IsAuthenticated]
-
-    @extend_schema(parameters=[MyVouchersQuerySerializer], responses=MyVouchersPageSerializer)
-    def list(self, request: Request) -> HttpResponse:
-        """My vouchers: `unused` (the default), `used`, `expired`, `unpaid` (awaiting
-        payment), `cancelled` or `refunded`, 10 a page, newest first, scrolled by passing
-        the previous page's `last_id`."""
-        return _my_vouchers(request._request)  # GETs take the fast path
 
     @extend_schema(responses=OrderDetailSerializer)
     def retrieve(self, request: Request, order_id: int) -> Response:
@@ -344,11 +304,16 @@ class RedemptionViewSet(WriteLimited, viewsets.ViewSet):
         return paginator.get_paginated_response(WriteOffSerializer(page, many=True).data)
 
 
-@fast_path("POST", viewset=SeckillViewSet, actions={"post": "create"})
+@fast_path("POST", "create", permission_classes=[IsAuthenticated])
+@extend_schema(request=None, responses={200: OrderIdSerializer})
+@api_errors(409, 429, 503)  # the sale's verdicts; the funnel or admission; no stock
 def seckill_view(request: HttpRequest, voucher_id: int) -> HttpResponse:
-    """`POST /api/vouchers/{id}/seckill` without DRF's per-request machinery: one EVALSHA
-    refreshes the token (as the DRF authentication does) and decides the sale, funnel
-    limit included. Same answers as the viewset it stands in for."""
+    """Grab one unit of a flash sale: 200 with the order id, or 409 not_started /
+    ended / sold_out / duplicate_order (`not_a_sale` for a normal voucher: claim it);
+    429 (Retry-After) when the per-user funnel (5 at once, then 2 a second) is full,
+    or when more grabs arrive than the server lets through to the sale at once."""
+    # Without DRF's per-request machinery: one EVALSHA refreshes the token (as the DRF
+    # authentication does) and decides the sale, funnel limit included.
     token = tokens.bearer_token(request.META.get("HTTP_AUTHORIZATION", ""))
     if token is None:
         raise NotAuthenticated()
@@ -388,13 +353,13 @@ def _activities_without_redis(request: HttpRequest) -> HttpResponse:
     return json_response(items)
 
 
-@fast_path(
-    "GET",
-    viewset=VoucherViewSet,
-    actions={"get": "activities"},
-    without_redis=_activities_without_redis,
-)
+@fast_path("GET", "activities", viewset=VoucherViewSet, without_redis=_activities_without_redis)
+@extend_schema(parameters=[ActivitiesQuerySerializer], responses=VoucherCardSerializer(many=True))
+@api_errors(404)  # a `city` of no city
 def activities_view(request: HttpRequest) -> HttpResponse:
+    """Flash sales on now (`seizing`, the default) or starting within 30 days
+    (`upcoming`) at the shops of a city (`city`, the default city without it), with
+    their remaining stock (at most half a second old)."""
     return _activities(request)
 
 
@@ -450,16 +415,17 @@ def _my_vouchers(request: HttpRequest) -> HttpResponse:
     return json_response(scroll_page(page, next_last_id))
 
 
-@fast_path(
-    "GET",
-    viewset=ShopVoucherViewSet,
-    actions={"get": "list"},
-    without_redis=_shop_vouchers_without_redis,
-)
+@fast_path("GET", "list", without_redis=_shop_vouchers_without_redis)
+@extend_schema(responses=VoucherCardSerializer(many=True))
 def shop_vouchers_view(request: HttpRequest, shop_id: int) -> HttpResponse:
+    """A shop's vouchers, with the units left (live Redis stock for flash sales)."""
     return _shop_vouchers(request, shop_id)
 
 
-@fast_path("GET", viewset=OrderViewSet, actions={"get": "list"})
+@fast_path("GET", "list", viewset=OrderViewSet)
+@extend_schema(parameters=[MyVouchersQuerySerializer], responses=MyVouchersPageSerializer)
 def my_vouchers_view(request: HttpRequest) -> HttpResponse:
+    """My vouchers: `unused` (the default), `used`, `expired`, `unpaid` (awaiting
+    payment), `cancelled` or `refunded`, 10 a page, newest first, scrolled by passing
+    the previous page's `last_id`."""
     return _my_vouchers(request)

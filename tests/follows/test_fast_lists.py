@@ -16,7 +16,7 @@ from accounts.selectors import public_user_document
 from dianping.api.lists import listed
 from dianping.api.scroll import scroll_page
 from follows import selectors, services
-from follows.views import FollowItemSerializer, _other
+from follows.views import FollowItemSerializer
 from tests.factories import UserFactory
 from tests.helpers import client_for, count_round_trips, warm_near_cache
 
@@ -26,11 +26,11 @@ pytestmark = pytest.mark.django_db(transaction=True)  # the following sets follo
 def _serializer_page(
     user_id: int, direction: str, last_id: int | None, caller: int | None
 ) -> dict[str, Any]:
-    """The page as FollowListViewSet made it before the fast path (and still does for HEAD)."""
+    """The page as the DRF viewset made it before the fast path."""
     page, next_last_id = selectors.follow_list(
         user_id=user_id, direction=direction, last_id=last_id
     )
-    users = [_other(follow, direction) for follow in page]
+    users = [f.user if direction == "followers" else f.followed for f in page]
     states = selectors.following_states(user_id=caller, target_ids=[u.id for u in users])
     items = [
         {"user": user, "followed_at": follow.created_at, "is_following": states[user.id]}

@@ -101,7 +101,7 @@ def _everything(recipient) -> dict[str, Any]:
 
 
 def _serializer_page(recipient, last_id: int | None) -> dict[str, Any]:
-    """The page as the DRF viewset made it before the fast path (and still does for HEAD)."""
+    """The page as the DRF viewset made it before the fast path."""
     page, next_last_id = selectors.inbox_page(recipient_id=recipient.id, last_id=last_id)
     return scroll_page(listed(NotificationSerializer(page, many=True)), next_last_id)
 
