@@ -152,7 +152,7 @@ def test_health_gauges_and_cache_hits(client, user) -> None:
     assert value(after, "dianping_redis_up", redis="broker") == 1
     assert value(after, "dianping_database_up", database="default") == 1
     assert ("dianping_celery_queue_length", frozenset({("queue", "celery")})) in after
-    for collector in ("dianping.metrics.health_metrics", "vouchers.metrics.sale_metrics"):
+    for collector in ("dianping.metrics.health_metrics", "vouchers.sale.gauges.sale_metrics"):
         assert value(after, "dianping_collector_up", collector=collector) == 1
     lookups = "dianping_cache_lookups_total"
     hits = value(after, lookups, cache="shop", result="hit") - value(

@@ -33,7 +33,7 @@ from ..caches import orders_changed, vouchers_changed
 from ..coupons.jobs import order_jobs
 from ..coupons.lifecycle import new_order
 from ..coupons.sold import sold_changed
-from ..metrics import drain_counters
+from ..metrics import LAG_BUCKETS_MS, drain_counters
 from ..models import Voucher, VoucherOrder
 from ..signals import records_written
 from . import buckets, heal
@@ -388,9 +388,6 @@ def drain_health() -> tuple[dict[str, Any], bool]:
     waited = oldest_waiting_seconds()
     stalled = waited is not None and waited > settings.SECKILL_DRAIN_STALL_SECONDS
     return {"drain": "stalled" if stalled else "ok", "drain_lag_seconds": waited}, not stalled
-
-
-LAG_BUCKETS_MS = (50, 100, 200, 500, 1000, 2000, 5000, 10_000, 60_000)
 
 
 def _lag_histogram(done: list[Accepted]) -> Counter[str]:
