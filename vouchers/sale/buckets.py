@@ -42,7 +42,8 @@ from ..metrics import bucket_moves
 
 if TYPE_CHECKING:
     from redis.cluster import RedisCluster
-from .shard import LIVE_LIB, SALE_REDIS, sale_redis, shard_of
+from ..sale_orders import SALE_REDIS, sale_redis, shard_of
+from .shard import LIVE_LIB
 
 _GIVE = lua(__file__, "bucket_give.lua", prelude=(LIVE_LIB,), alias=SALE_REDIS)
 _RECEIVE = lua(__file__, "bucket_receive.lua", prelude=(LIVE_LIB,), alias=SALE_REDIS)

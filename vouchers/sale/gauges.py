@@ -15,11 +15,11 @@ from dianping import clock
 from dianping.metrics import counter_totals
 from dianping.redis import keys
 
-from ..coupons.jobs import order_jobs
 from ..metrics import LAG_BUCKETS_MS, SECKILL_REQUESTS_NAME
 from ..models import Voucher, VoucherOrder
+from ..sale_orders import order_jobs, sale_redis
 from . import stock
-from .shard import accepted_ms, sale_redis
+from .shard import accepted_ms
 
 
 def sale_metrics() -> Iterable[Metric]:

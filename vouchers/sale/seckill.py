@@ -26,8 +26,9 @@ from dianping.redis.scripts import FUNNEL_LIB, lua
 from ..errors import Code
 from ..metrics import OTHER, verdict_counter
 from ..models import Voucher
+from ..sale_orders import SALE_REDIS, shard_bits
 from . import admission, buckets, durability, shard, stock
-from .shard import LIVE_LIB, SALE_REDIS
+from .shard import LIVE_LIB
 from .window import SaleWindow, sale_window
 
 _SECKILL = lua(__file__, "seckill.lua", prelude=(FUNNEL_LIB, LIVE_LIB), alias=SALE_REDIS)
@@ -248,7 +249,7 @@ def _run(
         begin_at=window.begin,
         end_at=window.end,
         shard=shard_no,
-        shard_bits=shard.shard_bits(),
+        shard_bits=shard_bits(),
         id_epoch=ids.ID_EPOCH,
         counter_ttl=ids.COUNTER_TTL,
         funnel_capacity=settings.SECKILL_FUNNEL_CAPACITY,

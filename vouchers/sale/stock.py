@@ -11,8 +11,9 @@ from dianping.redis.outage import OUTAGE_ERRORS
 from dianping.redis.scripts import lua
 
 from ..models import Voucher
+from ..sale_orders import SALE_REDIS, sale_redis
 from .buckets import split
-from .shard import SALE_REDIS, placement, sale_redis
+from .shard import placement
 from .window import sale_windows
 
 _LOAD = lua(__file__, "stock_load.lua", alias=SALE_REDIS)
