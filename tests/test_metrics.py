@@ -14,10 +14,10 @@ from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
 
 from accounts.services import users_ensure
-from dianping.redis import keys
 from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory, VoucherFactory
 from tests.helpers import client_for
 from tests.vouchers.sales import drain_all, start_sale
+from vouchers import keys
 from vouchers.sale import shard
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,10 +17,12 @@ import redis
 from django.conf import settings
 
 from dianping import clock
-from dianping.redis import ids, keys
+from dianping.redis import ids
 from dianping.redis.client import get_redis
 from dianping.redis.delayqueue import DelayQueue
 from dianping.redis.scripts import lua
+
+from . import keys
 
 # The cache alias of the Redis that holds every shard: SECKILL_REDIS_URL's when set
 # (settings), else the default Redis. Every sale key and script goes through it.

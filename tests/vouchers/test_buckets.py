@@ -16,11 +16,10 @@ from accounts import tokens
 from accounts.models import User
 from accounts.services import users_ensure
 from dianping import clock
-from dianping.redis import keys
 from tests.factories import ShopFactory, UserFactory
 from tests.helpers import client_for
 from tests.vouchers.sales import drain_all, drain_task_once, start_sale
-from vouchers import sale_orders
+from vouchers import keys, sale_orders
 from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import buckets, reconcile, shard, stock
 

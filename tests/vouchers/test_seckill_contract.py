@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from dianping import clock
-from dianping.redis import ids, keys
+from dianping.redis import ids
 from tests.factories import UserFactory
 from tests.helpers import client_for
 from tests.vouchers.sales import start_sale
-from vouchers import sale_orders
+from vouchers import keys, sale_orders
 from vouchers.sale import seckill, shard
 
 LUA = (Path(seckill.__file__).parent / "lua" / "seckill.lua").read_text(encoding="utf-8")

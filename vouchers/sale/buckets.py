@@ -33,11 +33,11 @@ from typing import TYPE_CHECKING, cast
 from django.conf import settings
 
 from dianping import clock
-from dianping.redis import keys
 from dianping.redis.cluster import is_cluster
 from dianping.redis.lock import RedisLock
 from dianping.redis.scripts import lua
 
+from .. import keys
 from ..metrics import bucket_moves
 
 if TYPE_CHECKING:

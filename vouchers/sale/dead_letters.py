@@ -16,8 +16,7 @@ from typing import cast
 
 from django.conf import settings
 
-from dianping.redis import keys
-
+from .. import keys
 from ..sale_orders import order_bucket_keys, order_jobs, pending_field, sale_redis
 from .drain import persist
 from .shard import MALFORMED, Accepted, accepted_from, shard_lock

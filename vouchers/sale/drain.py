@@ -24,9 +24,9 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections
 
 from dianping import clock, identity
-from dianping.redis import keys
 from dianping.redis.scripts import lua
 
+from .. import keys
 from ..coupons.intake import store_accepted
 from ..metrics import LAG_BUCKETS_MS, drain_counters
 from ..sale_orders import SALE_REDIS, OrderFault, order_jobs, pending_field, sale_redis

@@ -13,8 +13,8 @@ from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily, Met
 
 from dianping import clock
 from dianping.metrics import counter_totals
-from dianping.redis import keys
 
+from .. import keys
 from ..metrics import LAG_BUCKETS_MS, SECKILL_REQUESTS_NAME
 from ..models import Voucher, VoucherOrder
 from ..sale_orders import order_jobs, sale_redis

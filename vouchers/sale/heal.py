@@ -23,9 +23,9 @@ from __future__ import annotations
 import logging
 
 from dianping import clock, identity
-from dianping.redis import keys
 from dianping.redis.scripts import lua
 
+from .. import keys
 from ..models import Voucher
 from ..sale_orders import SALE_REDIS
 from .reconcile import Drift, bucket_repair

@@ -32,8 +32,7 @@ from typing import Any, cast
 
 import redis
 
-from dianping.redis import keys
-
+from .. import keys
 from ..models import Voucher, VoucherOrder
 from ..sale_orders import (
     pending_field,

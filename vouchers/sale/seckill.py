@@ -10,6 +10,7 @@ from typing import NamedTuple
 from django.conf import settings
 from django.utils.translation import gettext, gettext_lazy
 
+from accounts import keys as accounts_keys
 from accounts import tokens
 from dianping import clock, runtime
 from dianping.errors import (
@@ -20,9 +21,10 @@ from dianping.errors import (
     RateLimited,
     ServiceUnavailable,
 )
-from dianping.redis import ids, keys
+from dianping.redis import ids
 from dianping.redis.scripts import FUNNEL_LIB, lua
 
+from .. import keys
 from ..errors import Code
 from ..metrics import OTHER, verdict_counter
 from ..models import Voucher
@@ -241,7 +243,7 @@ def _run(
         )
     )
     if token:
-        script_keys.append(keys.login_token(token))  # the optional last key: token_key
+        script_keys.append(accounts_keys.login_token(token))  # the optional last key: token_key
     args = SaleArgs(
         user="" if token else (user_id or 0),
         voucher=voucher_id,

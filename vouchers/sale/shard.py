@@ -19,11 +19,12 @@ from typing import Any
 import redis
 from django.conf import settings
 
-from dianping.redis import ids, keys
+from dianping.redis import ids
 from dianping.redis.client import has_own_redis
 from dianping.redis.lock import RedisLock
 from dianping.redis.scripts import lua
 
+from .. import keys
 from ..sale_orders import SALE_REDIS, sale_redis, shard_of
 
 GROUP = "drain"  # the one consumer group of every order stream

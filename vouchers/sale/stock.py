@@ -6,10 +6,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from dianping import clock
-from dianping.redis import keys
 from dianping.redis.outage import OUTAGE_ERRORS
 from dianping.redis.scripts import lua
 
+from .. import keys
 from ..models import Voucher
 from ..sale_orders import SALE_REDIS, sale_redis
 from .buckets import split
