@@ -23,14 +23,13 @@ from dianping.errors import (
     RateLimited,
     ServiceUnavailable,
 )
-from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.ratelimit import SlidingWindowLimiter
 from dianping.redis.scripts import lua
 from dianping.transactions import retry_on_lock_conflict
 from search import index as search_index
 
-from . import tokens
+from . import keys, tokens
 from .errors import Code
 from .models import User, UserInfo
 from .sms import send_sms

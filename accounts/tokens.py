@@ -19,9 +19,9 @@ from django.conf import settings
 
 from dianping import logs
 from dianping.guesses import Guesses
-from dianping.redis import keys
 from dianping.redis.client import get_redis
 
+from . import keys
 from .models import User
 
 # secrets.token_urlsafe(32): 32 random bytes (256 bits) -> 43 URL-safe characters.

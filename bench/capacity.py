@@ -162,7 +162,7 @@ def main() -> None:
     pending_key = json.loads(
         manage_output(
             "shell", "-v0", "-c",
-            "import json; from dianping.redis import keys; from vouchers.sale import shard; "
+            "import json; from vouchers import keys; from vouchers.sale import shard; "
             f"print(json.dumps(keys.seckill_pending(shard.shard_of({backlog_sale}))))",
             env=env,
         )

@@ -25,8 +25,11 @@ django.setup()
 
 from django.conf import settings  # noqa: E402
 
-from dianping.redis import keys  # noqa: E402
+from accounts import keys as accounts_keys  # noqa: E402
+from blogs import keys as blogs_keys  # noqa: E402
 from dianping.redis.client import get_redis  # noqa: E402
+from follows import keys as follows_keys  # noqa: E402
+from signin import keys as signin_keys  # noqa: E402
 from signin.buckets import bucket_of  # noqa: E402
 from vouchers.sale import shard  # noqa: E402
 
@@ -52,7 +55,7 @@ def measure(name: str, per: str, build) -> tuple[str, str, float]:
 
 
 def session(client, i):
-    key = keys.login_token(secrets.token_urlsafe(32))
+    key = accounts_keys.login_token(secrets.token_urlsafe(32))
     user = {"id": BASE_USER + i, "nick_name": "user_" + secrets.token_hex(5), "icon": ""}
     client.set(key, json.dumps(user), ex=settings.AUTH_TOKEN_TTL)
     return key, 1
@@ -63,7 +66,7 @@ def inbox_of(size: int):
     zset-max-listpack-entries, 128 by default, decides)."""
 
     def build(client, i):
-        key = keys.feed_inbox(BASE_USER + i)
+        key = blogs_keys.feed_inbox(BASE_USER + i)
         now_ms = 1_795_000_000_000
         client.zadd(key, {str(50_000_000 + i * size + n): now_ms + n * 1000 for n in range(size)})
         return key, size
@@ -72,13 +75,13 @@ def inbox_of(size: int):
 
 
 def follows(client, i):
-    key = keys.following(BASE_USER + i)
+    key = follows_keys.following(BASE_USER + i)
     client.sadd(key, *[1_000_000 + n * 7919 for n in range(50)])  # ids of a 10M-user site
     return key, 50
 
 
 def sign_month(client, i):
-    key = keys.sign_month(bucket_of(BASE_USER + i), BASE_USER + i, "202611")
+    key = signin_keys.sign_month(bucket_of(BASE_USER + i), BASE_USER + i, "202611")
     for day in range(0, 30, 2):
         client.setbit(key, day, 1)
     return key, 1

@@ -49,7 +49,7 @@ def django(code: str, env: dict[str, str]) -> str:
 
 def metrics_agree(url: str, env: dict[str, str], voucher_id: int) -> tuple[bool, str]:
     """Whether a sale's accepted count as `/metrics` serves it and as the admin's live sale
-    page reads it (vouchers.metrics.sale_snapshot, over the same multiprocess files) both
+    page reads it (vouchers.sale.gauges.sale_snapshot, over the same multiprocess files) both
     equal its orders in the database once drained, and the three numbers. (Not the stock
     wrk saw go: requests in flight when wrk stops are still served and counted.)"""
     sold = persisted(env, voucher_id)
@@ -67,7 +67,7 @@ def metrics_agree(url: str, env: dict[str, str], voucher_id: int) -> tuple[bool,
     )
     admin = int(
         django(
-            "from vouchers.metrics import sale_snapshot; from vouchers.models import Voucher; "
+            "from vouchers.sale.gauges import sale_snapshot; from vouchers.models import Voucher; "
             f"print(sale_snapshot(Voucher.objects.get(pk={voucher_id})).accepted)",
             env,
         )
@@ -96,7 +96,8 @@ def project_facts(env: dict[str, str], voucher_ids: list[int]) -> dict[str, Any]
     project itself so the benchmark cannot drift from it."""
     code = f"""
 import json, time
-from dianping.redis import ids, keys
+from dianping.redis import ids
+from vouchers import keys
 from vouchers.sale import seckill, shard
 s = {BENCH_SHARD}
 now = int(time.time())

@@ -22,13 +22,13 @@ from accounts.models import UserInfo
 from dianping import clock
 from dianping.api import saved
 from dianping.guesses import Guesses
-from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.multikey import intersection
 from dianping.redis.scripts import lua
+from follows import keys as follows_keys
 from follows.models import Follow
 
-from . import helpful, likes
+from . import helpful, keys, likes
 from .models import Blog
 from .selectors import blog_documents
 
@@ -127,7 +127,7 @@ def _push_call(
     args: list[int] = [author, settings.FEED_INBOX_MAX]
     for score, blog_id in items:
         args += [score, blog_id]
-    return [keys.following(follower), keys.feed_inbox(follower)], args
+    return [follows_keys.following(follower), keys.feed_inbox(follower)], args
 
 
 # (reader, max_time, offset) -> the blogs this process last served on that page, whose
@@ -183,7 +183,7 @@ def feed_page(
     known_saved = saved.read_saved(rest[asked:], user_id, guessed)[0] if rest else {}
     pulled_authors = []
     if any_pulled:
-        followed_pulled = intersection([keys.following(user_id), keys.feed_pull_authors()])
+        followed_pulled = intersection([follows_keys.following(user_id), keys.feed_pull_authors()])
         pulled_authors = [int(author) for author in followed_pulled]
     while True:
         wanted = offset + FEED_PAGE_SIZE

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from dianping import clock
-from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
 
+from . import keys
 from .caches import blog_evict
 from .errors import BlogNotFound, NotAReview, OwnReview
 from .models import Blog

@@ -14,11 +14,10 @@ from typing import Any, cast
 from accounts.models import User
 from dianping import clock
 from dianping.api import saved
-from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
 
-from . import helpful
+from . import helpful, keys
 from .caches import hot_evict, like_count_cache
 from .models import Blog
 from .selectors import blog_exists

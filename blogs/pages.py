@@ -23,13 +23,12 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from dianping.api.lists import listed
-from dianping.redis import keys
 from dianping.redis.cache import encode, store_unless_evicted
 from dianping.redis.client import get_redis
 from dianping.redis.lock import RedisLock
 from dianping.redis.scripts import lua
 
-from . import likes
+from . import keys, likes
 from .models import Blog
 from .serializers import BlogSummarySerializer
 

@@ -10,9 +10,9 @@ from django.db.models import QuerySet
 from accounts.selectors import public_user_document, user_get
 from dianping.api.scroll import SCROLL_PAGE
 from dianping.prepared import PreparedRead
-from dianping.redis import keys
 from dianping.redis.client import get_redis
 
+from . import keys
 from .models import Follow
 
 

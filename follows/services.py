@@ -10,12 +10,12 @@ from django.utils.translation import gettext
 from accounts.models import User, UserInfo
 from accounts.selectors import user_get
 from dianping.errors import Conflict
-from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.lock import RedisLock
 from dianping.redis.multikey import intersection
 from dianping.transactions import retry_on_lock_conflict
 
+from . import keys
 from .errors import Code
 from .models import Follow
 from .signals import follow_synced

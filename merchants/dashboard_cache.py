@@ -22,9 +22,10 @@ from django.conf import settings
 from django.utils import timezone
 
 from dianping import clock
-from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
+
+from . import keys
 
 # A write stamped this close before midnight evicts its day as if it had closed: another
 # process's clock, a little ahead, may have closed and cached it already.

@@ -42,7 +42,7 @@ from vouchers.coupons.sold import sold_changed
 from vouchers.demo import CASH_TITLE, DISCOUNT_VOUCHERS
 from vouchers.models import Voucher, VoucherOrder, WriteOff
 from vouchers.sale import reconcile
-from vouchers.sale.shard import shard_bits, shard_of
+from vouchers.sale_orders import shard_bits, shard_of
 from vouchers.signals import records_written
 
 from . import services

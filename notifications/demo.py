@@ -9,10 +9,10 @@ from datetime import timedelta
 from typing import cast
 
 from accounts.models import User
+from blogs import keys
 from blogs import services as blogs
 from blogs.models import Blog, BlogComment
 from dianping import clock
-from dianping.redis import keys
 from dianping.redis.client import get_redis
 from follows.models import Follow
 from vouchers.models import Voucher

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dianping.redis import keys
+from . import keys
 
 POKE = b"1"  # the message says nothing: the stream reads the store
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from django.db import transaction
 
+from blogs import keys
 from blogs.models import Blog, BlogComment, ReviewReply
-from dianping.redis import keys
 from dianping.redis.client import get_redis
 from follows.models import Follow
 from merchants.models import OfferDraft, ShopChange, ShopClaim

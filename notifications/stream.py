@@ -40,11 +40,10 @@ from django.utils import translation
 from django.utils.translation import gettext
 from redis.exceptions import RedisError
 
-from accounts import tokens
+from accounts import keys, tokens
 from dianping.api.exceptions import domain_error_headers
 from dianping.api.times import time_writer
 from dianping.errors import Code, DomainError, InvalidInput, NotAuthenticated, ServiceUnavailable
-from dianping.redis import keys
 from dianping.redis.aio import bounded, get_async_redis
 from dianping.redis.fanout import Fanout, Listener
 

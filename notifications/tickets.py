@@ -10,9 +10,10 @@ import secrets
 from typing import cast
 
 from accounts.tokens import TOKEN_PATTERN
-from dianping.redis import keys
 from dianping.redis.aio import bounded, get_async_redis
 from dianping.redis.client import get_redis
+
+from . import keys
 
 TICKET_TTL = 30  # seconds: a client opens its stream right after asking
 

@@ -19,11 +19,11 @@ from typing import Any
 
 from django.db import transaction
 
-from dianping.redis import keys
+from dianping.redis import keys as toolkit_keys
 from dianping.redis.cache import store_unless_evicted
 from dianping.redis.client import get_redis
 
-from . import live
+from . import keys, live
 from .selectors import unread_count
 
 TTL = 30 * 60  # seconds
@@ -35,7 +35,7 @@ def queue_read(pipe: Any, recipient_id: int | None) -> None:
     if recipient_id is not None:
         key = keys.unread_count(recipient_id)
         pipe.get(key)
-        pipe.get(keys.cache_version(key))
+        pipe.get(toolkit_keys.cache_version(key))
 
 
 def count_from(replies: Sequence[Any], recipient_id: int) -> int:
@@ -46,7 +46,7 @@ def count_from(replies: Sequence[Any], recipient_id: int) -> int:
         return int(raw)
     count = unread_count(recipient_id=recipient_id)
     key = keys.unread_count(recipient_id)
-    store_unless_evicted(key, keys.cache_version(key), version or b"0", count, TTL)
+    store_unless_evicted(key, toolkit_keys.cache_version(key), version or b"0", count, TTL)
     return count
 
 
@@ -65,7 +65,7 @@ def unread_evict(recipient_ids: Iterable[int]) -> None:
     pipe = get_redis().pipeline(transaction=False)
     for recipient_id in set(recipient_ids):
         key = keys.unread_count(recipient_id)
-        version = keys.cache_version(key)
+        version = toolkit_keys.cache_version(key)
         pipe.incr(version)
         pipe.expire(version, _VERSION_TTL)
         pipe.delete(key)

@@ -10,9 +10,9 @@ import orjson
 
 from dianping import clock
 from dianping.api import saved
-from dianping.redis import keys
 from shops import hours
 
+from . import keys
 from .services import META, area_field, type_field
 
 EMPTY_LISTS = {"type_ids": [], "areas": []}

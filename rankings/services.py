@@ -17,7 +17,6 @@ from django.db.models import Count
 from django.utils import timezone
 
 from dianping import clock
-from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.multikey import hyperloglog_counts
 from dianping.redis.scripts import lua
@@ -25,9 +24,10 @@ from favourites.models import Favourite
 from shops.caches import shop_cache
 from shops.models import City, Shop
 from shops.serializers import ShopDocumentSerializer
+from traffic import keys as traffic_keys
 from traffic import visits
 
-from . import formula
+from . import formula, keys
 
 _REPLACE = lua(__file__, "replace.lua")
 
@@ -137,7 +137,9 @@ def _signals(shops: list[Shop]) -> dict[int, formula.Signals]:
     )
     today = timezone.localdate(clock.now())
     days = [visits.local_day(today - timedelta(days=i)) for i in range(settings.RANKING_VIEW_DAYS)]
-    uv_keys = [keys.visits_uv(visits.shop_subject(shop_id), day) for shop_id in ids for day in days]
+    uv_keys = [
+        traffic_keys.visits_uv(visits.shop_subject(shop_id), day) for shop_id in ids for day in days
+    ]
     counts = hyperloglog_counts(uv_keys) if ids else []
     per_shop = len(days)
     return {

@@ -13,13 +13,15 @@ from django.conf import settings
 
 from dianping import clock, runtime
 from dianping.api import saved
-from dianping.redis import keys
+from dianping.redis import keys as toolkit_keys
 from dianping.redis.client import get_redis
+from shops import keys as shops_keys
 from shops.cities import city_centre
 from shops.errors import CityNotFound
 from shops.models import Shop
 from shops.selectors import nearby_type_ids, shop_raws, with_open_now, with_saved
 
+from . import keys
 from .model import HISTORY, SCORED, rank
 
 LIMIT = 10  # suggestions answered
@@ -39,7 +41,7 @@ def queue_reader(pipe: Any, user_id: int | None) -> None:
     """Queue the reader's state on the token's pipeline: recent shops, saved, rated."""
     if user_id is not None:
         pipe.zrange(keys.recs_history(user_id), 0, HISTORY - 1, desc=True)
-        pipe.smembers(keys.favourites(user_id, saved.SHOP))
+        pipe.smembers(toolkit_keys.favourites(user_id, saved.SHOP))
         pipe.smembers(keys.recs_rated(user_id))
 
 
@@ -120,7 +122,7 @@ def popular_near(x: float | None, y: float | None, city_id: int) -> list[int]:
     for type_id in nearby_type_ids(None):
         pipe.execute_command(
             "GEOSEARCH",
-            keys.geo_shops(city_id, type_id),
+            shops_keys.geo_shops(city_id, type_id),
             "FROMLONLAT",
             cell[1] / _CELL,
             cell[2] / _CELL,

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from blogs import keys as blogs_keys
 from blogs.models import Blog, ShopRating
 from dianping import clock
-from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
 from favourites.models import Favourite
 
+from . import keys
 from .model import HISTORY, NEIGHBOURS, CoOccurrence
 
 _REMEMBER = lua(__file__, "remember.lua")
@@ -94,7 +95,7 @@ def interactions() -> Iterator[tuple[int, int, float]]:
         chunk = reviews[start : start + 500]
         pipe = client.pipeline(transaction=False)
         for blog_id, _ in chunk:
-            pipe.zrange(keys.blog_likes(blog_id), 0, -1, withscores=True)
+            pipe.zrange(blogs_keys.blog_likes(blog_id), 0, -1, withscores=True)
         for (_, shop_id), likers in zip(chunk, pipe.execute(), strict=True):
             for liker, at in likers:
                 yield int(liker), shop_id, float(at)

@@ -15,10 +15,9 @@ from django.db.models import QuerySet
 from accounts import tokens
 from dianping import clock
 from dianping.api.lists import listed
-from dianping.redis import keys
 from dianping.redis.client import get_redis
 
-from . import hours
+from . import hours, keys
 from .caches import shop_cache, shop_type_cache, shop_types_ident
 from .errors import ShopNotFound
 from .models import Shop, ShopStaff, ShopType

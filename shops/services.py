@@ -16,12 +16,13 @@ from tqdm import tqdm
 
 from dianping.bulk import batched
 from dianping.errors import Conflict
-from dianping.redis import keys
+from dianping.redis import keys as toolkit_keys
 from dianping.redis.client import get_redis
 from dianping.redis.lock import RedisLock
 from search import index as search_index
 
 from . import hours as opening_hours
+from . import keys
 from .caches import (
     cities_ident,
     city_cache,
@@ -290,7 +291,7 @@ def shop_geo_rebuild(*, progress: bool = False) -> dict[Where, int]:
     bar = tqdm(total=Shop.objects.count(), unit="shop", disable=not progress, desc="GEO index")
     for where in _filled_sets():
         final = keys.geo_shops(*where)
-        tmp = keys.rebuilding(final)
+        tmp = toolkit_keys.rebuilding(final)
         client.delete(tmp)
         rows = (
             Shop.objects.filter(city_id=where[0], type_id=where[1])

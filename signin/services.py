@@ -15,10 +15,10 @@ from django.conf import settings
 from django.utils import timezone
 
 from dianping import clock
-from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
 
+from . import keys
 from .buckets import BUCKETS, bucket_of
 
 _SIGN = lua(__file__, "sign.lua")

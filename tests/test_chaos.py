@@ -42,6 +42,7 @@ from tests.cluster import kill_master_of, restore_cluster
 from tests.factories import BlogFactory, ShopFactory, VoucherFactory
 from tests.helpers import PrivateRedis, wait_until
 from tests.workers import ROOT, current_database_url, kill, start_celery
+from vouchers import keys as vouchers_keys
 from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import buckets as sale_buckets
 from vouchers.sale import shard
@@ -291,7 +292,7 @@ def _check_history(stack: Stack, sale_row: Voucher, sale: Sale) -> None:
 
     # Every 200 is an order in the database, and the drain has stored all Redis holds.
     redis_client = stack.sale.client()
-    stock_keys = [keys.seckill_stock(s, sale_row.id) for s in _shards(sale_row)]
+    stock_keys = [vouchers_keys.seckill_stock(s, sale_row.id) for s in _shards(sale_row)]
 
     def settled() -> bool:
         orders = persisted()
@@ -305,7 +306,8 @@ def _check_history(stack: Stack, sale_row: Voucher, sale: Sale) -> None:
     assert database_stock + orders.count() == STOCK  # no unit sold twice, none lost
     assert orders.values("user_id").distinct().count() == orders.count()  # one per user
     dead = sum(
-        redis_client.xlen(keys.seckill_dead_letters(s)) for s in range(settings.SECKILL_SHARDS)
+        redis_client.xlen(vouchers_keys.seckill_dead_letters(s))
+        for s in range(settings.SECKILL_SHARDS)
     )
     assert dead == 0
     assert orders.count() == STOCK  # sold out: the sale served to the end by itself
@@ -379,7 +381,7 @@ def test_a_cluster_master_killed_mid_sale_loses_no_acknowledged_order(cluster_st
     masters = cluster_client()
 
     def crash(sale_row: Voucher) -> None:
-        bucket_keys = [keys.seckill_stock(s, sale_row.id) for s in _shards(sale_row)]
+        bucket_keys = [vouchers_keys.seckill_stock(s, sale_row.id) for s in _shards(sale_row)]
         assert len({masters.get_node_from_key(key).name for key in bucket_keys}) == 3
         kill_master_of(bucket_keys[0], caught_up=False)
 

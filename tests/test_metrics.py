@@ -14,10 +14,10 @@ from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
 
 from accounts.services import users_ensure
-from dianping.redis import keys
 from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory, VoucherFactory
 from tests.helpers import client_for
 from tests.vouchers.sales import drain_all, start_sale
+from vouchers import keys
 from vouchers.sale import shard
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -152,7 +152,7 @@ def test_health_gauges_and_cache_hits(client, user) -> None:
     assert value(after, "dianping_redis_up", redis="broker") == 1
     assert value(after, "dianping_database_up", database="default") == 1
     assert ("dianping_celery_queue_length", frozenset({("queue", "celery")})) in after
-    for collector in ("dianping.metrics.health_metrics", "vouchers.metrics.sale_metrics"):
+    for collector in ("dianping.metrics.health_metrics", "vouchers.sale.gauges.sale_metrics"):
         assert value(after, "dianping_collector_up", collector=collector) == 1
     lookups = "dianping_cache_lookups_total"
     hits = value(after, lookups, cache="shop", result="hit") - value(

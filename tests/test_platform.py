@@ -19,6 +19,7 @@ from rest_framework.test import APIRequestFactory
 from accounts.models import User
 from dianping.api.pagination import PageNumberPagination
 from dianping.redis import keys
+from vouchers import keys as vouchers_keys
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -120,7 +121,7 @@ def test_health_is_503_while_the_drain_or_the_workers_stall(api, redis_client, s
     """An order accepted two minutes ago and still in its stream means no drain runs (a
     dead worker, or one that lost its broker): 503, as is a heartbeat three intervals old."""
     now = time.time()
-    stream = keys.seckill_orders(settings.SECKILL_SHARDS - 1)
+    stream = vouchers_keys.seckill_orders(settings.SECKILL_SHARDS - 1)
     redis_client.xadd(stream, {"voucher": 1}, id=f"{int((now - 30) * 1000)}-0")
     redis_client.set(keys.heartbeat(), repr(now - 2 * settings.HEARTBEAT_INTERVAL))
     body = api.get("/api/health").json()

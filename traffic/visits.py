@@ -30,9 +30,10 @@ from django.conf import settings
 from django.utils import timezone
 
 from dianping import clock, runtime
-from dianping.redis import keys
 from dianping.redis.client import get_redis
 from dianping.redis.scripts import lua
+
+from . import keys
 
 log = logging.getLogger(__name__)
 

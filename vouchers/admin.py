@@ -20,9 +20,9 @@ from django.utils.translation import gettext_lazy as _
 from dianping import clock
 from dianping.errors import DomainError
 
-from . import metrics, selectors, services
+from . import selectors, services
 from .models import ShopOrder, Voucher, VoucherOrder, WriteOff
-from .sale import shard, stock
+from .sale import gauges, shard, stock
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -112,7 +112,7 @@ class VoucherAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/vouchers/voucher/live_sale.html", context)
 
     def live_numbers_view(self, request, voucher_id: int) -> JsonResponse:
-        numbers = metrics.sale_snapshot(self._sale(request, voucher_id))
+        numbers = gauges.sale_snapshot(self._sale(request, voucher_id))
         drains = [drain for _, drain in numbers.buckets]
         return JsonResponse(
             {

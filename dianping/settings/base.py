@@ -348,7 +348,7 @@ METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 METRICS_COLLECTORS = [
     "dianping.metrics.health_metrics",
     "dianping.metrics.periodic_task_metrics",
-    "vouchers.metrics.sale_metrics",
+    "vouchers.sale.gauges.sale_metrics",
     "notifications.metrics.stream_metrics",
 ]
 # Periodic tasks (beat entries) whose last success /metrics reports, each with the age of

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from accounts import tokens
+from accounts import keys, tokens
 from accounts.models import User
-from dianping.redis import keys
 from tests.factories import UserFactory
 from tests.helpers import client_for
 

@@ -7,8 +7,8 @@ import re
 import pytest
 from django.conf import settings
 
+from accounts import keys
 from accounts.models import User, UserInfo
-from dianping.redis import keys
 from tests.helpers import run_concurrently, wait_until
 
 PHONE = "13912345678"

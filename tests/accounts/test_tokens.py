@@ -6,9 +6,8 @@ import secrets
 
 import pytest
 
-from accounts import services, tokens
+from accounts import keys, services, tokens
 from accounts.models import User
-from dianping.redis import keys
 from tests.factories import UserFactory
 from tests.helpers import client_for, command_calls, reset_command_stats
 

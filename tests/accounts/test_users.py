@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from accounts import keys
 from accounts.models import User, UserInfo
-from dianping.redis import keys
 
 
 @pytest.mark.django_db

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from blogs import likes
+from blogs import keys, likes
 from blogs.models import Blog, BlogComment
-from dianping.redis import keys
 from tests.factories import BlogFactory, ShopFactory
 from tests.helpers import client_for
 

@@ -4,9 +4,9 @@ import pytest
 from django.core.management import call_command
 
 from accounts.models import User, UserInfo
+from blogs import keys
 from blogs.demo import NOTES, NOTES_BY_AUTHOR
 from blogs.models import Blog, ShopRating
-from dianping.redis import keys
 from follows.models import Follow
 from shops.models import Shop
 from shops.services import score_of

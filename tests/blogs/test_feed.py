@@ -8,11 +8,10 @@ from datetime import timedelta
 import pytest
 import redis
 
-from blogs import feed, tasks
+from blogs import feed, keys, tasks
 from blogs.models import Blog
 from dianping import clock
 from dianping.celery import app
-from dianping.redis import keys
 from follows import services as follows
 from tests.factories import BlogFactory, UserFactory
 from tests.helpers import client_for, wait_until

@@ -10,10 +10,9 @@ import random
 import pytest
 from django.conf import settings
 
-from blogs import helpful, services
+from blogs import helpful, keys, services
 from blogs.caches import blog_cache, like_count_cache, reviews_cache
 from blogs.models import Blog
-from dianping.redis import keys
 from follows import services as follows
 from tests.factories import BlogFactory, ShopFactory, UserFactory
 from tests.helpers import client_for, count_round_trips, run_concurrently, warm_near_cache

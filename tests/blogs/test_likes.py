@@ -6,9 +6,8 @@ import random
 
 import pytest
 
-from blogs import likes
+from blogs import keys, likes
 from blogs.models import Blog
-from dianping.redis import keys
 from tests.factories import BlogFactory, UserFactory
 from tests.helpers import client_for, run_concurrently
 

@@ -9,10 +9,10 @@ from datetime import timedelta
 
 import pytest
 
-from blogs import likes, pages, services
+from blogs import keys, likes, pages, services
 from blogs.models import Blog
 from dianping import clock
-from dianping.redis import keys
+from dianping.redis import keys as toolkit_keys
 from tests.factories import BlogFactory, UserFactory
 
 
@@ -166,7 +166,7 @@ def test_a_reader_that_loaded_before_an_edit_never_stores_its_stale_page(
     (blog,) = _blogs_of(user, 1)
     paused = _PausedReader(monkeypatch)
     reader = paused.start(user.id)  # holds the old title in hand
-    redis_client.delete(keys.lock(f"blog-page:{user.id}:1"))  # its lease expired
+    redis_client.delete(toolkit_keys.lock(f"blog-page:{user.id}:1"))  # its lease expired
 
     services.blog_update(blog_id=blog.id, user_id=user.id, data={"title": "new"})
     pages.user_blogs_page(user_id=user.id, page=1)  # another reader caches the new page

@@ -10,10 +10,9 @@ from datetime import timedelta
 
 import pytest
 
-from blogs import feed
+from blogs import feed, keys
 from blogs.models import Blog
 from dianping import clock
-from dianping.redis import keys
 from follows import services as follows
 from tests.blogs.test_feed import _inbox, _publish, _scroll
 from tests.factories import BlogFactory, UserFactory

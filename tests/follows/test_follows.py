@@ -8,8 +8,7 @@ import pytest
 from django.core.management import call_command
 
 from accounts.models import UserInfo
-from dianping.redis import keys
-from follows import services
+from follows import keys, services
 from follows.models import Follow
 from tests.factories import UserFactory
 from tests.helpers import client_for, run_concurrently

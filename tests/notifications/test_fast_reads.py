@@ -19,9 +19,8 @@ from blogs import services as blogs
 from dianping import clock
 from dianping.api.lists import listed
 from dianping.api.scroll import scroll_page
-from dianping.redis import keys
 from dianping.redis.client import get_redis
-from notifications import reminders, selectors, services, unread
+from notifications import keys, reminders, selectors, services, unread
 from notifications.models import Kind, Notification
 from notifications.serializers import NotificationSerializer
 from tests.factories import (

@@ -16,9 +16,9 @@ from django.db import connections
 from redis.cluster import RedisCluster
 
 from accounts import tokens
-from dianping.redis import aio, keys
+from dianping.redis import aio
 from dianping.streaming import application
-from notifications import live, metrics, services, stream
+from notifications import keys, live, metrics, services, stream
 from notifications.models import Kind, Notification
 from notifications.stream import GRACE, Position
 from tests.factories import BlogFactory, UserFactory

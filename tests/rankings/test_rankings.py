@@ -10,13 +10,13 @@ import pytest
 from django.test import override_settings
 
 from blogs import services as blogs
-from dianping.redis import keys
 from favourites import services as favourites
-from rankings import services
+from rankings import keys, services
 from rankings.tasks import compute_rankings
 from shops.models import Shop
 from tests.factories import CityFactory, ShopFactory, ShopTypeFactory, UserFactory
 from tests.helpers import client_for
+from traffic import keys as traffic_keys
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -84,7 +84,7 @@ def test_recent_favourites_and_visitors_move_the_rank(api, redis_client) -> None
     from traffic import visits
 
     day = visits.local_day()
-    redis_client.pfadd(keys.visits_uv(visits.shop_subject(first.id), day), *range(500))
+    redis_client.pfadd(traffic_keys.visits_uv(visits.shop_subject(first.id), day), *range(500))
     services.compute_all(force=True)
     assert _ids(api.get("/api/rankings", {"area": "Jing'an"}).json()) == [first.id, second.id]
 

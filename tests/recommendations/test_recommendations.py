@@ -11,9 +11,8 @@ import pytest
 from django.core.management import call_command
 
 from blogs.likes import blog_like
-from dianping.redis import keys
 from favourites.services import favourite_save, favourite_unsave
-from recommendations import store
+from recommendations import keys, store
 from recommendations.model import HISTORY, CoOccurrence, rank
 from recommendations.selectors import neighbour_lists
 from recommendations.store import interaction_record

@@ -9,9 +9,8 @@ from django.core.management import call_command
 from django.utils import translation
 
 from dianping.errors import Conflict
-from dianping.redis import keys
 from search import index
-from shops import services
+from shops import keys, services
 from shops.models import City, Shop
 from tests.factories import CityFactory, ShopFactory, ShopTypeFactory, default_city
 from tests.vouchers.sales import start_sale

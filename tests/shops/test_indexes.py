@@ -6,14 +6,16 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
-from dianping.redis import keys
+from accounts import keys as accounts_keys
+from dianping.redis import keys as toolkit_keys
 from shops import caches as shops_caches
-from shops import services
+from shops import keys, services
 from shops.caches import shop_bloom
 from shops.models import Shop, ShopType
 from shops.serializers import ShopDocumentSerializer
 from tests.factories import ShopFactory, ShopTypeFactory, default_city
 from tests.helpers import count_round_trips, run_concurrently, warm_near_cache
+from traffic import keys as traffic_keys
 from traffic import visits
 
 
@@ -73,7 +75,7 @@ def test_concurrent_index_rebuilds_leave_complete_indexes(redis_client) -> None:
 
     assert redis_client.zcard(_geo(food.id)) == 300
     assert all(shop_bloom().might_contain(str(s.id)) for s in shops)
-    assert not redis_client.exists(keys.rebuilding(_geo(food.id)))
+    assert not redis_client.exists(toolkit_keys.rebuilding(_geo(food.id)))
 
 
 @pytest.mark.django_db
@@ -86,7 +88,9 @@ def test_bloom_rejects_ids_that_never_existed_without_touching_the_db(
     with django_assert_num_queries(0):
         for shop_id in range(shop.id + 1000, shop.id + 1100):
             assert api.get(f"/api/shops/{shop_id}").status_code == 404
-    assert not list(redis_client.scan_iter(keys.cache_prefix("shop") + "*"))  # no null marker
+    assert not list(
+        redis_client.scan_iter(toolkit_keys.cache_prefix("shop") + "*")
+    )  # no null marker
     assert api.get(f"/api/shops/{shop.id}").status_code == 200
 
 
@@ -126,12 +130,12 @@ def test_shop_views_count_unique_visitors_and_page_views(
     api.get("/api/shops/424242")  # a miss is no visit
     visits.flush()
 
-    assert redis_client.pfcount(keys.visits_uv(f"shop:{shop.id}", day)) == 3
-    assert int(redis_client.get(keys.visits_pv(f"shop:{shop.id}", day))) == 5
-    assert redis_client.pfcount(keys.visits_uv("site", day)) == 3
-    assert int(redis_client.get(keys.visits_pv("site", day))) == 5
-    assert not redis_client.exists(keys.visits_pv("shop:424242", day))
-    assert redis_client.ttl(keys.visits_uv("site", day)) > 300 * 86400
+    assert redis_client.pfcount(traffic_keys.visits_uv(f"shop:{shop.id}", day)) == 3
+    assert int(redis_client.get(traffic_keys.visits_pv(f"shop:{shop.id}", day))) == 5
+    assert redis_client.pfcount(traffic_keys.visits_uv("site", day)) == 3
+    assert int(redis_client.get(traffic_keys.visits_pv("site", day))) == 5
+    assert not redis_client.exists(traffic_keys.visits_pv("shop:424242", day))
+    assert redis_client.ttl(traffic_keys.visits_uv("site", day)) > 300 * 86400
 
 
 @pytest.mark.django_db
@@ -140,14 +144,14 @@ def test_a_logged_in_viewer_counts_once_and_gets_the_token_refreshed(
 ) -> None:
     shop = ShopFactory()
     token = user_api._credentials["HTTP_AUTHORIZATION"].split()[1]
-    redis_client.expire(keys.login_token(token), 10)
+    redis_client.expire(accounts_keys.login_token(token), 10)
 
     for client_id in ("device-aaaa", "device-bbbb"):
         assert user_api.get(f"/api/shops/{shop.id}", HTTP_X_CLIENT_ID=client_id).status_code == 200
     visits.flush()
 
-    assert redis_client.ttl(keys.login_token(token)) > 1790
-    assert redis_client.pfcount(keys.visits_uv(f"shop:{shop.id}", visits.local_day())) == 1
+    assert redis_client.ttl(accounts_keys.login_token(token)) > 1790
+    assert redis_client.pfcount(traffic_keys.visits_uv(f"shop:{shop.id}", visits.local_day())) == 1
 
 
 CLUSTER = settings.REDIS_CLUSTER

@@ -7,8 +7,8 @@ import json
 import pytest
 from django.db import transaction
 
-from dianping.redis import keys
-from shops import selectors, services
+from dianping.redis import keys as toolkit_keys
+from shops import keys, selectors, services
 from shops.caches import shop_bloom
 from shops.models import Shop, ShopType
 from tests.factories import ShopFactory, ShopTypeFactory, default_city
@@ -117,7 +117,7 @@ def test_shop_detail_is_cached_json(api, django_assert_num_queries, redis_client
     body = first.json()
     assert set(body) == SHOP_FIELDS | {"saved"}  # a reader's page: with their marker
     assert (body["id"], body["name"], body["type_id"]) == (shop.id, shop.name, shop.type_id)
-    cached = redis_client.get(keys.cache("shop", str(shop.id)))
+    cached = redis_client.get(toolkit_keys.cache("shop", str(shop.id)))
     as_sent = selectors.with_saved(selectors.with_open_now(cached), False)
     assert second.content == first.content == as_sent
     assert cached.endswith(b',"hours":null}')  # the fast path finds them last, undecoded
@@ -312,7 +312,7 @@ def test_rolled_back_update_leaves_cache_and_index_as_they_were(api, redis_clien
         update_then_fail()
 
     assert Shop.objects.get(pk=shop.pk).name != "Never committed"
-    again = selectors.with_open_now(redis_client.get(keys.cache("shop", str(shop.id))))
+    again = selectors.with_open_now(redis_client.get(toolkit_keys.cache("shop", str(shop.id))))
     assert selectors.with_saved(again, False) == cached
     assert redis_client.geopos(_geo(shop.type_id), shop.id) == geo_before
 
@@ -368,7 +368,7 @@ def test_an_edit_after_a_delete_is_404_and_does_not_bring_the_shop_back(
     assert response.json()["code"] == "shop_not_found"
     assert not Shop.objects.filter(pk=shop.id).exists()
     assert redis_client.zscore(_geo(shop.type_id), shop.id) is None
-    cache_key = keys.cache("shop", str(shop.id))
+    cache_key = toolkit_keys.cache("shop", str(shop.id))
     assert redis_client.get(cache_key) is None  # evicted by the delete, not refilled
     assert api.get(f"/api/shops/{shop.id}").status_code == 404
     assert redis_client.get(cache_key) == b""  # now the null marker

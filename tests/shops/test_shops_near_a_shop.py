@@ -7,8 +7,7 @@ import random
 
 import pytest
 
-from dianping.redis import keys
-from shops import selectors, services
+from shops import keys, selectors, services
 from tests.factories import ShopFactory, ShopTypeFactory, default_city
 from tests.helpers import all_pages
 from tests.shops.test_shop_list import CENTRE, haversine

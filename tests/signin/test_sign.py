@@ -8,8 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from dianping.redis import keys
-from signin import services
+from signin import keys, services
 from signin.buckets import BUCKETS, bucket_of
 from tests.factories import UserFactory
 from tests.helpers import client_for

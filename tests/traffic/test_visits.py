@@ -9,10 +9,9 @@ import os
 import pytest
 
 from dianping import runtime
-from dianping.redis import keys
 from tests.factories import ShopFactory
 from tests.helpers import wait_until
-from traffic import visits
+from traffic import keys, visits
 
 
 def _uv_pv(redis_client, subject: str) -> tuple[int, int]:

@@ -10,10 +10,10 @@ from django.db import transaction
 
 from accounts.models import User
 from dianping import clock
-from dianping.redis import keys
 from shops.models import ShopStaff
 from tests.factories import VoucherFactory
 from tests.vouchers.sales import drain_all, start_sale
+from vouchers import keys
 from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import seckill, shard
 

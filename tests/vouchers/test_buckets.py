@@ -16,10 +16,10 @@ from accounts import tokens
 from accounts.models import User
 from accounts.services import users_ensure
 from dianping import clock
-from dianping.redis import keys
 from tests.factories import ShopFactory, UserFactory
 from tests.helpers import client_for
 from tests.vouchers.sales import drain_all, drain_task_once, start_sale
+from vouchers import keys, sale_orders
 from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import buckets, reconcile, shard, stock
 
@@ -93,7 +93,7 @@ def test_a_buyer_buys_in_their_home_bucket_once(redis_client, fake_clock) -> Non
 
         assert response.status_code == 200
         order_id = int(response.json()["order_id"])
-        assert shard.shard_of_order(order_id) == home  # the id names the bucket's shard
+        assert sale_orders.shard_of_order(order_id) == home  # the id names the bucket's shard
         after = _bucket_stock(redis_client, sale)
         assert after == {**before, home: before[home] - 1}  # only the home bucket sold
         assert redis_client.hget(keys.seckill_buyers(home, sale.id), buyer.id) is not None

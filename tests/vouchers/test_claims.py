@@ -13,6 +13,7 @@ from dianping.redis import ids
 from tests.factories import NormalVoucherFactory, UserFactory
 from tests.helpers import client_for, run_concurrently, throttle_rates
 from tests.vouchers.sales import drain_all, start_sale
+from vouchers import sale_orders
 from vouchers.coupons import claims, jobs
 from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import seckill, shard
@@ -142,7 +143,7 @@ def test_claimed_ids_never_collide_with_the_sale_s_ids(fake_clock) -> None:
     drain_all()
 
     assert len(set(sold) | set(claimed)) == 40  # the same second, the same counter
-    assert {shard.shard_of_order(i) for i in claimed} == {shard.shard_of(voucher.id)}
+    assert {sale_orders.shard_of_order(i) for i in claimed} == {shard.shard_of(voucher.id)}
     assert {ids.timestamp_of(i) for i in claimed} == {int(clock.now_seconds())}
     assert VoucherOrder.objects.count() == 40
 

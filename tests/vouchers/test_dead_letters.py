@@ -7,13 +7,13 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
-from dianping.redis import keys
 from tests.factories import UserFactory
 from tests.vouchers.sales import drain_all, start_sale
+from vouchers import keys
 from vouchers.coupons.jobs import order_jobs
 from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import dead_letters, reconcile, seckill, shard
-from vouchers.sale.shard import pending_field
+from vouchers.sale_orders import pending_field
 
 
 @pytest.fixture

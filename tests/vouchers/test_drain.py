@@ -12,11 +12,11 @@ from django.conf import settings
 
 from accounts.services import users_ensure
 from dianping.errors import Conflict, ServiceUnavailable
-from dianping.redis import keys
 from tests.factories import UserFactory
 from tests.helpers import wait_until
 from tests.vouchers.sales import drain_all, drain_task_once, start_sale
 from tests.workers import current_database_url, kill, start_worker, unreachable_database_url
+from vouchers import keys
 from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import drain, seckill, shard
 

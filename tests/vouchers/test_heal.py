@@ -12,10 +12,11 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from dianping import identity
-from dianping.redis import keys
+from dianping.redis import keys as toolkit_keys
 from tests.factories import UserFactory
 from tests.helpers import PrivateRedis, client_for
 from tests.vouchers.sales import drain_all, drain_task_once, start_sale
+from vouchers import keys
 from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import heal, shard
 
@@ -126,7 +127,7 @@ def test_a_sale_redis_of_another_database_is_neither_drained_nor_healed(
     assert _buy(UserFactory(), sale).status_code == 200  # accepted, pending in the stream
     shard_no = shard.shard_of(sale.id)
     redis_client.delete(keys.seckill_live(shard_no))  # a heal would rewrite the shard
-    redis_client.set(keys.db_identity(), str(uuid.uuid4()))
+    redis_client.set(toolkit_keys.db_identity(), str(uuid.uuid4()))
 
     assert drain_task_once() == 0
     with pytest.raises(identity.RedisOfAnotherDatabase):
@@ -138,10 +139,10 @@ def test_a_sale_redis_of_another_database_is_neither_drained_nor_healed(
     assert shard.unverified([shard_no]) == [shard_no]  # still paused
     assert redis_client.get(shard.stock_key(sale.id)) == b"9"
 
-    redis_client.delete(keys.db_identity())
+    redis_client.delete(toolkit_keys.db_identity())
     drain_task_once()
 
-    assert redis_client.get(keys.db_identity()).decode() == identity.database_identity()
+    assert redis_client.get(toolkit_keys.db_identity()).decode() == identity.database_identity()
     assert shard.unverified([shard_no]) == []
     assert VoucherOrder.objects.count() == 1
     assert Voucher.objects.get(pk=sale.pk).stock == 9

@@ -6,13 +6,13 @@ from datetime import timedelta
 
 import pytest
 
+from accounts import keys as accounts_keys
 from accounts import tokens
 from dianping import clock, runtime
-from dianping.redis import keys
 from tests.factories import UserFactory, VoucherFactory
 from tests.helpers import client_for, run_concurrently
 from tests.vouchers.sales import drain_all, start_sale
-from vouchers import services
+from vouchers import keys, services
 from vouchers.coupons import jobs
 from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import shard
@@ -125,7 +125,7 @@ def test_every_answer_refreshes_the_token_and_a_bad_token_is_401_first(
     api, user, on_sale, redis_client, settings
 ) -> None:
     token = tokens.token_issue(user)
-    token_key = keys.login_token(token)
+    token_key = accounts_keys.login_token(token)
     bogus = "Bearer " + "y" * 43
 
     for voucher_id, status in ((on_sale.id, 200), (on_sale.id, 409), (424242, 404)):

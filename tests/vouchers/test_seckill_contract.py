@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from dianping import clock
-from dianping.redis import ids, keys
+from dianping.redis import ids
 from tests.factories import UserFactory
 from tests.helpers import client_for
 from tests.vouchers.sales import start_sale
+from vouchers import keys, sale_orders
 from vouchers.sale import seckill, shard
 
 LUA = (Path(seckill.__file__).parent / "lua" / "seckill.lua").read_text(encoding="utf-8")
@@ -62,7 +63,7 @@ def test_a_shard_out_of_order_ids_today_refuses_with_503_and_sells_nothing(
     now = int(clock.now_seconds())
     # The day's counter so far along that the next id's low part needs more than 32 bits.
     counter = keys.seckill_id_counter(shard_no, ids.day_of(now))
-    redis_client.set(counter, 2**32 >> shard.shard_bits())
+    redis_client.set(counter, 2**32 >> sale_orders.shard_bits())
 
     response = client_for(UserFactory()).post(f"/api/vouchers/{sale.id}/seckill")
 

@@ -9,11 +9,10 @@ from datetime import timedelta
 import pytest
 
 from dianping import clock
-from dianping.redis import keys
 from shops.models import Shop
 from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory
 from tests.vouchers.sales import drain_all, start_sale
-from vouchers import tasks
+from vouchers import keys, tasks
 from vouchers.coupons import sold
 from vouchers.models import VoucherOrder
 from vouchers.sale import seckill

@@ -16,7 +16,7 @@ from dianping.transactions import retry_on_lock_conflict
 from ..caches import orders_changed, vouchers_changed
 from ..errors import Code
 from ..models import Voucher, VoucherOrder
-from ..sale.shard import next_order_id
+from ..sale_orders import next_order_id
 from ..signals import records_written
 from .jobs import order_jobs
 from .lifecycle import new_order

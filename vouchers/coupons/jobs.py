@@ -11,26 +11,16 @@ from django.conf import settings
 from django.db import transaction
 
 from dianping import clock
-from dianping.redis.delayqueue import DelayQueue
 
 from ..caches import orders_changed
 from ..models import VoucherOrder
-from ..sale.release import sale_release
-from ..sale.shard import SALE_REDIS
+from ..sale_orders import order_jobs, sale_release
 from ..signals import order_timed_out
 from .lifecycle import Actor, Move, locked_voucher, move, return_to_stock, unit_returns
 from .selectors import order_owner
 
 log = logging.getLogger(__name__)
 Status = VoucherOrder.Status
-
-
-def order_jobs() -> DelayQueue:
-    """Jobs per order id: the pay timeout of an unpaid order, and the retry of a unit's
-    release to Redis after a cancel or refund. The queue keeps its first name, so jobs
-    queued before it grew stay found. It lives with the sale's shards: as durable as
-    they are, and healed with them."""
-    return DelayQueue("order-pay-timeout", lease=60, alias=SALE_REDIS)
 
 
 def order_release(order: VoucherOrder) -> bool:

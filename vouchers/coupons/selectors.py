@@ -21,7 +21,7 @@ from .. import documents
 from ..caches import my_orders_cache
 from ..errors import Code
 from ..models import ShopOrder, VoucherOrder, WriteOff
-from ..sale.shard import pending_order
+from ..sale_orders import pending_order
 from ..selectors import voucher_documents, voucher_now
 from . import discounts
 

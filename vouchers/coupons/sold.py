@@ -11,10 +11,10 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.db.models import Count
 
-from dianping.redis import keys
 from dianping.redis.client import get_redis
 from shops.services import sold_save
 
+from .. import keys
 from ..models import Voucher, VoucherOrder
 
 COUNTED = (VoucherOrder.Status.PAID, VoucherOrder.Status.USED)

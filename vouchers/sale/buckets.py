@@ -33,16 +33,17 @@ from typing import TYPE_CHECKING, cast
 from django.conf import settings
 
 from dianping import clock
-from dianping.redis import keys
 from dianping.redis.cluster import is_cluster
 from dianping.redis.lock import RedisLock
 from dianping.redis.scripts import lua
 
+from .. import keys
 from ..metrics import bucket_moves
 
 if TYPE_CHECKING:
     from redis.cluster import RedisCluster
-from .shard import LIVE_LIB, SALE_REDIS, sale_redis, shard_of
+from ..sale_orders import SALE_REDIS, sale_redis, shard_of
+from .shard import LIVE_LIB
 
 _GIVE = lua(__file__, "bucket_give.lua", prelude=(LIVE_LIB,), alias=SALE_REDIS)
 _RECEIVE = lua(__file__, "bucket_receive.lua", prelude=(LIVE_LIB,), alias=SALE_REDIS)

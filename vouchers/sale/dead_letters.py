@@ -16,19 +16,10 @@ from typing import cast
 
 from django.conf import settings
 
-from dianping.redis import keys
-
-from ..coupons.jobs import order_jobs
+from .. import keys
+from ..sale_orders import order_bucket_keys, order_jobs, pending_field, sale_redis
 from .drain import persist
-from .shard import (
-    MALFORMED,
-    Accepted,
-    accepted_from,
-    order_bucket_keys,
-    pending_field,
-    sale_redis,
-    shard_lock,
-)
+from .shard import MALFORMED, Accepted, accepted_from, shard_lock
 
 
 @dataclass(frozen=True, slots=True)

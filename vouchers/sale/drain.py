@@ -21,33 +21,24 @@ from typing import Any, cast
 
 import redis
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, close_old_connections, transaction
-from django.db.models import F
+from django.db import InterfaceError, OperationalError, close_old_connections
 
 from dianping import clock, identity
-from dianping.bulk import insert_rows
-from dianping.redis import keys
 from dianping.redis.scripts import lua
 
-from ..caches import orders_changed, vouchers_changed
-from ..coupons.jobs import order_jobs
-from ..coupons.lifecycle import new_order
-from ..coupons.sold import sold_changed
-from ..metrics import drain_counters
-from ..models import Voucher, VoucherOrder
-from ..signals import records_written
+from .. import keys
+from ..coupons.intake import store_accepted
+from ..metrics import LAG_BUCKETS_MS, drain_counters
+from ..sale_orders import SALE_REDIS, OrderFault, order_jobs, pending_field, sale_redis
 from . import buckets, heal
 from .shard import (
     GROUP,
     MALFORMED,
-    SALE_REDIS,
     Accepted,
     accepted_from,
     accepted_ms,
     consumer_name,
     ensure_groups,
-    pending_field,
-    sale_redis,
     shard_lock,
     unverified,
 )
@@ -56,24 +47,6 @@ log = logging.getLogger(__name__)
 _FINISH = lua(__file__, "finish.lua", alias=SALE_REDIS)
 
 Entry = tuple[bytes, dict[bytes, bytes]]  # a stream entry: id, fields
-
-
-class OrderFault(Exception):
-    """The orders' own data is wrong (not the system): always counted against them, so a
-    broken voucher ends in the dead letters instead of stalling its whole shard."""
-
-
-class StockMismatch(OrderFault):
-    """The database has fewer units than Redis sold: reconcile before persisting."""
-
-
-class VoucherGone(OrderFault):
-    """The order's voucher was deleted (a delete refuses a voucher with buyers, so only a
-    raw database edit gets here)."""
-
-
-class IdCollision(OrderFault):
-    """An order id already used by a different order (should never happen; alarm)."""
 
 
 class SystemFault(Exception):
@@ -279,53 +252,11 @@ def _count_failure(shard: int, order: Accepted, exc: Exception) -> None:
         )
 
 
-@transaction.atomic
 def persist(orders: list[Accepted]) -> set[int]:
-    """Write accepted orders in one transaction; ones already there are redeliveries.
-    Returns the ids of those paid at once (a free voucher's): they need no pay timeout."""
-    if not orders:
-        return set()
-    rows = VoucherOrder.objects.filter(id__in=[o.order_id for o in orders])
-    known = {oid: (uid, vid) for oid, uid, vid in rows.values_list("id", "user_id", "voucher_id")}
-    for order in orders:
-        if order.order_id in known and known[order.order_id] != (order.user_id, order.voucher_id):
-            # Same id, different order: never ack it as a "redelivery" (that would lose it).
-            raise IdCollision(f"order id {order.order_id} already belongs to another order")
-    fresh = [o for o in orders if o.order_id not in known]  # redelivered ones are done already
-    terms: dict[int, tuple[int, int]] = {}  # voucher id -> (valid_days, pay_value)
-    shops: dict[int, int] = {}  # voucher id -> shop id
-    for vid, valid_days, pay_value, shop_id in Voucher.objects.filter(
-        pk__in={o.voucher_id for o in orders}
-    ).values_list("id", "valid_days", "pay_value", "shop_id"):
-        terms[vid], shops[vid] = (valid_days, pay_value), shop_id
-    if gone := {o.voucher_id for o in orders} - set(terms):
-        raise VoucherGone(f"vouchers {sorted(gone)} no longer exist")
-    # Stock first, vouchers in id order: the inserts below share-lock their voucher rows
-    # (the foreign key), which a later exclusive lock on them could deadlock with.
-    for voucher_id, units in sorted(Counter(o.voucher_id for o in fresh).items()):
-        updated = Voucher.objects.filter(pk=voucher_id, stock__gte=units).update(
-            stock=F("stock") - units
-        )
-        if not updated:
-            raise StockMismatch(f"voucher {voucher_id}: database stock below {units}")
-    insert_rows(VoucherOrder, [_order_row(o, *terms[o.voucher_id]) for o in fresh])
-    vouchers_changed(o.voucher_id for o in fresh)  # their stock column moved
-    orders_changed(o.user_id for o in fresh)
-    # Stamped when accepted: a late drain adds to days that may have closed.
-    records_written(VoucherOrder, [(shops[o.voucher_id], o.created_at) for o in fresh])
-    sold_changed(o.voucher_id for o in fresh if terms[o.voucher_id][1] == 0)  # paid at once
-    return {o.order_id for o in orders if terms[o.voucher_id][1] == 0}
-
-
-def _order_row(order: Accepted, valid_days: int, pay_value: int) -> dict[str, Any]:
-    return new_order(
-        order_id=order.order_id,
-        user_id=order.user_id,
-        voucher_id=order.voucher_id,
-        created_at=order.created_at,
-        valid_days=valid_days,
-        pay_value=pay_value,
-    )
+    """Hand accepted orders to the coupons to store, in one transaction (the seam:
+    vouchers.coupons.intake); returns the ids of those paid at once, which need no pay
+    timeout."""
+    return store_accepted(orders)
 
 
 def _finish(shard: int, done: list[Accepted], paid_at_once: set[int]) -> None:
@@ -388,9 +319,6 @@ def drain_health() -> tuple[dict[str, Any], bool]:
     waited = oldest_waiting_seconds()
     stalled = waited is not None and waited > settings.SECKILL_DRAIN_STALL_SECONDS
     return {"drain": "stalled" if stalled else "ok", "drain_lag_seconds": waited}, not stalled
-
-
-LAG_BUCKETS_MS = (50, 100, 200, 500, 1000, 2000, 5000, 10_000, 60_000)
 
 
 def _lag_histogram(done: list[Accepted]) -> Counter[str]:

@@ -22,7 +22,7 @@ from typing import Any
 import redis
 from django.conf import settings
 
-from .shard import sale_redis
+from ..sale_orders import sale_redis
 
 FSYNC, REPLICA, NONE = "fsync", "replica", "none"
 

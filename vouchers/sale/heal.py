@@ -23,12 +23,13 @@ from __future__ import annotations
 import logging
 
 from dianping import clock, identity
-from dianping.redis import keys
 from dianping.redis.scripts import lua
 
+from .. import keys
 from ..models import Voucher
+from ..sale_orders import SALE_REDIS
 from .reconcile import Drift, bucket_repair
-from .shard import SALE_REDIS, placement
+from .shard import placement
 
 _MARK_LIVE = lua(__file__, "mark_live.lua", alias=SALE_REDIS)
 log = logging.getLogger(__name__)

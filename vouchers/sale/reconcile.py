@@ -32,20 +32,17 @@ from typing import Any, cast
 
 import redis
 
-from dianping.redis import keys
-
+from .. import keys
 from ..models import Voucher, VoucherOrder
-from . import buckets
-from .shard import (
+from ..sale_orders import (
     pending_field,
     pending_order_id,
     pending_owner,
-    placement,
     sale_redis,
-    shard_lock,
     shard_of_order,
-    unverified,
 )
+from . import buckets
+from .shard import placement, shard_lock, unverified
 
 _IN_LIST_MAX = 5000  # ids per query: SQLite caps a statement's parameters
 

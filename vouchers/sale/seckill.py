@@ -10,6 +10,7 @@ from typing import NamedTuple
 from django.conf import settings
 from django.utils.translation import gettext, gettext_lazy
 
+from accounts import keys as accounts_keys
 from accounts import tokens
 from dianping import clock, runtime
 from dianping.errors import (
@@ -20,14 +21,16 @@ from dianping.errors import (
     RateLimited,
     ServiceUnavailable,
 )
-from dianping.redis import ids, keys
+from dianping.redis import ids
 from dianping.redis.scripts import FUNNEL_LIB, lua
 
+from .. import keys
 from ..errors import Code
 from ..metrics import OTHER, verdict_counter
 from ..models import Voucher
+from ..sale_orders import SALE_REDIS, shard_bits
 from . import admission, buckets, durability, shard, stock
-from .shard import LIVE_LIB, SALE_REDIS
+from .shard import LIVE_LIB
 from .window import SaleWindow, sale_window
 
 _SECKILL = lua(__file__, "seckill.lua", prelude=(FUNNEL_LIB, LIVE_LIB), alias=SALE_REDIS)
@@ -240,7 +243,7 @@ def _run(
         )
     )
     if token:
-        script_keys.append(keys.login_token(token))  # the optional last key: token_key
+        script_keys.append(accounts_keys.login_token(token))  # the optional last key: token_key
     args = SaleArgs(
         user="" if token else (user_id or 0),
         voucher=voucher_id,
@@ -248,7 +251,7 @@ def _run(
         begin_at=window.begin,
         end_at=window.end,
         shard=shard_no,
-        shard_bits=shard.shard_bits(),
+        shard_bits=shard_bits(),
         id_epoch=ids.ID_EPOCH,
         counter_ttl=ids.COUNTER_TTL,
         funnel_capacity=settings.SECKILL_FUNNEL_CAPACITY,

@@ -1,5 +1,6 @@
-"""The flash-sale shard: what the seckill script, the drain, reconcile, the dead letters
-and the order services all agree on, in one place.
+"""The flash-sale shard: what the seckill script, the drain, reconcile and the dead
+letters agree on, in one place (what the coupons share with them, order ids and the
+pending read among it, is in vouchers/sale_orders.py).
 
 A voucher's sale lives in shard `voucher_id % SECKILL_SHARDS`, or, when its stock is
 split into buckets, in several shards, its own first (buckets.py). Every key of a shard
@@ -13,21 +14,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import redis
 from django.conf import settings
 
-from dianping import clock
-from dianping.redis import ids, keys
-from dianping.redis.client import get_redis, has_own_redis
+from dianping.redis import ids
+from dianping.redis.client import has_own_redis
 from dianping.redis.lock import RedisLock
 from dianping.redis.scripts import lua
 
+from .. import keys
+from ..sale_orders import SALE_REDIS, sale_redis, shard_of
+
 GROUP = "drain"  # the one consumer group of every order stream
-# The cache alias of the Redis that holds every shard: SECKILL_REDIS_URL's when set
-# (settings), else the default Redis. Every sale key and script goes through it.
-SALE_REDIS = "seckill"
 # Defines shard_live(key): whether this Redis process verified the shard (heal.py).
 LIVE_LIB = Path(__file__).parent / "lua" / "live_lib.lua"
 
@@ -45,18 +45,9 @@ def unverified(shards: list[int]) -> list[int]:
     return [shard for shard, live in zip(shards, replies, strict=True) if not live]
 
 
-def sale_redis() -> redis.Redis:
-    """The Redis that holds the flash-sale shards."""
-    return get_redis(SALE_REDIS)
-
-
 def sale_has_own_redis() -> bool:
     """Whether the shards live apart from the tokens (a script cannot touch both)."""
     return has_own_redis(SALE_REDIS)
-
-
-def shard_of(voucher_id: int) -> int:
-    return voucher_id % settings.SECKILL_SHARDS
 
 
 def placement(voucher_id: int, sale_shards: str) -> tuple[int, ...]:
@@ -69,15 +60,6 @@ def placement(voucher_id: int, sale_shards: str) -> tuple[int, ...]:
     return tuple(dict.fromkeys(shards))
 
 
-def shard_bits() -> int:
-    """Low bits of an order id's counter part that carry its shard (ids stay unique)."""
-    return max(1, (settings.SECKILL_SHARDS - 1).bit_length())
-
-
-def shard_of_order(order_id: int) -> int:
-    return order_id & ((1 << shard_bits()) - 1)
-
-
 def stock_key(voucher_id: int) -> str:
     return keys.seckill_stock(shard_of(voucher_id), voucher_id)
 
@@ -86,53 +68,7 @@ def buyers_key(voucher_id: int) -> str:
     return keys.seckill_buyers(shard_of(voucher_id), voucher_id)
 
 
-def order_bucket_keys(voucher_id: int, order_id: int) -> tuple[str, str]:
-    """(stock, buyers) of the bucket that sold `order_id`: its id carries the shard, and
-    a buyer always buys in their home bucket, where their mark is kept (buckets.py)."""
-    shard = shard_of_order(order_id)
-    return keys.seckill_stock(shard, voucher_id), keys.seckill_buyers(shard, voucher_id)
-
-
-def next_order_id(voucher_id: int) -> int:
-    """An order id made outside the seckill script (a claimed normal voucher): from the
-    same per-shard daily counter and layout, so it can never equal a sale's order id."""
-    now = int(clock.now_seconds())
-    shard = shard_of(voucher_id)
-    key = keys.seckill_id_counter(shard, ids.day_of(now))
-    pipe = sale_redis().pipeline(transaction=False)
-    pipe.incr(key)
-    pipe.expire(key, ids.COUNTER_TTL)
-    counter, _ = pipe.execute()
-    return ids.compose(now, int(counter) << shard_bits() | shard)
-
-
-# --- accepted orders: the pending hash and the stream entries -----------------------
-
-
-def pending_field(order_id: int) -> str:
-    """The order's field in its shard's pending hash, and its value in the buyers hash:
-    "<seconds>:<low>" (see seckill.lua)."""
-    return "{}:{}".format(*ids.parts(order_id))
-
-
-def pending_order_id(field: str) -> int:
-    """The order id of a pending hash field (the inverse of `pending_field`)."""
-    since_epoch, counter = (int(part) for part in field.split(":"))
-    return ids.joined(since_epoch, counter)
-
-
-def pending_owner(value: bytes) -> tuple[int, int]:
-    """(user id, voucher id) from a pending hash value ("<user>:<voucher>")."""
-    user_id, voucher_id = (int(part) for part in value.split(b":"))
-    return user_id, voucher_id
-
-
-def pending_order(order_id: int) -> tuple[int, int] | None:
-    """(user id, voucher id) of an order the sale accepted and the drain has not stored
-    yet; None for any other id."""
-    key = keys.seckill_pending(shard_of_order(order_id))
-    value = cast("bytes | None", sale_redis().hget(key, pending_field(order_id)))
-    return None if value is None else pending_owner(value)
+# --- accepted orders: the stream entries ---------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,13 +6,14 @@ from collections.abc import Iterable
 from typing import Any
 
 from dianping import clock
-from dianping.redis import keys
 from dianping.redis.outage import OUTAGE_ERRORS
 from dianping.redis.scripts import lua
 
+from .. import keys
 from ..models import Voucher
+from ..sale_orders import SALE_REDIS, sale_redis
 from .buckets import split
-from .shard import SALE_REDIS, placement, sale_redis
+from .shard import placement
 from .window import sale_windows
 
 _LOAD = lua(__file__, "stock_load.lua", alias=SALE_REDIS)

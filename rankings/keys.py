@@ -1,0 +1,18 @@
+"""The rankings' Redis keys: each city's weekly lists.
+
+Every key is a row of docs/redis-keys.md (tests/toolkit/test_keys.py); the toolkit's
+own keys and the conventions they share are in dianping/redis/keys.py."""
+
+from __future__ import annotations
+
+
+def rankings(city_id: int) -> str:
+    """Hash of a city's weekly rankings (rankings.services): field `meta` and one field per
+    list (`type:<id>`, `area:<district>`), each a whole JSON answer; replaced at once by a
+    RENAME of `rankings_next`, which shares its tag."""
+    return f"rank:{{c{city_id}}}"
+
+
+def rankings_next(city_id: int) -> str:
+    """The city's rankings being written, renamed onto `rankings` when complete."""
+    return f"rank:{{c{city_id}}}:next"
