@@ -21,8 +21,8 @@ from django.utils.translation import gettext, ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 
-from dianping.api.clients import client_ip
-from dianping.redis.ratelimit import Decision, SlidingWindowLimiter
+from toolkit.api.clients import client_ip
+from toolkit.redis.ratelimit import Decision, SlidingWindowLimiter
 
 
 def _limiters() -> list[SlidingWindowLimiter]:

@@ -15,7 +15,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
 
-from dianping.errors import NotAuthenticated
+from toolkit.errors import NotAuthenticated
 
 from . import tokens
 

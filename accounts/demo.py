@@ -7,7 +7,7 @@ import os
 from django.contrib.auth.hashers import make_password
 from django.db import transaction
 
-from dianping.demo_pictures import demo_picture
+from pictures.demo_pictures import demo_picture
 
 from .models import User, UserInfo
 

@@ -10,7 +10,7 @@ from .selectors import is_site_staff
 class IsStaff(BasePermission):
     """Staff-only API endpoints: checked against the database, so revoking staff is immediate."""
 
-    schema_errors = (401, 403)  # what the OpenAPI schema lists (dianping.api.schema)
+    schema_errors = (401, 403)  # what the OpenAPI schema lists (toolkit.api.schema)
 
     def has_permission(self, request: Any, view: Any) -> bool:
         user = request.user

@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 from django.utils.translation import gettext
 
-from dianping.errors import NotAuthenticated, NotFound
+from toolkit.errors import NotAuthenticated, NotFound
 
 from .caches import user_cache
 from .errors import Code

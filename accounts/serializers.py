@@ -9,9 +9,9 @@ from typing import Any
 from django.utils.translation import gettext, gettext_lazy
 from rest_framework import serializers
 
-from dianping import clock
-from dianping.api import fields
-from dianping.validation import PAST_DATE_PATTERN
+from toolkit import clock
+from toolkit.api import fields
+from toolkit.validation import PAST_DATE_PATTERN
 
 from .models import ICON_MAX, NICK_NAME_MAX, User, UserInfo
 from .tokens import mask_phone

@@ -14,8 +14,9 @@ from django.contrib.auth.hashers import make_password
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext
 
-from dianping import clock
-from dianping.errors import (
+from search import index as search_index
+from toolkit import clock
+from toolkit.errors import (
     Conflict,
     Forbidden,
     InvalidInput,
@@ -23,11 +24,10 @@ from dianping.errors import (
     RateLimited,
     ServiceUnavailable,
 )
-from dianping.redis.client import get_redis
-from dianping.redis.ratelimit import SlidingWindowLimiter
-from dianping.redis.scripts import lua
-from dianping.transactions import retry_on_lock_conflict
-from search import index as search_index
+from toolkit.redis.client import get_redis
+from toolkit.redis.ratelimit import SlidingWindowLimiter
+from toolkit.redis.scripts import lua
+from toolkit.transactions import retry_on_lock_conflict
 
 from . import keys, tokens
 from .errors import Code

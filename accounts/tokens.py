@@ -17,9 +17,9 @@ from typing import Any, cast
 import redis
 from django.conf import settings
 
-from dianping import logs
-from dianping.guesses import Guesses
-from dianping.redis.client import get_redis
+from toolkit import logs
+from toolkit.guesses import Guesses
+from toolkit.redis.client import get_redis
 
 from . import keys
 from .models import User
@@ -88,7 +88,7 @@ def queue_touch(pipe: redis.client.Pipeline, token: str) -> None:
 
 def touched_data(reply: bytes | str | None) -> dict[str, Any] | None:
     """The caller's token data from its refresh's reply; its user id goes on the log lines
-    written for the rest of the request (dianping/logs.py)."""
+    written for the rest of the request (toolkit/logs.py)."""
     if reply is None:
         return None
     data = json.loads(reply)

@@ -10,10 +10,10 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from dianping.api.fastpath import fast_path, json_response
-from dianping.api.schema import api_errors
-from dianping.api.throttles import SlidingWindowThrottle, WriteLimited
-from dianping.errors import NotAuthenticated
+from toolkit.api.fastpath import fast_path, json_response
+from toolkit.api.schema import api_errors
+from toolkit.api.throttles import SlidingWindowThrottle, WriteLimited
+from toolkit.errors import NotAuthenticated
 
 from . import selectors, services, tokens
 from .authentication import authenticated_id

@@ -55,7 +55,7 @@ def configure(url: str, nodes: str, database: Path) -> None:
 
 def masters_cpu() -> dict[str, float]:
     """Main-thread CPU seconds (user + sys) of each master, by node name."""
-    from dianping.redis.cluster import cluster_client
+    from toolkit.redis.cluster import cluster_client
 
     client = cluster_client()
     client.nodes_manager.initialize()
@@ -93,7 +93,7 @@ def sale(buckets: int, stock: int) -> int:
 
 
 def grab_all(voucher_id: int, users: list[int], threads: int) -> int:
-    from dianping.errors import DomainError
+    from toolkit.errors import DomainError
     from vouchers.sale.seckill import voucher_seckill
 
     def grab(user_id: int) -> bool:
@@ -153,7 +153,7 @@ def main() -> None:
             configure(url, nodes, Path(tmp) / "bench.sqlite3")
             from django.core.management import call_command
 
-            from dianping.redis.cluster import cluster_client
+            from toolkit.redis.cluster import cluster_client
 
             cluster_client().flushall(target_nodes="primaries")  # the suite's keys, if any
             call_command("migrate", verbosity=0)

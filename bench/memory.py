@@ -27,10 +27,10 @@ from django.conf import settings  # noqa: E402
 
 from accounts import keys as accounts_keys  # noqa: E402
 from blogs import keys as blogs_keys  # noqa: E402
-from dianping.redis.client import get_redis  # noqa: E402
 from follows import keys as follows_keys  # noqa: E402
 from signin import keys as signin_keys  # noqa: E402
 from signin.buckets import bucket_of  # noqa: E402
+from toolkit.redis.client import get_redis  # noqa: E402
 from vouchers.sale import shard  # noqa: E402
 
 BASE_USER = 9_000_000_000

@@ -96,7 +96,7 @@ def project_facts(env: dict[str, str], voucher_ids: list[int]) -> dict[str, Any]
     project itself so the benchmark cannot drift from it."""
     code = f"""
 import json, time
-from dianping.redis import ids
+from toolkit.redis import ids
 from vouchers import keys
 from vouchers.sale import seckill, shard
 s = {BENCH_SHARD}

@@ -13,8 +13,8 @@ from django.utils.html import format_html
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from dianping.errors import NotFound
 from search import index as search_index
+from toolkit.errors import NotFound
 
 from . import reviews, services
 from .caches import blog_evict, hot_evict

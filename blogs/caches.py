@@ -10,7 +10,7 @@ from functools import cache
 
 from django.conf import settings
 
-from dianping.redis.cache import CacheClient
+from toolkit.redis.cache import CacheClient
 
 
 @cache

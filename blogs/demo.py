@@ -14,11 +14,11 @@ import random
 from datetime import datetime, timedelta
 
 from accounts.models import User
-from dianping import clock
-from dianping.demo_pictures import demo_picture
 from follows import services as follows
+from pictures.demo_pictures import demo_picture
 from shops.demo import AREAS, SECOND_CITY, branch_name
 from shops.models import SUB_SCORES, Shop
+from toolkit import clock
 
 from . import helpful, likes, reviews
 from .models import Blog

@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from django.utils.translation import gettext_lazy as _
 
-from dianping.errors import Conflict, Forbidden, NotFound
+from toolkit.errors import Conflict, Forbidden, NotFound
 
 
 class Code(StrEnum):

@@ -19,14 +19,14 @@ from django.conf import settings
 from django.db.models import Q
 
 from accounts.models import UserInfo
-from dianping import clock
-from dianping.api import saved
-from dianping.guesses import Guesses
-from dianping.redis.client import get_redis
-from dianping.redis.multikey import intersection
-from dianping.redis.scripts import lua
 from follows import keys as follows_keys
 from follows.models import Follow
+from toolkit import clock
+from toolkit.api import saved
+from toolkit.guesses import Guesses
+from toolkit.redis.client import get_redis
+from toolkit.redis.multikey import intersection
+from toolkit.redis.scripts import lua
 
 from . import helpful, keys, likes
 from .models import Blog

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from dianping import clock
-from dianping.redis.client import get_redis
-from dianping.redis.scripts import lua
+from toolkit import clock
+from toolkit.redis.client import get_redis
+from toolkit.redis.scripts import lua
 
 from . import keys
 from .caches import blog_evict

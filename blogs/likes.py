@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from accounts.models import User
-from dianping import clock
-from dianping.api import saved
-from dianping.redis.client import get_redis
-from dianping.redis.scripts import lua
+from toolkit import clock
+from toolkit.api import saved
+from toolkit.redis.client import get_redis
+from toolkit.redis.scripts import lua
 
 from . import helpful, keys
 from .caches import hot_evict, like_count_cache

@@ -11,7 +11,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from dianping import clock
+from toolkit import clock
 
 STARS_MIN, STARS_MAX = 1, 5
 # A review's optional sub-scores (1-5 stars each, shops.models.SUB_SCORES) beside its

@@ -22,11 +22,11 @@ from typing import Any, cast
 from django.conf import settings
 from django.db.models import QuerySet
 
-from dianping.api.lists import listed
-from dianping.redis.cache import encode, store_unless_evicted
-from dianping.redis.client import get_redis
-from dianping.redis.lock import RedisLock
-from dianping.redis.scripts import lua
+from toolkit.api.lists import listed
+from toolkit.redis.cache import encode, store_unless_evicted
+from toolkit.redis.client import get_redis
+from toolkit.redis.lock import RedisLock
+from toolkit.redis.scripts import lua
 
 from . import keys, likes
 from .models import Blog

@@ -12,10 +12,10 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext
 
-from dianping import clock
-from dianping.errors import Conflict
-from dianping.transactions import retry_on_lock_conflict
 from shops.models import ShopStaff
+from toolkit import clock
+from toolkit.errors import Conflict
+from toolkit.transactions import retry_on_lock_conflict
 
 from .caches import blog_evict
 from .errors import BlogNotFound, Code, ReplyNotFound, ReviewNotFound

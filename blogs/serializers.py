@@ -4,10 +4,10 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.serializers import PublicUserSerializer
-from dianping.api import fields
 from shops.errors import ShopNotFound
 from shops.models import SUB_SCORES, Shop, ShopStaff
 from shops.serializers import SubScoreFields
+from toolkit.api import fields
 
 from .models import STARS_MAX, STARS_MIN, Blog, BlogComment, Report, ReviewReply, Visibility
 

@@ -9,11 +9,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 from django.utils.translation import gettext
 
-from dianping import clock
-from dianping.errors import Conflict, Forbidden, InvalidInput, NotFound
-from dianping.transactions import retry_on_lock_conflict
 from search import index as search_index
 from shops.models import SUB_SCORES
+from toolkit import clock
+from toolkit.errors import Conflict, Forbidden, InvalidInput, NotFound
+from toolkit.transactions import retry_on_lock_conflict
 
 from . import feed, helpful, likes, pages, replies, reviews
 from .caches import blog_evict, hot_evict
@@ -120,7 +120,7 @@ def comment_create(
             ).exists()
         ):
             # Well formed, naming no comment of this note: as for any reference in a body
-            # (dianping.api.fields.missing_reference), a 409.
+            # (toolkit.api.fields.missing_reference), a 409.
             raise Conflict(gettext("No such comment on this blog."), code=Code.PARENT_NOT_FOUND)
         comment = BlogComment.objects.create(
             blog_id=blog_id, user_id=user_id, content=content, parent_id=parent_id

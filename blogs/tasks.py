@@ -6,7 +6,7 @@ import redis
 from celery import shared_task
 from django.conf import settings
 
-from dianping.redis.lock import LockTimeout
+from toolkit.redis.lock import LockTimeout
 
 from . import caches, feed, pages, reviews
 

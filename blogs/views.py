@@ -15,14 +15,14 @@ from accounts import tokens
 from accounts.authentication import authenticated_id
 from accounts.selectors import public_user_document
 from accounts.serializers import PublicUserSerializer
-from dianping.api import idempotency, saved
-from dianping.api.fastpath import fast_path, json_response
-from dianping.api.lists import listed
-from dianping.api.pagination import PageNumberPagination
-from dianping.api.queries import query_params
-from dianping.api.schema import PAGE_PARAMETER, PAGE_PARAMETERS, api_errors, paged
-from dianping.api.throttles import WriteLimited
-from dianping.errors import NotAuthenticated
+from toolkit.api import idempotency, saved
+from toolkit.api.fastpath import fast_path, json_response
+from toolkit.api.lists import listed
+from toolkit.api.pagination import PageNumberPagination
+from toolkit.api.queries import query_params
+from toolkit.api.schema import PAGE_PARAMETER, PAGE_PARAMETERS, api_errors, paged
+from toolkit.api.throttles import WriteLimited
+from toolkit.errors import NotAuthenticated
 
 from . import feed, helpful, likes, pages, replies, selectors, services
 from .serializers import (
@@ -240,7 +240,7 @@ class ReportViewSet(WriteLimited, viewsets.ViewSet):
         return Response(ReportSerializer(report).data, status=code)
 
 
-# The reads, without DRF (dianping.api.fastpath): the caller's token refreshed with the
+# The reads, without DRF (toolkit.api.fastpath): the caller's token refreshed with the
 # live like counts, `is_liked` and `saved` in one round trip (accounts.tokens.touch_with),
 # the blogs from their cached documents (the process's near copies first).
 

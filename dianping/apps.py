@@ -10,8 +10,9 @@ class DianpingConfig(AppConfig):
         from django.contrib import admin
         from django.db.models.signals import post_migrate
 
+        from toolkit.api import converters
+
         from . import identity
-        from .api import converters
 
         converters.register()
         # Every migrated database has its identity (decision 291), a new one at once.

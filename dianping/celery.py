@@ -5,7 +5,7 @@ from typing import Any
 
 from celery import Celery, signals
 
-from dianping import logs
+from toolkit import logs
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dianping.settings.dev")
 

@@ -30,9 +30,9 @@ from django.db import DEFAULT_DB_ALIAS, DatabaseError, IntegrityError, connectio
 from django.db.models import Model
 
 from dianping.models import DatabaseIdentity
-from dianping.redis import keys
-from dianping.redis.client import DEFAULT, get_redis
-from dianping.redis.outage import OUTAGE_ERRORS
+from toolkit.redis import keys
+from toolkit.redis.client import DEFAULT, get_redis
+from toolkit.redis.outage import OUTAGE_ERRORS
 
 log = logging.getLogger(__name__)
 

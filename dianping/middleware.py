@@ -3,7 +3,7 @@
 One middleware, the first, so the hot paths pay one hop for all of it:
 - every request has an id (its `X-Request-ID` if short and plain, else a new one) for the
   log lines written while it is served, sent back as `X-Request-ID` on every answer
-  (dianping/logs.py);
+  (toolkit/logs.py);
 - a body over the route's limit is a JSON 413 before anything reads it (the upload route
   takes a picture's worth, every other route DATA_UPLOAD_MAX_MEMORY_SIZE);
 - a body no view read (a 413, a 429, a 401, a busy upload's 503) is read and discarded
@@ -39,10 +39,11 @@ from django.utils import translation
 from django.utils.functional import SimpleLazyObject, empty
 from django.utils.log import log_response
 
-from dianping import images, logs
-from dianping.api.exceptions import domain_error_json, redis_outage
-from dianping.errors import MethodNotAllowed, PayloadTooLarge
-from dianping.redis.outage import OUTAGE_ERRORS
+from pictures import images
+from toolkit import logs
+from toolkit.api.exceptions import domain_error_json, redis_outage
+from toolkit.errors import MethodNotAllowed, PayloadTooLarge
+from toolkit.redis.outage import OUTAGE_ERRORS
 
 UPLOAD_PATH = "/api/uploads"
 UPLOAD_OVERHEAD = 64 * 1024  # multipart boundaries and headers around the picture

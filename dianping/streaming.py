@@ -20,8 +20,8 @@ import orjson
 from django.utils import translation
 from django.utils.translation import gettext
 
-from dianping.errors import Code
 from notifications import metrics, stream
+from toolkit.errors import Code
 
 log = logging.getLogger(__name__)
 

@@ -8,25 +8,14 @@ from typing import Any
 from celery import shared_task
 from django.conf import settings
 
-from dianping.redis import keys
-from dianping.redis.client import get_redis
+from toolkit.redis import keys
+from toolkit.redis.client import get_redis
 
 
 @shared_task(ignore_result=True)
 def heartbeat() -> None:
     """Beat schedules it, a worker runs it: a fresh timestamp proves both are alive."""
     get_redis().set(keys.heartbeat(), repr(time.time()), ex=24 * 60 * 60)
-
-
-# How long a periodic task's last success is kept: far longer than any alert waits.
-TASK_SUCCESS_TTL = 7 * 24 * 60 * 60
-
-
-def task_succeeded(name: str) -> None:
-    """Record that a run of the periodic task `name` (its beat entry) ended without an
-    error, for /metrics (`dianping_periodic_task_last_success_timestamp_seconds`): a task
-    that fails at every run, while the heartbeat shows workers alive, is seen there."""
-    get_redis().set(keys.task_succeeded(name), repr(time.time()), ex=TASK_SUCCESS_TTL)
 
 
 def heartbeat_health() -> tuple[dict[str, Any], bool]:

@@ -28,13 +28,13 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from dianping import imagework, uploads
-from dianping.api.exceptions import domain_error_json, json_error
-from dianping.api.schema import api_errors
-from dianping.api.throttles import WriteLimited
-from dianping.errors import Code, Forbidden, MethodNotAllowed, NotFound, PayloadTooLarge
-from dianping.redis.client import get_redis
-from dianping.redis.outage import OUTAGE_ERRORS
+from pictures import imagework, uploads
+from toolkit.api.exceptions import domain_error_json, json_error
+from toolkit.api.schema import api_errors
+from toolkit.api.throttles import WriteLimited
+from toolkit.errors import Code, Forbidden, MethodNotAllowed, NotFound, PayloadTooLarge
+from toolkit.redis.client import get_redis
+from toolkit.redis.outage import OUTAGE_ERRORS
 
 
 @extend_schema(responses={200: dict, 503: dict})

@@ -22,8 +22,8 @@ from dianping import identity  # noqa: E402 (needs the configured settings)
 identity.verify_at_start("web")
 
 # The near cache's listener and the UV/PV flusher start now rather than on the first
-# requests (a worker forked after this starts its own, see dianping.runtime).
-from dianping import runtime  # noqa: E402 (needs the configured settings)
+# requests (a worker forked after this starts its own, see toolkit.runtime).
+from toolkit import runtime  # noqa: E402 (needs the configured settings)
 
 runtime.start()
 

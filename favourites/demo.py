@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from accounts.models import User
 from blogs.models import Blog
-from dianping import clock
-from dianping.api import saved
 from shops.models import Shop
+from toolkit import clock
+from toolkit.api import saved
 from vouchers.models import Voucher
 
 from .models import Favourite

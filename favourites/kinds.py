@@ -11,11 +11,11 @@ from django.utils.translation import gettext
 from blogs.caches import blog_evict
 from blogs.models import Blog
 from blogs.selectors import blog_exists
-from dianping.api import saved
-from dianping.errors import NotFound
 from shops.caches import shop_cache
 from shops.models import Shop
 from shops.selectors import shop_exists
+from toolkit.api import saved
+from toolkit.errors import NotFound
 from vouchers.selectors import voucher_get
 
 from .errors import Code

@@ -9,8 +9,8 @@ from typing import Any
 from django.db.models.signals import post_delete
 
 from blogs.models import Blog
-from dianping.api import saved
 from shops.models import Shop
+from toolkit.api import saved
 from vouchers.models import Voucher
 
 from . import services

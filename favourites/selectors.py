@@ -1,4 +1,4 @@
-"""My favourites: a kind's rows newest first, scrolled by id (dianping.api.scroll), each
+"""My favourites: a kind's rows newest first, scrolled by id (toolkit.api.scroll), each
 shown as the card its own lists show (from their caches, with their live state)."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from typing import Any
 
 from blogs import likes
 from blogs.selectors import blog_documents
-from dianping.api import saved
-from dianping.api.scroll import SCROLL_PAGE
-from dianping.api.times import time_writer
 from shops.selectors import shop_documents
+from toolkit.api import saved
+from toolkit.api.scroll import SCROLL_PAGE
+from toolkit.api.times import time_writer
 from vouchers import selectors as vouchers
 from vouchers.sale import stock
 

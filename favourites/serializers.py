@@ -5,9 +5,9 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from blogs.serializers import BlogSerializer
-from dianping.api import fields
-from dianping.api.scroll import ScrollQuerySerializer
 from shops.serializers import ShopCardSerializer
+from toolkit.api import fields
+from toolkit.api.scroll import ScrollQuerySerializer
 from vouchers.serializers import VoucherCardSerializer
 
 from .models import Favourite

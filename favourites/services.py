@@ -12,15 +12,15 @@ from typing import Any, TypedDict
 from django.db import IntegrityError, transaction
 from django.db.models import Count, F
 
-from dianping import clock
-from dianping.api import saved
-from dianping.errors import Conflict
-from dianping.redis import keys
-from dianping.redis.client import get_redis
-from dianping.redis.lock import RedisLock
-from dianping.transactions import retry_on_lock_conflict
 from notifications import watches
 from notifications.models import SaleWatch
+from toolkit import clock
+from toolkit.api import saved
+from toolkit.errors import Conflict
+from toolkit.redis import keys
+from toolkit.redis.client import get_redis
+from toolkit.redis.lock import RedisLock
+from toolkit.transactions import retry_on_lock_conflict
 from vouchers.models import Voucher
 
 from .kinds import KINDS, Kind, kind_get

@@ -1,5 +1,5 @@
 """Thin viewsets for favourites: save and unsave (PUT and DELETE, both idempotent), and
-"my favourites", read without DRF (dianping.api.fastpath)."""
+"my favourites", read without DRF (toolkit.api.fastpath)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from rest_framework.response import Response
 
 from accounts import tokens
 from accounts.authentication import authenticated_id
-from dianping.api.fastpath import fast_path, json_response
-from dianping.api.queries import query_params
-from dianping.api.scroll import scroll_page, scrolled
-from dianping.api.throttles import WriteLimited
-from dianping.errors import NotAuthenticated
+from toolkit.api.fastpath import fast_path, json_response
+from toolkit.api.queries import query_params
+from toolkit.api.scroll import scroll_page, scrolled
+from toolkit.api.throttles import WriteLimited
+from toolkit.errors import NotAuthenticated
 
 from . import selectors, services
 from .kinds import KINDS

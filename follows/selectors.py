@@ -8,9 +8,9 @@ from typing import Any
 from django.db.models import QuerySet
 
 from accounts.selectors import public_user_document, user_get
-from dianping.api.scroll import SCROLL_PAGE
-from dianping.prepared import PreparedRead
-from dianping.redis.client import get_redis
+from toolkit.api.scroll import SCROLL_PAGE
+from toolkit.prepared import PreparedRead
+from toolkit.redis.client import get_redis
 
 from . import keys
 from .models import Follow

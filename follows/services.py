@@ -9,11 +9,11 @@ from django.utils.translation import gettext
 
 from accounts.models import User, UserInfo
 from accounts.selectors import user_get
-from dianping.errors import Conflict
-from dianping.redis.client import get_redis
-from dianping.redis.lock import RedisLock
-from dianping.redis.multikey import intersection
-from dianping.transactions import retry_on_lock_conflict
+from toolkit.errors import Conflict
+from toolkit.redis.client import get_redis
+from toolkit.redis.lock import RedisLock
+from toolkit.redis.multikey import intersection
+from toolkit.transactions import retry_on_lock_conflict
 
 from . import keys
 from .errors import Code

@@ -1,5 +1,5 @@
 """Thin viewsets for follows; the followers and following lists are read without DRF
-(dianping.api.fastpath)."""
+(toolkit.api.fastpath)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ from rest_framework.response import Response
 from accounts import tokens
 from accounts.authentication import authenticated_id
 from accounts.serializers import PublicUserSerializer
-from dianping.api.fastpath import fast_path, json_response
-from dianping.api.queries import query_params
-from dianping.api.schema import api_errors
-from dianping.api.scroll import ScrollQuerySerializer, scroll_page, scrolled
-from dianping.api.throttles import WriteLimited
-from dianping.api.times import time_writer
+from toolkit.api.fastpath import fast_path, json_response
+from toolkit.api.queries import query_params
+from toolkit.api.schema import api_errors
+from toolkit.api.scroll import ScrollQuerySerializer, scroll_page, scrolled
+from toolkit.api.throttles import WriteLimited
+from toolkit.api.times import time_writer
 
 from . import selectors, services
 

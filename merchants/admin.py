@@ -22,8 +22,8 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
-from dianping.errors import DomainError
 from shops.models import Shop
+from toolkit.errors import DomainError
 
 from . import services
 from .models import REASON_MAX, OfferDraft, ShopChange, ShopClaim

@@ -23,10 +23,10 @@ from django.db.models.functions import TruncHour
 from django.utils import timezone
 
 from blogs.models import Blog, Visibility
-from dianping import clock
-from dianping.prepared import PreparedRead
 from shops.models import Shop
 from signin.stats import uv_stats_with
+from toolkit import clock
+from toolkit.prepared import PreparedRead
 from vouchers.models import Voucher, VoucherOrder, WriteOff
 
 from . import dashboard_cache

@@ -21,9 +21,9 @@ import redis
 from django.conf import settings
 from django.utils import timezone
 
-from dianping import clock
-from dianping.redis.client import get_redis
-from dianping.redis.scripts import lua
+from toolkit import clock
+from toolkit.redis.client import get_redis
+from toolkit.redis.scripts import lua
 
 from . import keys
 

@@ -27,12 +27,12 @@ from blogs import replies as blog_replies
 from blogs import reviews as blog_reviews
 from blogs.caches import blog_evict, hot_evict
 from blogs.models import Blog, ReviewReply
-from dianping import clock
-from dianping.demo_pictures import demo_picture
-from dianping.redis import ids
+from pictures.demo_pictures import demo_picture
 from shops import hours as opening_hours
 from shops.demo import branch_name
 from shops.models import Shop, ShopStaff
+from toolkit import clock
+from toolkit.redis import ids
 from traffic import demo as traffic_demo
 from traffic import visits
 from vouchers.caches import orders_changed, vouchers_changed

@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from django.utils.translation import gettext_lazy as _
 
-from dianping.errors import Conflict, NotFound
+from toolkit.errors import Conflict, NotFound
 
 
 class Code(StrEnum):

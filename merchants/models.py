@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from dianping import clock
+from toolkit import clock
 
 EVIDENCE_MAX = 1000
 REASON_MAX = 500

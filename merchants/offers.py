@@ -25,7 +25,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 
-from dianping.errors import Conflict
+from toolkit.errors import Conflict
 
 from .errors import Code
 from .models import OfferDraft

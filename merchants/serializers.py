@@ -10,10 +10,10 @@ from rest_framework import serializers
 
 from accounts.serializers import PhoneSerializer, PublicUserSerializer
 from accounts.tokens import mask_phone
-from dianping.api import fields
 from shops.errors import ShopNotFound
 from shops.models import LATITUDE_LIMIT, Shop, ShopStaff
 from shops.serializers import PRICE_MAX, HoursField, ShopSerializer
+from toolkit.api import fields
 from vouchers.serializers import VoucherWriteSerializer
 
 from .models import EVIDENCE_MAX, PICTURE_MAX, OfferDraft, ShopChange, ShopClaim

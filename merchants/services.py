@@ -17,12 +17,12 @@ from django.db.models import F, QuerySet
 from django.utils.translation import gettext
 
 from accounts.models import User
-from dianping import clock
-from dianping.errors import Conflict, InvalidInput
-from dianping.transactions import retry_on_lock_conflict
 from shops import services as shop_services
 from shops.errors import ShopNotFound
 from shops.models import Shop, ShopStaff
+from toolkit import clock
+from toolkit.errors import Conflict, InvalidInput
+from toolkit.transactions import retry_on_lock_conflict
 from vouchers.models import Voucher
 from vouchers.services import voucher_create, voucher_void
 
@@ -64,7 +64,7 @@ def claim_submit(*, user_id: int, shop_id: int, evidence: str, picture: str = ""
     with transaction.atomic():
         if not Shop.objects.filter(pk=shop_id).exists():
             # Well formed, naming no shop: as any reference in a body, a 409
-            # (dianping.api.fields.missing_reference).
+            # (toolkit.api.fields.missing_reference).
             raise Conflict(str(ShopNotFound.default_detail), code=Code.SHOP_NOT_FOUND)
         if _has_owner(shop_id):
             raise ShopHasOwner()

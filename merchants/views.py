@@ -17,11 +17,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.authentication import authenticated_id
-from dianping.api.lists import listed
-from dianping.api.pagination import PageNumberPagination
-from dianping.api.queries import query_params
-from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
-from dianping.api.throttles import WriteLimited
+from toolkit.api.lists import listed
+from toolkit.api.pagination import PageNumberPagination
+from toolkit.api.queries import query_params
+from toolkit.api.schema import PAGE_PARAMETERS, api_errors, paged
+from toolkit.api.throttles import WriteLimited
 
 from . import dashboard, offers, selectors, services
 from .access import member_shop

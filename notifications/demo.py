@@ -12,9 +12,9 @@ from accounts.models import User
 from blogs import keys
 from blogs import services as blogs
 from blogs.models import Blog, BlogComment
-from dianping import clock
-from dianping.redis.client import get_redis
 from follows.models import Follow
+from toolkit import clock
+from toolkit.redis.client import get_redis
 from vouchers.models import Voucher
 
 from . import producers, reminders, watches

@@ -1,7 +1,7 @@
 """The notifications' Redis keys: unread counts, the live channel and the streams.
 
 Every key is a row of docs/redis-keys.md (tests/toolkit/test_keys.py); the toolkit's
-own keys and the conventions they share are in dianping/redis/keys.py."""
+own keys and the conventions they share are in toolkit/redis/keys.py."""
 
 from __future__ import annotations
 

@@ -19,8 +19,8 @@ from typing import Any, cast
 from prometheus_client import Counter
 from prometheus_client.core import GaugeMetricFamily, Metric
 
-from dianping.redis.aio import bounded, get_async_redis
-from dianping.redis.client import get_redis
+from toolkit.redis.aio import bounded, get_async_redis
+from toolkit.redis.client import get_redis
 
 from . import keys
 

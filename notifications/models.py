@@ -7,8 +7,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from dianping import clock
 from merchants.models import REASON_MAX
+from toolkit import clock
 
 
 class Kind(models.TextChoices):

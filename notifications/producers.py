@@ -10,10 +10,10 @@ from django.db import transaction
 
 from blogs import keys
 from blogs.models import Blog, BlogComment, ReviewReply
-from dianping.redis.client import get_redis
 from follows.models import Follow
 from merchants.models import OfferDraft, ShopChange, ShopClaim
 from shops.models import ShopStaff
+from toolkit.redis.client import get_redis
 from vouchers.models import VoucherOrder
 
 from .models import Kind

@@ -11,8 +11,8 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 
-from dianping import clock
 from shops.models import ShopStaff
+from toolkit import clock
 from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import stock
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db.models import QuerySet
 
-from dianping.prepared import PreparedRead
+from toolkit.prepared import PreparedRead
 
 from .models import Notification
 
@@ -60,7 +60,7 @@ _LATER_PAGE = PreparedRead(lambda recipient_id, last_id: _inbox_values(recipient
 
 def inbox_rows(*, recipient_id: int, last_id: int | None) -> tuple[list[tuple], int | None]:
     """`inbox_page` as tuples of INBOX_VALUES, in one query compiled once
-    (dianping.prepared) that builds no model."""
+    (toolkit.prepared) that builds no model."""
     if last_id is None:
         rows = _FIRST_PAGE.rows(recipient_id=recipient_id)
     else:

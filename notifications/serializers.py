@@ -6,7 +6,7 @@ from django.utils.translation import gettext
 from rest_framework import serializers
 
 from accounts.serializers import PublicUserSerializer
-from dianping.api import fields
+from toolkit.api import fields
 
 from .models import Kind, Notification
 

@@ -13,8 +13,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef
 
 from blogs.models import BlogComment, Visibility
-from dianping import clock
-from dianping.redis.ratelimit import SlidingWindowLimiter
+from toolkit import clock
+from toolkit.redis.ratelimit import SlidingWindowLimiter
 
 from .metrics import sent
 from .models import Kind, Notification

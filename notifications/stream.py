@@ -41,11 +41,11 @@ from django.utils.translation import gettext
 from redis.exceptions import RedisError
 
 from accounts import keys, tokens
-from dianping.api.exceptions import domain_error_headers
-from dianping.api.times import time_writer
-from dianping.errors import Code, DomainError, InvalidInput, NotAuthenticated, ServiceUnavailable
-from dianping.redis.aio import bounded, get_async_redis
-from dianping.redis.fanout import Fanout, Listener
+from toolkit.api.exceptions import domain_error_headers
+from toolkit.api.times import time_writer
+from toolkit.errors import Code, DomainError, InvalidInput, NotAuthenticated, ServiceUnavailable
+from toolkit.redis.aio import bounded, get_async_redis
+from toolkit.redis.fanout import Fanout, Listener
 
 from . import live, selectors
 from .tickets import ticket_redeem

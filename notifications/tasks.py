@@ -8,7 +8,7 @@ from typing import TypedDict
 from celery import shared_task
 from django.db import OperationalError
 
-from dianping.tasks import task_succeeded
+from toolkit.periodic import task_succeeded
 
 from . import producers, reminders
 

@@ -10,8 +10,8 @@ import secrets
 from typing import cast
 
 from accounts.tokens import TOKEN_PATTERN
-from dianping.redis.aio import bounded, get_async_redis
-from dianping.redis.client import get_redis
+from toolkit.redis.aio import bounded, get_async_redis
+from toolkit.redis.client import get_redis
 
 from . import keys
 

@@ -19,9 +19,9 @@ from typing import Any
 
 from django.db import transaction
 
-from dianping.redis import keys as toolkit_keys
-from dianping.redis.cache import store_unless_evicted
-from dianping.redis.client import get_redis
+from toolkit.redis import keys as toolkit_keys
+from toolkit.redis.cache import store_unless_evicted
+from toolkit.redis.client import get_redis
 
 from . import keys, live
 from .selectors import unread_count

@@ -1,5 +1,5 @@
 """Thin viewsets: the caller's inbox, its unread count and marking read; watching a sale.
-The inbox and the unread count are read without DRF (dianping.api.fastpath): every
+The inbox and the unread count are read without DRF (toolkit.api.fastpath): every
 signed-in client polls the count. Every answer is personal: the middleware sends them
 `Cache-Control: no-store`."""
 
@@ -21,13 +21,13 @@ from rest_framework.response import Response
 
 from accounts import tokens
 from accounts.authentication import authenticated_id
-from dianping.api.fastpath import fast_path, json_response
-from dianping.api.queries import query_params
-from dianping.api.schema import api_errors
-from dianping.api.scroll import ScrollQuerySerializer, scroll_page, scrolled
-from dianping.api.throttles import WriteLimited
-from dianping.api.times import time_writer
-from dianping.errors import DomainError, NotAuthenticated
+from toolkit.api.fastpath import fast_path, json_response
+from toolkit.api.queries import query_params
+from toolkit.api.schema import api_errors
+from toolkit.api.scroll import ScrollQuerySerializer, scroll_page, scrolled
+from toolkit.api.throttles import WriteLimited
+from toolkit.api.times import time_writer
+from toolkit.errors import DomainError, NotAuthenticated
 
 from . import selectors, services, tickets, unread, watches
 from .errors import Code

@@ -7,8 +7,8 @@ from typing import Any
 from django.db import IntegrityError
 from django.utils.translation import gettext
 
-from dianping import clock
-from dianping.errors import Conflict, NotFound
+from toolkit import clock
+from toolkit.errors import Conflict, NotFound
 from vouchers.errors import Code as VoucherCode
 from vouchers.models import Voucher
 

@@ -7,7 +7,7 @@ from enum import StrEnum
 
 from django.utils.translation import gettext_lazy as _
 
-from dianping.errors import InvalidInput
+from toolkit.errors import InvalidInput
 
 
 class Code(StrEnum):

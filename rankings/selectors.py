@@ -8,9 +8,9 @@ from typing import Any
 
 import orjson
 
-from dianping import clock
-from dianping.api import saved
 from shops import hours
+from toolkit import clock
+from toolkit.api import saved
 
 from . import keys
 from .services import META, area_field, type_field

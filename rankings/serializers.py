@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from dianping.api import fields
 from shops.serializers import ShopCardSerializer, city_field
+from toolkit.api import fields
 
 
 class RankingQuerySerializer(serializers.Serializer):

@@ -16,14 +16,14 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from dianping import clock
-from dianping.redis.client import get_redis
-from dianping.redis.multikey import hyperloglog_counts
-from dianping.redis.scripts import lua
 from favourites.models import Favourite
 from shops.caches import shop_cache
 from shops.models import City, Shop
 from shops.serializers import ShopDocumentSerializer
+from toolkit import clock
+from toolkit.redis.client import get_redis
+from toolkit.redis.multikey import hyperloglog_counts
+from toolkit.redis.scripts import lua
 from traffic import keys as traffic_keys
 from traffic import visits
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import OperationalError
 
-from dianping.tasks import task_succeeded
+from toolkit.periodic import task_succeeded
 
 from . import services
 

@@ -6,10 +6,10 @@ from django.http import HttpRequest, HttpResponse
 from drf_spectacular.utils import extend_schema
 
 from accounts import tokens
-from dianping.api.fastpath import fast_path, json_response
-from dianping.api.queries import query_params
-from dianping.api.schema import api_errors
 from shops import cities
+from toolkit.api.fastpath import fast_path, json_response
+from toolkit.api.queries import query_params
+from toolkit.api.schema import api_errors
 
 from . import selectors
 from .errors import OneListRequired

@@ -11,15 +11,15 @@ from typing import Any
 
 from django.conf import settings
 
-from dianping import clock, runtime
-from dianping.api import saved
-from dianping.redis import keys as toolkit_keys
-from dianping.redis.client import get_redis
 from shops import keys as shops_keys
 from shops.cities import city_centre
 from shops.errors import CityNotFound
 from shops.models import Shop
 from shops.selectors import nearby_type_ids, shop_raws, with_open_now, with_saved
+from toolkit import clock, runtime
+from toolkit.api import saved
+from toolkit.redis import keys as toolkit_keys
+from toolkit.redis.client import get_redis
 
 from . import keys
 from .model import HISTORY, SCORED, rank

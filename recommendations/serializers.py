@@ -5,9 +5,9 @@ from typing import Any
 from django.utils.translation import gettext
 from rest_framework import serializers
 
-from dianping.api import fields
 from shops.models import LATITUDE_LIMIT
 from shops.serializers import ShopCardSerializer, city_field
+from toolkit.api import fields
 
 
 class RecommendationQuerySerializer(serializers.Serializer):

@@ -9,10 +9,10 @@ from collections.abc import Iterator
 
 from blogs import keys as blogs_keys
 from blogs.models import Blog, ShopRating
-from dianping import clock
-from dianping.redis.client import get_redis
-from dianping.redis.scripts import lua
 from favourites.models import Favourite
+from toolkit import clock
+from toolkit.redis.client import get_redis
+from toolkit.redis.scripts import lua
 
 from . import keys
 from .model import HISTORY, NEIGHBOURS, CoOccurrence

@@ -1,5 +1,5 @@
 """`GET /api/recommendations`: "guess you like", for signed-in readers, read without DRF
-(dianping.api.fastpath)."""
+(toolkit.api.fastpath)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import IsAuthenticated
 
 from accounts import tokens
-from dianping.api.fastpath import fast_path, json_bytes
-from dianping.api.queries import query_params
-from dianping.api.schema import api_errors
-from dianping.errors import NotAuthenticated
 from shops import cities
+from toolkit.api.fastpath import fast_path, json_bytes
+from toolkit.api.queries import query_params
+from toolkit.api.schema import api_errors
+from toolkit.errors import NotAuthenticated
 
 from . import selectors
 from .serializers import RecommendationQuerySerializer, RecommendationsSerializer

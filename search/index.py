@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from django.db import transaction
 from tqdm import tqdm
 
-from dianping.bulk import batched
-from dianping.transactions import retry_on_lock_conflict
+from toolkit.bulk import batched
+from toolkit.transactions import retry_on_lock_conflict
 
 from .backends import backend
 from .documents import kinds, source

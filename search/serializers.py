@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
-from dianping.api import fields
+from toolkit.api import fields
 
 from .documents import kinds, source
 

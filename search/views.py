@@ -1,5 +1,5 @@
 """`GET /api/search`: public, page-number paginated, served without DRF for GETs (the
-function is documented for the schema, dianping.api.fastpath)."""
+function is documented for the schema, toolkit.api.fastpath)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from django.http import HttpRequest, HttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import AllowAny
 
-from dianping.api.fastpath import fast_path, json_response
-from dianping.api.pagination import PageNumberPagination
-from dianping.api.queries import query_params
-from dianping.api.schema import PAGE_PARAMETERS, api_errors
-from dianping.api.throttles import throttle
-from dianping.api.viewer import touch_viewer
+from toolkit.api.fastpath import fast_path, json_response
+from toolkit.api.pagination import PageNumberPagination
+from toolkit.api.queries import query_params
+from toolkit.api.schema import PAGE_PARAMETERS, api_errors
+from toolkit.api.throttles import throttle
+from toolkit.api.viewer import touch_viewer
 
 from . import selectors
 from .serializers import SearchQuerySerializer, search_page_serializer

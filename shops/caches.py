@@ -7,9 +7,9 @@ from functools import cache
 
 from django.conf import settings
 
-from dianping.redis import keys
-from dianping.redis.bloom import BloomFilter
-from dianping.redis.cache import CacheClient
+from toolkit.redis import keys
+from toolkit.redis.bloom import BloomFilter
+from toolkit.redis.cache import CacheClient
 
 
 @cache

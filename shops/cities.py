@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 from django.conf import settings
 
-from dianping.api.lists import listed
+from toolkit.api.lists import listed
 
 from .caches import cities_ident, city_cache
 from .errors import CityNotFound

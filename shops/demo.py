@@ -7,7 +7,7 @@ import random
 
 from django.db import transaction
 
-from dianping.demo_pictures import demo_picture
+from pictures.demo_pictures import demo_picture
 
 from . import hours as opening_hours
 from . import services

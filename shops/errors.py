@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from django.utils.translation import gettext_lazy as _
 
-from dianping.errors import InvalidInput, NotFound
+from toolkit.errors import InvalidInput, NotFound
 
 
 class Code(StrEnum):

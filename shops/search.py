@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from dianping.api import saved
 from search.documents import Ranking, Source, Texts
+from toolkit.api import saved
 
 from .models import Shop, ShopType
 from .serializers import ShopCardSerializer

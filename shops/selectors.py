@@ -13,9 +13,9 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from accounts import tokens
-from dianping import clock
-from dianping.api.lists import listed
-from dianping.redis.client import get_redis
+from toolkit import clock
+from toolkit.api.lists import listed
+from toolkit.redis.client import get_redis
 
 from . import hours, keys
 from .caches import shop_cache, shop_type_cache, shop_types_ident

@@ -10,8 +10,8 @@ from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from dianping import clock
-from dianping.api import fields
+from toolkit import clock
+from toolkit.api import fields
 
 from . import hours
 from .errors import CityNotFound, InvalidHours, ShopTypeNotFound
@@ -239,7 +239,7 @@ class ShopSerializer(ShopDocumentSerializer):
 
 class ShopCardSerializer(ShopSerializer):
     """Documentation shape of a shop as readers get it (its page, lists, search): with the
-    reader's `saved` marker, read live (dianping.api.saved)."""
+    reader's `saved` marker, read live (toolkit.api.saved)."""
 
     saved = serializers.BooleanField(
         read_only=True,

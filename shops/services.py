@@ -14,12 +14,12 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from tqdm import tqdm
 
-from dianping.bulk import batched
-from dianping.errors import Conflict
-from dianping.redis import keys as toolkit_keys
-from dianping.redis.client import get_redis
-from dianping.redis.lock import RedisLock
 from search import index as search_index
+from toolkit.bulk import batched
+from toolkit.errors import Conflict
+from toolkit.redis import keys as toolkit_keys
+from toolkit.redis.client import get_redis
+from toolkit.redis.lock import RedisLock
 
 from . import hours as opening_hours
 from . import keys

@@ -14,11 +14,11 @@ from rest_framework.response import Response
 
 from accounts import tokens
 from accounts.permissions import IsStaff
-from dianping.api import saved
-from dianping.api.fastpath import fast_path, json_bytes, json_response
-from dianping.api.pagination import PageNumberPagination
-from dianping.api.queries import query_params
-from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
+from toolkit.api import saved
+from toolkit.api.fastpath import fast_path, json_bytes, json_response
+from toolkit.api.pagination import PageNumberPagination
+from toolkit.api.queries import query_params
+from toolkit.api.schema import PAGE_PARAMETERS, api_errors, paged
 from traffic import visits
 from traffic.visitors import visitor_of
 

@@ -14,9 +14,9 @@ from typing import Any, NamedTuple
 from django.conf import settings
 from django.utils import timezone
 
-from dianping import clock
-from dianping.redis.client import get_redis
-from dianping.redis.scripts import lua
+from toolkit import clock
+from toolkit.redis.client import get_redis
+from toolkit.redis.scripts import lua
 
 from . import keys
 from .buckets import BUCKETS, bucket_of

@@ -9,9 +9,9 @@ from typing import Any
 
 import redis
 
-from dianping.redis.client import get_redis
-from dianping.redis.cluster import is_cluster
-from dianping.redis.multikey import hyperloglog_counts, hyperloglog_union_count
+from toolkit.redis.client import get_redis
+from toolkit.redis.cluster import is_cluster
+from toolkit.redis.multikey import hyperloglog_counts, hyperloglog_union_count
 from traffic import keys, visits
 
 # Queues a caller's own reads on the pipeline that reads the days' views.

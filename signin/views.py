@@ -20,11 +20,11 @@ from rest_framework.response import Response
 
 from accounts.authentication import authenticated_id
 from accounts.permissions import IsStaff
-from dianping.api import fields
-from dianping.api.queries import query_params
-from dianping.api.schema import api_errors
-from dianping.validation import parse_iso_date, parse_month
 from shops.selectors import shop_exists
+from toolkit.api import fields
+from toolkit.api.queries import query_params
+from toolkit.api.schema import api_errors
+from toolkit.validation import parse_iso_date, parse_month
 
 from . import services, stats
 

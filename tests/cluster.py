@@ -9,10 +9,10 @@ import subprocess
 
 from redis.cluster import key_slot
 
-from dianping.redis.client import get_redis
-from dianping.redis.cluster import cluster_client
 from tests.helpers import wait_until
 from tests.workers import ROOT
+from toolkit.redis.client import get_redis
+from toolkit.redis.cluster import cluster_client
 
 
 def kill_master_of(key: str, *, caught_up: bool) -> int:

@@ -13,11 +13,11 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from accounts.sms import locmem
-from dianping import clock, runtime
-from dianping.redis.client import get_redis
 from tests.factories import UserFactory
 from tests.factories import default_city as ensure_default_city
 from tests.helpers import FakeClock, client_for
+from toolkit import clock, runtime
+from toolkit.redis.client import get_redis
 from vouchers.sale import heal
 
 

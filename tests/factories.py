@@ -131,7 +131,7 @@ class NormalVoucherFactory(VoucherFactory):
 
 
 def _now() -> datetime:
-    from dianping import clock
+    from toolkit import clock
 
     return clock.now()
 

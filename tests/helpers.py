@@ -20,10 +20,10 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from accounts import tokens
-from dianping.redis import nearcache
-from dianping.redis.cache import CacheClient
-from dianping.redis.client import get_redis
-from dianping.redis.cluster import is_cluster
+from toolkit.redis import nearcache
+from toolkit.redis.cache import CacheClient
+from toolkit.redis.client import get_redis
+from toolkit.redis.cluster import is_cluster
 
 T = TypeVar("T")
 

@@ -14,9 +14,9 @@ import pytest
 from kombu import Connection
 
 from dianping.celery import app
-from dianping.redis import keys
 from tests.helpers import PrivateRedis, wait_until
 from tests.workers import current_database_url, kill, start_celery, worker_env
+from toolkit.redis import keys
 from vouchers.sale.shard import shard_lock
 
 pytestmark = pytest.mark.slow

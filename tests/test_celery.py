@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from dianping.redis import keys
 from tests.helpers import wait_until
 from tests.workers import celery_env, kill, start_celery
+from toolkit.redis import keys
 
 
 @pytest.mark.slow

@@ -33,15 +33,15 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from dianping import clock
-from dianping.redis import keys
-from dianping.redis.client import get_redis
-from dianping.redis.cluster import cluster_client
 from tests import servers
 from tests.cluster import kill_master_of, restore_cluster
 from tests.factories import BlogFactory, ShopFactory, VoucherFactory
 from tests.helpers import PrivateRedis, wait_until
 from tests.workers import ROOT, current_database_url, kill, start_celery
+from toolkit import clock
+from toolkit.redis import keys
+from toolkit.redis.client import get_redis
+from toolkit.redis.cluster import cluster_client
 from vouchers import keys as vouchers_keys
 from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import buckets as sale_buckets

@@ -12,8 +12,8 @@ from django.test import Client, RequestFactory
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from dianping.api.parsers import MAX_DEPTH
 from dianping.views import bad_request
+from toolkit.api.parsers import MAX_DEPTH
 
 ROOT = Path(__file__).resolve().parent.parent
 APPS = [

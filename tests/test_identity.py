@@ -22,9 +22,9 @@ from django.core.management.base import CommandError
 from accounts.models import User
 from dianping import identity
 from dianping.models import DatabaseIdentity
-from dianping.redis import keys
 from tests.helpers import PrivateRedis, free_port
 from tests.workers import ROOT, celery_env, current_database_url
+from toolkit.redis import keys
 
 KEY = keys.db_identity()
 REFUSED = "holds the data of another database"

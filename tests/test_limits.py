@@ -8,10 +8,10 @@ import pytest
 from django.test import RequestFactory
 
 from blogs.models import Blog, BlogComment
-from dianping.api.clients import client_address, client_ip
 from follows.models import Follow
 from tests.factories import BlogFactory, UserFactory
 from tests.helpers import throttle_rates
+from toolkit.api.clients import client_address, client_ip
 
 
 def _request(remote: str, forwarded: str | None = None):

@@ -1,5 +1,5 @@
 """Log lines: a request id on every answer and every line of the request, the user id
-where a token told it, JSON in production, and no token in any of them (dianping/logs.py)."""
+where a token told it, JSON in production, and no token in any of them (toolkit/logs.py)."""
 
 from __future__ import annotations
 
@@ -19,10 +19,10 @@ from django.conf import settings
 from django.test import Client
 
 from accounts import tokens
-from dianping import logs
 from dianping.settings import base
 from tests.factories import ShopFactory
 from tests.helpers import client_for
+from toolkit import logs
 
 MADE = re.compile(r"[0-9a-f]{32}")
 
@@ -156,7 +156,7 @@ def test_production_writes_json_and_dev_plain_lines(monkeypatch) -> None:
         assert base.LOGGING["handlers"]["console"]["formatter"] == "plain"  # untouched
         # Only the metrics' timer comes before the request id, so every line has one.
         assert production.MIDDLEWARE[:4] == [
-            "dianping.metrics.RequestMetricsMiddleware",
+            "toolkit.metrics.RequestMetricsMiddleware",
             "dianping.middleware.GuardMiddleware",
             "django.middleware.security.SecurityMiddleware",
             "whitenoise.middleware.WhiteNoiseMiddleware",

@@ -17,8 +17,8 @@ from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
 
 from accounts.models import User
-from dianping.api.pagination import PageNumberPagination
-from dianping.redis import keys
+from toolkit.api.pagination import PageNumberPagination
+from toolkit.redis import keys
 from vouchers import keys as vouchers_keys
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +79,7 @@ def test_openapi_schema_lists_the_api(api) -> None:
     ]:
         assert path in paths
     assert "bearerAuth" in response.json()["components"]["securitySchemes"]
-    # Any operation may meet an unreachable Redis (dianping/redis/outage.py).
+    # Any operation may meet an unreachable Redis (toolkit/redis/outage.py).
     operations = [op for item in paths.values() for op in item.values() if "responses" in op]
     assert operations
     assert all("503" in op["responses"] for op in operations)

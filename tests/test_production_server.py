@@ -186,7 +186,7 @@ def test_security_headers(server) -> None:
     assert csp["object-src"] == "'none'"
     assert csp["frame-ancestors"] == "'none'"
     assert "camera=()" in page["Permissions-Policy"]
-    assert re.fullmatch(r"[0-9a-f]{32}", public["X-Request-ID"])  # dianping/logs.py
+    assert re.fullmatch(r"[0-9a-f]{32}", public["X-Request-ID"])  # toolkit/logs.py
     assert page["X-Request-ID"] != me["X-Request-ID"]
     assert me["Cache-Control"] == "no-store"  # personal JSON is never cached
     assert mine_too["Cache-Control"] == "no-store"  # sent with a token: its answer neither

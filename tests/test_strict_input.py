@@ -1,6 +1,6 @@
 """Strict input (SPEC §0 "Hard to break"): what an attacker's probe found accepted is a 400
 in the error contract, or a 404 for a missing parent, and changes nothing. Each case here
-was accepted (or a 500) before dianping/api/fields.py."""
+was accepted (or a 500) before toolkit/api/fields.py."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from rest_framework import serializers
 
 from accounts.models import User
 from blogs.models import Blog, BlogComment
-from dianping.api import fields
 from shops import services as shop_services
 from shops.serializers import HoursField
 from tests.factories import BlogFactory, NormalVoucherFactory, ShopFactory
+from toolkit.api import fields
 
 
 @pytest.mark.django_db

@@ -14,7 +14,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import translation
 from PIL import Image
 
-from dianping import images, imagework
+from pictures import images, imagework
 from tests.helpers import throttle_rates, wait_until
 
 

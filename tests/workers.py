@@ -13,8 +13,8 @@ import redis
 from django.conf import settings
 from django.db import connection
 
-from dianping.redis import keys
-from dianping.redis.client import get_redis
+from toolkit.redis import keys
+from toolkit.redis.client import get_redis
 
 ROOT = Path(__file__).resolve().parent.parent
 

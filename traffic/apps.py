@@ -7,7 +7,7 @@ class TrafficConfig(AppConfig):
     name = "traffic"
 
     def ready(self) -> None:
-        # The UV/PV flusher registers with dianping.runtime when its module is imported;
+        # The UV/PV flusher registers with toolkit.runtime when its module is imported;
         # importing it here puts it among the parts runtime.start() starts, without the
         # toolkit importing this app.
         from . import visits  # noqa: F401

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from dianping import clock
-from dianping.redis.client import get_redis
+from toolkit import clock
+from toolkit.redis.client import get_redis
 
 from . import keys
 from .visits import RETENTION_SECONDS, SITE, local_day

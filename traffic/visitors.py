@@ -8,7 +8,7 @@ import hashlib
 import re
 from typing import Any
 
-from dianping.api.clients import client_ip
+from toolkit.api.clients import client_ip
 
 from .visits import Visitor
 

@@ -29,9 +29,9 @@ from datetime import date
 from django.conf import settings
 from django.utils import timezone
 
-from dianping import clock, runtime
-from dianping.redis.client import get_redis
-from dianping.redis.scripts import lua
+from toolkit import clock, runtime
+from toolkit.redis.client import get_redis
+from toolkit.redis.scripts import lua
 
 from . import keys
 

@@ -17,8 +17,8 @@ from django.utils.html import format_html
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from dianping import clock
-from dianping.errors import DomainError
+from toolkit import clock
+from toolkit.errors import DomainError
 
 from . import selectors, services
 from .models import ShopOrder, Voucher, VoucherOrder, WriteOff

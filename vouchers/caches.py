@@ -16,8 +16,8 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from dianping import runtime
-from dianping.redis.cache import CacheClient
+from toolkit import runtime
+from toolkit.redis.cache import CacheClient
 
 ACTIVITIES_IDENT = "all"
 

@@ -8,9 +8,9 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from dianping import clock
 from shops.demo import SECOND_CITY
 from shops.models import Shop
+from toolkit import clock
 
 from . import services
 from .models import Voucher

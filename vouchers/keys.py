@@ -3,7 +3,7 @@ count. Here, not in vouchers/sale/, because vouchers/sale_orders.py (which the c
 use too) builds some of them.
 
 Every key is a row of docs/redis-keys.md (tests/toolkit/test_keys.py); the toolkit's
-own keys and the conventions they share are in dianping/redis/keys.py."""
+own keys and the conventions they share are in toolkit/redis/keys.py."""
 
 from __future__ import annotations
 

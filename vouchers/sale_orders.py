@@ -16,11 +16,11 @@ from typing import Protocol, cast
 import redis
 from django.conf import settings
 
-from dianping import clock
-from dianping.redis import ids
-from dianping.redis.client import get_redis
-from dianping.redis.delayqueue import DelayQueue
-from dianping.redis.scripts import lua
+from toolkit import clock
+from toolkit.redis import ids
+from toolkit.redis.client import get_redis
+from toolkit.redis.delayqueue import DelayQueue
+from toolkit.redis.scripts import lua
 
 from . import keys
 

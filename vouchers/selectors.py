@@ -13,11 +13,11 @@ from django.db.models import Count, Q, QuerySet
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext
 
-from dianping import clock
-from dianping.errors import NotFound
 from shops.errors import ShopNotFound
 from shops.models import Shop
 from shops.selectors import shop_documents
+from toolkit import clock
+from toolkit.errors import NotFound
 
 from . import documents
 from .caches import (

@@ -10,12 +10,12 @@ from django.conf import settings
 from django.utils.translation import gettext, gettext_lazy
 from rest_framework import serializers
 
-from dianping import clock
-from dianping.api import fields
-from dianping.api.scroll import ScrollQuerySerializer
 from shops.errors import ShopNotFound
 from shops.models import Shop
 from shops.serializers import city_field
+from toolkit import clock
+from toolkit.api import fields
+from toolkit.api.scroll import ScrollQuerySerializer
 
 from . import documents
 from .coupons import discounts
@@ -294,7 +294,7 @@ class WriteOffSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-# Query strings (dianping.api.queries): the schema shows these fields as parameters.
+# Query strings (toolkit.api.queries): the schema shows these fields as parameters.
 VOUCHER_STATUSES = tuple(Voucher.Status.values)
 ACTIVITY_TABS = ("seizing", "upcoming")
 MY_VOUCHER_TABS = tuple(documents.IN_TAB)

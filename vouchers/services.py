@@ -10,8 +10,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils.translation import gettext
 
-from dianping import clock
-from dianping.errors import Conflict, NotFound
+from toolkit import clock
+from toolkit.errors import Conflict, NotFound
 
 from .caches import (
     ACTIVITIES_IDENT,

@@ -17,20 +17,20 @@ from accounts import tokens
 from accounts.authentication import authenticated_id
 from accounts.permissions import IsStaff
 from accounts.selectors import is_site_staff
-from dianping import clock
-from dianping.api import idempotency, saved
-from dianping.api.fastpath import fast_path, json_response
-from dianping.api.lists import listed
-from dianping.api.pagination import PageNumberPagination
-from dianping.api.queries import query_params
-from dianping.api.schema import PAGE_PARAMETERS, api_errors, paged
-from dianping.api.scroll import ScrollQuerySerializer, scroll_page
-from dianping.api.throttles import WriteLimited
-from dianping.errors import Forbidden, NotAuthenticated
-from dianping.validation import parse_iso_date
 from shops import cities
 from shops.errors import ShopNotFound
 from shops.selectors import shop_exists, works_at
+from toolkit import clock
+from toolkit.api import idempotency, saved
+from toolkit.api.fastpath import fast_path, json_response
+from toolkit.api.lists import listed
+from toolkit.api.pagination import PageNumberPagination
+from toolkit.api.queries import query_params
+from toolkit.api.schema import PAGE_PARAMETERS, api_errors, paged
+from toolkit.api.scroll import ScrollQuerySerializer, scroll_page
+from toolkit.api.throttles import WriteLimited
+from toolkit.errors import Forbidden, NotAuthenticated
+from toolkit.validation import parse_iso_date
 
 from . import selectors, services
 from .coupons import checkout, claims, redemptions, refunds

@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import dianping.clock
+import toolkit.clock
 
 
 class Migration(migrations.Migration):
@@ -37,7 +37,7 @@ class Migration(migrations.Migration):
                 ),
                 ("liked_version", models.PositiveBigIntegerField(default=0, editable=False)),
                 ("comments", models.PositiveIntegerField(default=0)),
-                ("created_at", models.DateTimeField(db_index=True, default=dianping.clock.now)),
+                ("created_at", models.DateTimeField(db_index=True, default=toolkit.clock.now)),
                 ("updated_at", models.DateTimeField(auto_now=True)),
                 (
                     "shop",
@@ -79,7 +79,7 @@ class Migration(migrations.Migration):
                         choices=[(0, "visible"), (1, "hidden")], default=0
                     ),
                 ),
-                ("created_at", models.DateTimeField(default=dianping.clock.now)),
+                ("created_at", models.DateTimeField(default=toolkit.clock.now)),
                 (
                     "blog",
                     models.ForeignKey(

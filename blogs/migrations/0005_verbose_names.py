@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import dianping.clock
+import toolkit.clock
 
 
 class Migration(migrations.Migration):
@@ -45,7 +45,7 @@ class Migration(migrations.Migration):
             model_name="blog",
             name="created_at",
             field=models.DateTimeField(
-                db_index=True, default=dianping.clock.now, verbose_name="created at"
+                db_index=True, default=toolkit.clock.now, verbose_name="created at"
             ),
         ),
         migrations.AlterField(
@@ -140,7 +140,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name="blogcomment",
             name="created_at",
-            field=models.DateTimeField(default=dianping.clock.now, verbose_name="created at"),
+            field=models.DateTimeField(default=toolkit.clock.now, verbose_name="created at"),
         ),
         migrations.AlterField(
             model_name="blogcomment",

@@ -53,7 +53,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     # Outermost, so it times every answer (dianping/metrics.py).
-    "dianping.metrics.RequestMetricsMiddleware",
+    "toolkit.metrics.RequestMetricsMiddleware",
     # Next, so every answer carries X-Request-ID (and its log lines the id): the request
     # id, body limits, unserved methods and the security headers below (docs/security.md).
     "dianping.middleware.GuardMiddleware",
@@ -158,19 +158,19 @@ CACHES = {
             "SOCKET_TIMEOUT": 5,
             "CONNECTION_POOL_KWARGS": {"max_connections": 200, "health_check_interval": 30},
             # Connections that fail at once while Redis is known unreachable.
-            "CONNECTION_POOL_CLASS": "dianping.redis.outage.CircuitPool",
+            "CONNECTION_POOL_CLASS": "toolkit.redis.outage.CircuitPool",
         },
     }
 }
 # REDIS_CLUSTER=true: REDIS_URL names any node of a Redis Cluster, reached through
-# redis-py's cluster client (dianping/redis/cluster.py). Celery's broker stays a single
+# redis-py's cluster client (toolkit/redis/cluster.py). Celery's broker stays a single
 # Redis (kombu has no Cluster transport): CELERY_BROKER_URL is then required.
 REDIS_CLUSTER = env.bool("REDIS_CLUSTER", default=False)
 # More nodes to discover the Cluster from (host:port, comma-separated): a process that
 # starts while REDIS_URL's node is down (a failover) still finds the others.
 REDIS_CLUSTER_NODES = env.list("REDIS_CLUSTER_NODES", default=[])
 if REDIS_CLUSTER:
-    CACHES["default"]["OPTIONS"]["CLIENT_CLASS"] = "dianping.redis.cluster.ClusterClient"
+    CACHES["default"]["OPTIONS"]["CLIENT_CLASS"] = "toolkit.redis.cluster.ClusterClient"
 # The flash sale's shards on a Redis of their own (vouchers.sale.shard.SALE_REDIS, the cache
 # alias "seckill"): in SECKILL_DURABILITY=fsync only that Redis needs `appendfsync always`
 # and every other write (a token's refresh on each request) keeps `everysec`.
@@ -233,12 +233,12 @@ MEDIA_SERVE = env.bool("MEDIA_SERVE", default=not MEDIA_S3_BUCKET)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.RedisTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
-    "DEFAULT_PAGINATION_CLASS": "dianping.api.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "toolkit.api.pagination.PageNumberPagination",
     "PAGE_SIZE": 10,
-    "EXCEPTION_HANDLER": "dianping.api.exceptions.exception_handler",
+    "EXCEPTION_HANDLER": "toolkit.api.exceptions.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["dianping.api.parsers.BoundedJSONParser"],
-    "DEFAULT_SCHEMA_CLASS": "dianping.api.schema.ApiSchema",
+    "DEFAULT_PARSER_CLASSES": ["toolkit.api.parsers.BoundedJSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "toolkit.api.schema.ApiSchema",
     "DEFAULT_THROTTLE_RATES": {
         "sms_ip": env.str("THROTTLE_SMS_IP", default="20/hour"),
         "login_ip": env.str("THROTTLE_LOGIN_IP", default="30/minute"),
@@ -279,7 +279,7 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
 }
 # An IPv6 client's limits count by its network of this many bits: every host has a /64 of
-# addresses to pick from (dianping.api.clients; 128 counts each address alone).
+# addresses to pick from (toolkit.api.clients; 128 counts each address alone).
 CLIENT_IPV6_PREFIX = env.int("CLIENT_IPV6_PREFIX", default=64)
 if not 0 <= CLIENT_IPV6_PREFIX <= 128:
     raise ImproperlyConfigured("CLIENT_IPV6_PREFIX must be a prefix length from 0 to 128")
@@ -332,7 +332,7 @@ CELERY_BEAT_SCHEDULE = {
 }
 # What /api/health checks besides the database and Redis: functions returning (fields to
 # report, healthy?), each app's own.
-# Who is calling, for fast-path reads in apps that accounts depends on (dianping.api.viewer).
+# Who is calling, for fast-path reads in apps that accounts depends on (toolkit.api.viewer).
 API_VIEWER = "accounts.tokens.touch_with"
 HEALTH_CHECKS = [
     "dianping.tasks.heartbeat_health",
@@ -353,7 +353,7 @@ METRICS_COLLECTORS = [
 ]
 # Periodic tasks (beat entries) whose last success /metrics reports, each with the age of
 # that success (seconds) past which the alert calls it late, exported beside it: each task
-# records it at the end of a run (dianping.tasks.task_succeeded). A threshold is a few of
+# records it at the end of a run (toolkit.periodic.task_succeeded). A threshold is a few of
 # the task's intervals (decision 420).
 METRICS_PERIODIC_TASKS = {
     "notify-shop-sales": 10 * 60,  # every minute
@@ -369,7 +369,7 @@ if PROMETHEUS_MULTIPROC_DIR:
 
 # --- Logging ------------------------------------------------------------------------
 # One line per record on stderr, each with the request id (X-Request-ID, or a Celery
-# task's id) and the user id where a token told it (dianping/logs.py). `plain` reads well
+# task's id) and the user id where a token told it (toolkit/logs.py). `plain` reads well
 # in a terminal; `json` (python-json-logger: one object per line) is production's default.
 # docs/operations.md "Logs".
 # A `django.security.*` logger (a refused Host, too many fields) writes at most one line
@@ -379,10 +379,10 @@ LOGGING: dict[str, Any] = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {
-        "request": {"()": "dianping.logs.RequestContextFilter"},
+        "request": {"()": "toolkit.logs.RequestContextFilter"},
         # A client's 4xx: one short WARNING, no traceback, rate-limited (decision 289).
         "client_errors": {
-            "()": "dianping.logs.ClientErrorFilter",
+            "()": "toolkit.logs.ClientErrorFilter",
             "interval": CLIENT_ERROR_LOG_INTERVAL,
         },
     },
@@ -392,7 +392,7 @@ LOGGING: dict[str, Any] = {
             "%(message)s"
         },
         "json": {
-            "()": "dianping.logs.JsonFormatter",  # python-json-logger's
+            "()": "toolkit.logs.JsonFormatter",  # python-json-logger's
             "fmt": ["levelname", "name", "message", "request_id", "user_id"],
             "rename_fields": {"levelname": "level", "name": "logger"},
             "timestamp": "time",  # ISO 8601, UTC, with microseconds
@@ -468,7 +468,7 @@ CELERY_BEAT_SCHEDULE.update(
     }
 )
 
-# --- Uploaded pictures (dianping/imagework.py) ----------------------------------------
+# --- Uploaded pictures (pictures/imagework.py) ----------------------------------------
 IMAGE_WORK_QUEUE = env.int("IMAGE_WORK_QUEUE", default=1)  # pictures waiting, per process
 IMAGE_WORK_NICE = env.int("IMAGE_WORK_NICE", default=19)  # the image process's nice increment
 IMAGE_WORK_RETRY_AFTER = 2  # seconds, in the 503 of an upload refused for a full queue
@@ -562,7 +562,7 @@ CELERY_BEAT_SCHEDULE.update(
 
 # --- Blogs, follows and the feed ------------------------------------------------------
 BLOG_PAGE_TTL = env.int("BLOG_PAGE_TTL", default=10 * 60)  # seconds, plus up to 50% jitter
-# Idempotency-Key on note creation (dianping.api.idempotency): answers kept 24 h; a racing
+# Idempotency-Key on note creation (toolkit.api.idempotency): answers kept 24 h; a racing
 # duplicate waits this long for the first request before a 409; the first's lock lease.
 IDEMPOTENCY_TTL = env.int("IDEMPOTENCY_TTL", default=24 * 60 * 60)
 IDEMPOTENCY_WAIT = env.float("IDEMPOTENCY_WAIT", default=5.0)

@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import dianping.clock
+import toolkit.clock
 
 
 class Migration(migrations.Migration):
@@ -35,7 +35,7 @@ class Migration(migrations.Migration):
                 ("object_id", models.PositiveBigIntegerField(verbose_name="saved item")),
                 (
                     "created_at",
-                    models.DateTimeField(default=dianping.clock.now, verbose_name="saved at"),
+                    models.DateTimeField(default=toolkit.clock.now, verbose_name="saved at"),
                 ),
                 (
                     "made_watch",

@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import dianping.clock
+import toolkit.clock
 
 
 class Migration(migrations.Migration):
@@ -24,7 +24,7 @@ class Migration(migrations.Migration):
                         auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
                     ),
                 ),
-                ("created_at", models.DateTimeField(default=dianping.clock.now)),
+                ("created_at", models.DateTimeField(default=toolkit.clock.now)),
                 (
                     "followed",
                     models.ForeignKey(

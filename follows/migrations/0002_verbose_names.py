@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import dianping.clock
+import toolkit.clock
 
 
 class Migration(migrations.Migration):
@@ -21,7 +21,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name="follow",
             name="created_at",
-            field=models.DateTimeField(default=dianping.clock.now, verbose_name="followed at"),
+            field=models.DateTimeField(default=toolkit.clock.now, verbose_name="followed at"),
         ),
         migrations.AlterField(
             model_name="follow",

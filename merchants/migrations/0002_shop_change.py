@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import dianping.clock
+import toolkit.clock
 
 
 class Migration(migrations.Migration):
@@ -55,7 +55,7 @@ class Migration(migrations.Migration):
                 ),
                 (
                     "created_at",
-                    models.DateTimeField(default=dianping.clock.now, verbose_name="created at"),
+                    models.DateTimeField(default=toolkit.clock.now, verbose_name="created at"),
                 ),
                 (
                     "decided_by",

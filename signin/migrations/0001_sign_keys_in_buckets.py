@@ -12,7 +12,7 @@ OLD_COUNTS = "sign:daily-counts"
 
 
 def forwards(apps, schema_editor):
-    from dianping.redis.client import get_redis
+    from toolkit.redis.client import get_redis
 
     client = get_redis()
     for raw in client.scan_iter(match=OLD_BITMAPS, count=1000):

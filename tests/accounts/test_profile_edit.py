@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 
 from accounts.models import UserInfo
-from dianping import clock
 from follows import services as follows
 from tests.factories import UserFactory
+from toolkit import clock
 
 
 @pytest.mark.django_db

@@ -10,12 +10,12 @@ import redis
 
 from blogs import feed, keys, tasks
 from blogs.models import Blog
-from dianping import clock
 from dianping.celery import app
 from follows import services as follows
 from tests.factories import BlogFactory, UserFactory
 from tests.helpers import client_for, wait_until
 from tests.workers import current_database_url, kill, start_worker
+from toolkit import clock
 
 
 def _publish(author_api, title: str) -> int:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from blogs.models import Blog
-from dianping.api.idempotency import REPLAYED
-from dianping.redis import keys
-from dianping.redis.ratelimit import parse_rate
 from tests.helpers import client_for, run_concurrently, throttle_rates
+from toolkit.api.idempotency import REPLAYED
+from toolkit.redis import keys
+from toolkit.redis.ratelimit import parse_rate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -102,8 +102,8 @@ def test_a_duplicate_that_outwaits_the_first_gets_in_progress(user, settings) ->
     409 at once and writes nothing."""
     import hashlib
 
-    from dianping.redis import keys
-    from dianping.redis.lock import RedisLock
+    from toolkit.redis import keys
+    from toolkit.redis.lock import RedisLock
 
     settings.IDEMPOTENCY_WAIT = 0
     digest = hashlib.sha256(b"slow").hexdigest()

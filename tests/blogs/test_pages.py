@@ -11,9 +11,9 @@ import pytest
 
 from blogs import keys, likes, pages, services
 from blogs.models import Blog
-from dianping import clock
-from dianping.redis import keys as toolkit_keys
 from tests.factories import BlogFactory, UserFactory
+from toolkit import clock
+from toolkit.redis import keys as toolkit_keys
 
 
 def _blogs_of(user, count: int) -> list[Blog]:

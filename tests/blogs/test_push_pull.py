@@ -12,11 +12,11 @@ import pytest
 
 from blogs import feed, keys
 from blogs.models import Blog
-from dianping import clock
 from follows import services as follows
 from tests.blogs.test_feed import _inbox, _publish, _scroll
 from tests.factories import BlogFactory, UserFactory
 from tests.helpers import client_for
+from toolkit import clock
 
 pytestmark = pytest.mark.django_db(transaction=True)  # follows sync Redis after commit
 

@@ -12,13 +12,13 @@ from django.core.management import call_command
 from accounts.models import User
 from blogs import services as blogs
 from blogs.models import Blog
-from dianping.redis import keys
 from favourites import services
 from favourites.models import Favourite
 from shops import services as shops
 from shops.models import Shop
 from tests.factories import BlogFactory, NormalVoucherFactory, ShopFactory, UserFactory
 from tests.helpers import client_for, run_concurrently
+from toolkit.redis import keys
 from vouchers import services as vouchers
 
 pytestmark = pytest.mark.django_db(transaction=True)  # Redis is synced after commit

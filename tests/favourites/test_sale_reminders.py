@@ -8,12 +8,12 @@ from datetime import timedelta
 
 import pytest
 
-from dianping import clock
 from favourites.models import Favourite
 from notifications import tasks
 from notifications.models import Notification, SaleWatch
 from tests.factories import NormalVoucherFactory, VoucherFactory
 from tests.vouchers.sales import start_sale
+from toolkit import clock
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,6 @@ import pytest
 from django.conf import settings
 
 from blogs.caches import blog_cache, like_count_cache
-from dianping import clock
 from favourites import services
 from follows import services as follows
 from search import index
@@ -29,6 +28,7 @@ from tests.factories import (
     VoucherFactory,
 )
 from tests.helpers import client_for, count_round_trips, warm_near_cache
+from toolkit import clock
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the sets are written after commit
 

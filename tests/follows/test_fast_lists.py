@@ -13,12 +13,12 @@ from rest_framework.renderers import JSONRenderer
 
 from accounts.caches import user_cache
 from accounts.selectors import public_user_document
-from dianping.api.lists import listed
-from dianping.api.scroll import scroll_page
 from follows import selectors, services
 from follows.views import FollowItemSerializer
 from tests.factories import UserFactory
 from tests.helpers import client_for, count_round_trips, warm_near_cache
+from toolkit.api.lists import listed
+from toolkit.api.scroll import scroll_page
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the following sets follow the commit
 

@@ -10,7 +10,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
 from accounts.tokens import mask_phone
-from dianping.errors import InvalidInput
 from merchants import services
 from merchants.errors import ClaimDecided, ShopHasOwner
 from merchants.models import ShopClaim
@@ -18,6 +17,7 @@ from notifications.models import Kind, Notification
 from shops.models import ShopStaff
 from tests.factories import ShopFactory, UserFactory
 from tests.helpers import client_for, throttle_rates
+from toolkit.errors import InvalidInput
 
 pytestmark = pytest.mark.django_db
 

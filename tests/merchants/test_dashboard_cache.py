@@ -18,12 +18,12 @@ from django.db.models import Avg
 from django.test.utils import CaptureQueriesContext
 
 from blogs.models import Blog
-from dianping.redis.client import get_redis
-from dianping.redis.cluster import is_cluster
 from merchants import keys
 from tests.factories import BlogFactory, NormalVoucherFactory, UserFactory
 from tests.helpers import client_for, count_round_trips
 from tests.vouchers.sales import drain_all, start_sale
+from toolkit.redis.client import get_redis
+from toolkit.redis.cluster import is_cluster
 from traffic import visits
 from vouchers.models import VoucherOrder, WriteOff
 from vouchers.sale import seckill

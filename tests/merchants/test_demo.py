@@ -14,12 +14,12 @@ from django.core.management import call_command
 from accounts.demo import MERCHANT_PHONE
 from accounts.models import User
 from blogs.models import Blog, ReviewReply
-from dianping import clock
 from merchants.demo import BRAND, DASHBOARD_DAYS, RETURN_REASON, merchant_shops
 from merchants.models import OfferDraft, ShopClaim
 from notifications.models import Notification
 from shops.models import ShopStaff
 from tests.helpers import client_for
+from toolkit import clock
 from traffic import keys, visits
 from vouchers.demo import demo_shops
 from vouchers.models import Voucher, VoucherOrder, WriteOff

@@ -8,7 +8,6 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from dianping import clock
 from merchants import services
 from merchants.models import OfferDraft
 from notifications.models import Kind, Notification
@@ -16,6 +15,7 @@ from shops.models import ShopStaff
 from tests.factories import ShopFactory, UserFactory
 from tests.helpers import client_for
 from tests.vouchers.sales import drain_all
+from toolkit import clock
 from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import shard
 from vouchers.sale.stock import live_stock
@@ -192,7 +192,7 @@ def test_moves_the_state_refuses_are_409_with_the_state_s_code(owner, shop) -> N
 
     services.offer_return(offer_id=offer_id, reason="No.")
     assert api.post(_url(shop.id, offer_id, "stop")).json()["code"] == "offer_returned"
-    from dianping.errors import Conflict
+    from toolkit.errors import Conflict
 
     with pytest.raises(Conflict) as refused:
         services.offer_publish(offer_id=offer_id, data={})

@@ -12,7 +12,6 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.urls import reverse
 
-from dianping.errors import DomainError
 from merchants import services
 from merchants.models import ShopChange
 from notifications import producers
@@ -23,6 +22,7 @@ from shops import services as shop_services
 from shops.models import Shop, ShopStaff
 from tests.factories import ShopFactory, UserFactory
 from tests.helpers import client_for, run_concurrently
+from toolkit.errors import DomainError
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 HERE = {"x": 121.4737, "y": 31.2304}

@@ -10,8 +10,6 @@ from typing import Any
 
 import pytest
 
-from dianping import clock
-from dianping.errors import DomainError
 from merchants import services
 from merchants.models import OfferDraft, ShopClaim
 from merchants.serializers import OfferVoucherSerializer
@@ -20,6 +18,8 @@ from shops.models import ShopStaff
 from tests.factories import ShopFactory, UserFactory
 from tests.helpers import client_for, run_concurrently
 from tests.vouchers.sales import drain_all
+from toolkit import clock
+from toolkit.errors import DomainError
 from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import shard
 from vouchers.sale.stock import live_stock

@@ -16,10 +16,6 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.test import APIClient
 
 from blogs import services as blogs
-from dianping import clock
-from dianping.api.lists import listed
-from dianping.api.scroll import scroll_page
-from dianping.redis.client import get_redis
 from notifications import keys, reminders, selectors, services, unread
 from notifications.models import Kind, Notification
 from notifications.serializers import NotificationSerializer
@@ -31,6 +27,10 @@ from tests.factories import (
     VoucherFactory,
 )
 from tests.helpers import client_for, count_round_trips
+from toolkit import clock
+from toolkit.api.lists import listed
+from toolkit.api.scroll import scroll_page
+from toolkit.redis.client import get_redis
 
 pytestmark = pytest.mark.django_db(transaction=True)  # evictions run after the commit
 

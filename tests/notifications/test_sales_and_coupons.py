@@ -8,12 +8,12 @@ from datetime import timedelta
 
 import pytest
 
-from dianping import clock
 from notifications import reminders, tasks
 from notifications.models import Notification, SaleWatch
 from tests.factories import NormalVoucherFactory, UserFactory, VoucherFactory
 from tests.helpers import client_for
 from tests.vouchers.sales import start_sale
+from toolkit import clock
 from vouchers.coupons import jobs
 from vouchers.models import VoucherOrder
 

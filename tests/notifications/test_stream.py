@@ -16,7 +16,6 @@ from django.db import connections
 from redis.cluster import RedisCluster
 
 from accounts import tokens
-from dianping.redis import aio
 from dianping.streaming import application
 from notifications import keys, live, metrics, services, stream
 from notifications.models import Kind, Notification
@@ -24,6 +23,7 @@ from notifications.stream import GRACE, Position
 from tests.factories import BlogFactory, UserFactory
 from tests.helpers import client_for
 from tests.sse import AppStream, Event
+from toolkit.redis import aio
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the stream reads in threads of its own
 

@@ -8,11 +8,11 @@ import pytest
 from django.db import transaction
 
 from accounts.models import User
-from dianping.redis import keys
 from favourites.services import favourite_save
 from shops.services import shop_delete
 from tests.factories import ShopFactory, UserFactory
 from tests.helpers import client_for
+from toolkit.redis import keys
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

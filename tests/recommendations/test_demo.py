@@ -7,10 +7,10 @@ from django.core.management import call_command
 
 from accounts.models import User
 from blogs.models import ShopRating
-from dianping.redis.client import get_redis
 from favourites.models import Favourite
 from recommendations import keys
 from tests.helpers import client_for
+from toolkit.redis.client import get_redis
 
 
 @pytest.mark.django_db(transaction=True)

@@ -80,7 +80,7 @@ def test_saves_teach_co_occurrence_and_the_reader_gets_the_neighbours() -> None:
 
 
 def _weight(shop_id: int, other: int) -> float:
-    from dianping.redis.client import get_redis
+    from toolkit.redis.client import get_redis
 
     found = get_redis().zscore(keys.recs_neighbours(shop_id), other)
     assert found is not None
@@ -119,7 +119,7 @@ def test_a_like_of_a_review_is_an_interaction_with_its_shop() -> None:
     blog_like(blog_id=note.id, user_id=reader.id)
     blog_like(blog_id=untied.id, user_id=reader.id)
 
-    from dianping.redis.client import get_redis
+    from toolkit.redis.client import get_redis
 
     history = cast("list[bytes]", get_redis().zrange(keys.recs_history(reader.id), 0, -1))
     assert [int(member) for member in history] == [shop.id]
@@ -172,7 +172,7 @@ def test_the_rebuild_writes_what_the_events_wrote() -> None:
     note = BlogFactory(shop=shops[0])
     blog_like(blog_id=note.id, user_id=users[3].id)
 
-    from dianping.redis.client import get_redis
+    from toolkit.redis.client import get_redis
 
     client = get_redis()
 
@@ -200,7 +200,7 @@ def test_the_rebuild_writes_what_the_events_wrote() -> None:
 def test_an_interaction_pairs_only_with_the_last_ones_and_neighbours_are_bounded(
     monkeypatch,
 ) -> None:
-    from dianping.redis.client import get_redis
+    from toolkit.redis.client import get_redis
 
     monkeypatch.setattr(store, "NEIGHBOURS", 5)
     client = get_redis()

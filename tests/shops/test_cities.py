@@ -8,12 +8,12 @@ import pytest
 from django.core.management import call_command
 from django.utils import translation
 
-from dianping.errors import Conflict
 from search import index
 from shops import keys, services
 from shops.models import City, Shop
 from tests.factories import CityFactory, ShopFactory, ShopTypeFactory, default_city
 from tests.vouchers.sales import start_sale
+from toolkit.errors import Conflict
 
 SHANGHAI = (121.4737, 31.2304)
 HANGZHOU = (120.1551, 30.2741)

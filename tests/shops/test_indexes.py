@@ -7,7 +7,6 @@ from django.conf import settings
 from django.core.management import call_command
 
 from accounts import keys as accounts_keys
-from dianping.redis import keys as toolkit_keys
 from shops import caches as shops_caches
 from shops import keys, services
 from shops.caches import shop_bloom
@@ -15,6 +14,7 @@ from shops.models import Shop, ShopType
 from shops.serializers import ShopDocumentSerializer
 from tests.factories import ShopFactory, ShopTypeFactory, default_city
 from tests.helpers import count_round_trips, run_concurrently, warm_near_cache
+from toolkit.redis import keys as toolkit_keys
 from traffic import keys as traffic_keys
 from traffic import visits
 

@@ -7,12 +7,12 @@ import json
 import pytest
 from django.db import transaction
 
-from dianping.redis import keys as toolkit_keys
 from shops import keys, selectors, services
 from shops.caches import shop_bloom
 from shops.models import Shop, ShopType
 from tests.factories import ShopFactory, ShopTypeFactory, default_city
 from tests.helpers import run_concurrently
+from toolkit.redis import keys as toolkit_keys
 
 SHOP_FIELDS = {
     "id", "name", "type_id", "city_id", "images", "area", "address", "x", "y", "avg_price",
@@ -421,7 +421,7 @@ def test_a_redis_failure_after_commit_does_not_fail_the_write(staff_api, monkeyp
 
 @pytest.mark.django_db(transaction=True)
 def test_bloom_rebuild_keeps_a_shop_created_while_it_ran(monkeypatch) -> None:
-    from dianping.redis.bloom import BloomFilter
+    from toolkit.redis.bloom import BloomFilter
 
     ShopFactory()
     real_rebuild = BloomFilter.rebuild
@@ -469,7 +469,7 @@ def test_admin_refuses_coordinates_redis_cannot_index(admin_client) -> None:
 
 @pytest.mark.django_db
 def test_shop_type_with_shops_cannot_be_deleted(staff_user) -> None:
-    from dianping.errors import Conflict
+    from toolkit.errors import Conflict
 
     shop = ShopFactory()
 

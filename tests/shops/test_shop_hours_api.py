@@ -11,12 +11,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from dianping.redis import keys
 from shops import hours, services
 from shops.caches import shop_cache
 from shops.errors import InvalidHours, ShopNotFound
 from shops.models import Shop
 from tests.factories import ShopFactory, ShopTypeFactory
+from toolkit.redis import keys
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 CENTRE = {"x": 121.4737, "y": 31.2304}

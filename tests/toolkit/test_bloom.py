@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dianping.redis import keys
-from dianping.redis.bloom import BloomFilter
+from toolkit.redis import keys
+from toolkit.redis.bloom import BloomFilter
 
 
 @pytest.mark.parametrize("capacity", [1, 1000])

@@ -1,4 +1,4 @@
-"""dianping/bulk.py: a multi-row INSERT that writes exactly what bulk_create writes."""
+"""toolkit/bulk.py: a multi-row INSERT that writes exactly what bulk_create writes."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from dianping.bulk import insert_rows
 from tests.factories import UserFactory, VoucherFactory
+from toolkit.bulk import insert_rows
 from vouchers.models import Voucher, VoucherOrder
 
 pytestmark = pytest.mark.django_db

@@ -7,11 +7,11 @@ import time
 
 from django.conf import settings
 
-from dianping.redis import keys
-from dianping.redis.bloom import BloomFilter
-from dianping.redis.cache import CacheClient
-from dianping.redis.lock import RedisLock
 from tests.helpers import count_round_trips, run_concurrently, wait_until
+from toolkit.redis import keys
+from toolkit.redis.bloom import BloomFilter
+from toolkit.redis.cache import CacheClient
+from toolkit.redis.lock import RedisLock
 
 
 class CountingLoader:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import itertools
 
-from dianping.redis.delayqueue import DelayQueue
 from tests.helpers import command_calls, reset_command_stats, run_concurrently
+from toolkit.redis.delayqueue import DelayQueue
 
 
 def _members(claims) -> list[str]:

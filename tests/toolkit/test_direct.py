@@ -1,4 +1,4 @@
-"""The per-thread Redis connection of the hottest path (dianping/redis/direct.py): one
+"""The per-thread Redis connection of the hottest path (toolkit/redis/direct.py): one
 connection per thread and per process, replies never crossed, and a connection that may
 be out of step (server closed it, a read was cut short) never reused."""
 
@@ -11,9 +11,9 @@ import pytest
 import redis
 from django.conf import settings
 
-from dianping.redis import direct, scripts
-from dianping.redis.scripts import LuaScript
 from tests.helpers import wait_until
+from toolkit.redis import direct, scripts
+from toolkit.redis.scripts import LuaScript
 
 pytestmark = pytest.mark.skipif(
     settings.REDIS_CLUSTER, reason="a single Redis only: a Cluster routes by key"

@@ -1,4 +1,4 @@
-"""The sharded pub/sub fan-out (dianping.redis.fanout) on the real Redis (a Cluster in
+"""The sharded pub/sub fan-out (toolkit.redis.fanout) on the real Redis (a Cluster in
 `make test-cluster`): many listeners over one connection per node, a subscription that
 is confirmed before `subscribe` returns, and one given back and taken again at once."""
 
@@ -8,8 +8,8 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-from dianping.redis import aio
-from dianping.redis.fanout import Fanout
+from toolkit.redis import aio
+from toolkit.redis.fanout import Fanout
 
 T = TypeVar("T")
 

@@ -14,7 +14,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework import viewsets
 
-from dianping.api.fastpath import fast_path, json_response
+from toolkit.api.fastpath import fast_path, json_response
 
 
 def _callbacks(patterns: list[Any]) -> Iterator[tuple[str, Any]]:

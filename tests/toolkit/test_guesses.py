@@ -1,8 +1,8 @@
-"""The guesses a process keeps (dianping.guesses): bounded, least recently stored out."""
+"""The guesses a process keeps (toolkit.guesses): bounded, least recently stored out."""
 
 from __future__ import annotations
 
-from dianping.guesses import Guesses
+from toolkit.guesses import Guesses
 
 
 def test_the_least_recently_stored_guess_makes_room() -> None:

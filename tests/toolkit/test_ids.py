@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from dianping.redis import ids
+from toolkit.redis import ids
 
 PER_PROCESS = 10_000
 PROCESSES = 8

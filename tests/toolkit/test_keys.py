@@ -1,5 +1,5 @@
 """Every key builder's key is documented in docs/redis-keys.md: each builder of the
-toolkit's keys (dianping.redis.keys) and of every app's `keys` module is called with
+toolkit's keys (toolkit.redis.keys) and of every app's `keys` module is called with
 placeholders, and what it builds must match a key the document's table spells in its
 first column (`<...>` standing for any placeholder). The document names every keys
 module, and the toolkit's imports no app."""
@@ -16,7 +16,7 @@ from types import ModuleType
 
 import pytest
 
-from dianping.redis import keys
+from toolkit.redis import keys
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "redis-keys.md"

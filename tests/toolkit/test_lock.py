@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from dianping.redis.client import get_redis
-from dianping.redis.lock import LockTimeout, RedisLock
 from tests.helpers import run_concurrently, wait_until
+from toolkit.redis.client import get_redis
+from toolkit.redis.lock import LockTimeout, RedisLock
 
 HOLDERS = "test:lock:holders"
 OVERLAPS = "test:lock:overlaps"

@@ -6,10 +6,10 @@ import redis as redis_py
 from django.conf import settings
 from redis.cluster import RedisCluster
 
-from dianping.redis import keys, nearcache
-from dianping.redis.cache import CacheClient
-from dianping.redis.nearcache import NearCache
 from tests.helpers import command_calls, reset_command_stats, wait_until, warm_near_cache
+from toolkit.redis import keys, nearcache
+from toolkit.redis.cache import CacheClient
+from toolkit.redis.nearcache import NearCache
 
 
 class Loader:

@@ -1,4 +1,4 @@
-"""The circuit of dianping/redis/outage.py against real servers: once a connect to an
+"""The circuit of toolkit/redis/outage.py against real servers: once a connect to an
 address fails, every connect to it fails at once (no wait on a dead Redis), until the
 background probe finds Redis answering again."""
 
@@ -9,8 +9,8 @@ import time
 import pytest
 import redis
 
-from dianping.redis import outage
 from tests.helpers import PrivateRedis, free_port, wait_until
+from toolkit.redis import outage
 
 
 def _client(port: int) -> redis.Redis:
@@ -63,7 +63,7 @@ def test_a_redis_that_stops_answering_opens_the_circuit(tmp_path) -> None:
 
 
 def test_the_application_pool_is_a_circuit_pool(settings) -> None:
-    from dianping.redis.client import get_redis
+    from toolkit.redis.client import get_redis
 
     if settings.REDIS_CLUSTER:
         pytest.skip("a Cluster's client has its own pools and failover")

@@ -1,4 +1,4 @@
-"""Page links are DRF's, built without re-parsing the URL (dianping.api.pagination)."""
+"""Page links are DRF's, built without re-parsing the URL (toolkit.api.pagination)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from django.test import RequestFactory
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
-from dianping.api.pagination import PageNumberPagination
+from toolkit.api.pagination import PageNumberPagination
 
 
 @pytest.mark.parametrize(

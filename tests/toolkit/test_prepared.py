@@ -1,4 +1,4 @@
-"""dianping/prepared.py: a read compiled once answers what the ORM answers, for every
+"""toolkit/prepared.py: a read compiled once answers what the ORM answers, for every
 parameter value, with the ORM's conversions; what it cannot place safely it refuses."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from django.db import connection
 from django.db.models.sql.compiler import SQLCompiler
 from django.test.utils import CaptureQueriesContext
 
-from dianping import clock
-from dianping.prepared import PreparedRead
 from tests.factories import NormalVoucherFactory, UserFactory, VoucherFactory
+from toolkit import clock
+from toolkit.prepared import PreparedRead
 from vouchers.models import Voucher
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""Query strings (dianping.api.queries): an empty query's values are remembered per
+"""Query strings (toolkit.api.queries): an empty query's values are remembered per
 serializer class, and only an empty query's."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from django.test import RequestFactory
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
-from dianping.api import fields
-from dianping.api.queries import query_params
+from toolkit.api import fields
+from toolkit.api.queries import query_params
 
 
 class _Page(serializers.Serializer):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from dianping.redis import keys
-from dianping.redis.ratelimit import FunnelLimiter, SlidingWindowLimiter
 from tests.helpers import run_concurrently
+from toolkit.redis import keys
+from toolkit.redis.ratelimit import FunnelLimiter, SlidingWindowLimiter
 
 NOW = 1_790_000_000_000  # ms
 

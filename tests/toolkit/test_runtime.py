@@ -8,9 +8,9 @@ import subprocess
 import sys
 import threading
 
-from dianping import runtime
-from dianping.redis.lock import RedisLock
 from tests.helpers import wait_until
+from toolkit import runtime
+from toolkit.redis.lock import RedisLock
 
 
 def test_reset_stops_watchdogs(redis_client) -> None:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import accounts.services  # noqa: F401  registers its scripts
-import dianping.redis.lock
-import dianping.redis.ratelimit  # noqa: F401
-from dianping.redis.cache import CacheClient
-from dianping.redis.lock import RedisLock
-from dianping.redis.scripts import all_scripts, load_all
+import toolkit.redis.lock
+import toolkit.redis.ratelimit  # noqa: F401
+from toolkit.redis.cache import CacheClient
+from toolkit.redis.lock import RedisLock
+from toolkit.redis.scripts import all_scripts, load_all
 
 
 def test_every_script_compiles(redis_client) -> None:

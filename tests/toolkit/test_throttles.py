@@ -8,8 +8,8 @@ from rest_framework.test import APIRequestFactory
 from rest_framework.views import APIView
 
 from accounts.authentication import TokenUser
-from dianping.api.throttles import FunnelThrottle, SlidingWindowThrottle, parse_rate
-from dianping.redis.ratelimit import SlidingWindowLimiter
+from toolkit.api.throttles import FunnelThrottle, SlidingWindowThrottle, parse_rate
+from toolkit.redis.ratelimit import SlidingWindowLimiter
 
 
 class TwoPerSecondFunnel(FunnelThrottle):

@@ -1,4 +1,4 @@
-"""The one retry place for transactions the database gave up on (dianping.transactions): a
+"""The one retry place for transactions the database gave up on (toolkit.transactions): a
 real InnoDB deadlock is retried until both sides commit; a conflict that keeps coming back
 is a 503 with Retry-After, never a 500; other errors are not retried."""
 
@@ -10,10 +10,10 @@ import pytest
 from django.db import OperationalError, connection, transaction
 
 from blogs.models import Blog
-from dianping.api.exceptions import exception_handler
-from dianping.transactions import ATTEMPTS, is_lock_conflict, retry_on_lock_conflict
 from tests.factories import BlogFactory
 from tests.helpers import run_concurrently
+from toolkit.api.exceptions import exception_handler
+from toolkit.transactions import ATTEMPTS, is_lock_conflict, retry_on_lock_conflict
 
 
 @pytest.mark.django_db(transaction=True)

@@ -8,9 +8,9 @@ import os
 
 import pytest
 
-from dianping import runtime
 from tests.factories import ShopFactory
 from tests.helpers import wait_until
+from toolkit import runtime
 from traffic import keys, visits
 
 

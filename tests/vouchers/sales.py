@@ -7,8 +7,8 @@ from datetime import timedelta
 from django.conf import settings
 from django.test import override_settings
 
-from dianping import clock
 from tests.factories import VoucherFactory
+from toolkit import clock
 from vouchers import tasks
 from vouchers.models import Voucher
 from vouchers.sale import buckets as sale_buckets

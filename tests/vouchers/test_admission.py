@@ -17,11 +17,11 @@ from rest_framework.test import APIClient
 
 from accounts import tokens
 from accounts.services import users_ensure
-from dianping.errors import RateLimited
 from tests.factories import UserFactory
 from tests.helpers import client_for, command_calls, reset_command_stats, run_concurrently
 from tests.test_metrics import scrape, value
 from tests.vouchers.sales import start_sale
+from toolkit.errors import RateLimited
 from vouchers import keys
 from vouchers.sale import seckill, shard, window
 

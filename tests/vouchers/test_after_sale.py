@@ -9,10 +9,10 @@ from django.core.management import call_command
 from django.db import transaction
 
 from accounts.models import User
-from dianping import clock
 from shops.models import ShopStaff
 from tests.factories import VoucherFactory
 from tests.vouchers.sales import drain_all, start_sale
+from toolkit import clock
 from vouchers import keys
 from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import seckill, shard

@@ -15,10 +15,10 @@ from django.conf import settings
 from accounts import tokens
 from accounts.models import User
 from accounts.services import users_ensure
-from dianping import clock
 from tests.factories import ShopFactory, UserFactory
 from tests.helpers import client_for
 from tests.vouchers.sales import drain_all, drain_task_once, start_sale
+from toolkit import clock
 from vouchers import keys, sale_orders
 from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import buckets, reconcile, shard, stock

@@ -8,11 +8,11 @@ from datetime import timedelta
 
 import pytest
 
-from dianping import clock
-from dianping.redis import ids
 from tests.factories import NormalVoucherFactory, UserFactory
 from tests.helpers import client_for, run_concurrently, throttle_rates
 from tests.vouchers.sales import drain_all, start_sale
+from toolkit import clock
+from toolkit.redis import ids
 from vouchers import sale_orders
 from vouchers.coupons import claims, jobs
 from vouchers.models import Voucher, VoucherOrder

@@ -10,12 +10,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from dianping.redis import nearcache
-from dianping.redis.client import get_redis
-from dianping.redis.cluster import is_cluster
 from tests.factories import NormalVoucherFactory, ShopFactory
 from tests.helpers import count_round_trips
 from tests.vouchers.sales import start_sale
+from toolkit.redis import nearcache
+from toolkit.redis.client import get_redis
+from toolkit.redis.cluster import is_cluster
 from vouchers.sale import window
 
 pytestmark = pytest.mark.django_db

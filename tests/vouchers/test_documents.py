@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from dianping import clock
 from tests.factories import NormalVoucherFactory, UserFactory, VoucherFactory
+from toolkit import clock
 from vouchers import documents, selectors
 from vouchers.coupons import selectors as coupon_selectors
 from vouchers.models import Voucher, VoucherOrder

@@ -11,11 +11,11 @@ import pytest
 from django.conf import settings
 
 from accounts.services import users_ensure
-from dianping.errors import Conflict, ServiceUnavailable
 from tests.factories import UserFactory
 from tests.helpers import wait_until
 from tests.vouchers.sales import drain_all, drain_task_once, start_sale
 from tests.workers import current_database_url, kill, start_worker, unreachable_database_url
+from toolkit.errors import Conflict, ServiceUnavailable
 from vouchers import keys
 from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import drain, seckill, shard

@@ -14,9 +14,9 @@ import pytest
 from django.conf import settings
 
 from accounts.services import users_ensure
-from dianping.errors import Conflict, ServiceUnavailable
 from tests.cluster import kill_master_of, restore_cluster
 from tests.vouchers.sales import drain_all, drain_task_once, start_sale
+from toolkit.errors import Conflict, ServiceUnavailable
 from vouchers.models import Voucher, VoucherOrder
 from vouchers.sale import reconcile, seckill, shard
 

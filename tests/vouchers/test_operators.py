@@ -7,11 +7,11 @@ from datetime import timedelta
 
 import pytest
 
-from dianping import clock
 from shops.models import ShopStaff
 from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory, VoucherFactory
 from tests.helpers import client_for
 from tests.vouchers.sales import drain_all, start_sale
+from toolkit import clock
 from vouchers.models import Voucher, VoucherOrder, WriteOff
 from vouchers.sale import seckill, shard
 

@@ -7,10 +7,10 @@ from datetime import timedelta
 
 import pytest
 
-from dianping import clock
 from shops.models import ShopStaff
 from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory
 from tests.helpers import client_for, throttle_rates
+from toolkit import clock
 from vouchers.models import VoucherOrder, WriteOff
 
 

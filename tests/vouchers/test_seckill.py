@@ -8,10 +8,10 @@ import pytest
 
 from accounts import keys as accounts_keys
 from accounts import tokens
-from dianping import clock, runtime
 from tests.factories import UserFactory, VoucherFactory
 from tests.helpers import client_for, run_concurrently
 from tests.vouchers.sales import drain_all, start_sale
+from toolkit import clock, runtime
 from vouchers import keys, services
 from vouchers.coupons import jobs
 from vouchers.models import Voucher, VoucherOrder

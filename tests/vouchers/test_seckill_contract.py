@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from dianping import clock
-from dianping.redis import ids
 from tests.factories import UserFactory
 from tests.helpers import client_for
 from tests.vouchers.sales import start_sale
+from toolkit import clock
+from toolkit.redis import ids
 from vouchers import keys, sale_orders
 from vouchers.sale import seckill, shard
 

@@ -8,10 +8,10 @@ from datetime import timedelta
 
 import pytest
 
-from dianping import clock
 from shops.models import Shop
 from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory
 from tests.vouchers.sales import drain_all, start_sale
+from toolkit import clock
 from vouchers import keys, tasks
 from vouchers.coupons import sold
 from vouchers.models import VoucherOrder

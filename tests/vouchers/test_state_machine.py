@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from dianping import clock
 from tests.factories import NormalVoucherFactory, UserFactory
+from toolkit import clock
 from vouchers.coupons import lifecycle
 from vouchers.coupons.lifecycle import Actor, Move
 from vouchers.models import VoucherOrder

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta
 import pytest
 from django.core.management import call_command
 
-from dianping import clock
 from tests.factories import ShopFactory, VoucherFactory
+from toolkit import clock
 from vouchers import services
 from vouchers.models import Voucher
 from vouchers.sale import shard, stock

@@ -12,10 +12,10 @@ from django.utils import timezone
 from PIL import Image
 from playwright.sync_api import Browser, FilePayload, Page, expect
 
-from dianping import clock
 from tests.factories import UserFactory
 from tests.helpers import FakeClock
 from tests.web.conftest import PHONE
+from toolkit import clock
 
 OPERATOR_PASSWORD = "right-password-123"
 

@@ -9,11 +9,11 @@ import urllib.request
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from dianping.errors import Conflict
 from tests.factories import UserFactory
 from tests.test_metrics import TOKEN, Samples, samples_of, value
 from tests.vouchers.sales import drain_all, start_sale
 from tests.web.conftest import PHONE, log_in, screenshot
+from toolkit.errors import Conflict
 from vouchers import keys
 from vouchers.sale import seckill, shard
 

@@ -13,12 +13,12 @@ from playwright.sync_api import Page, expect
 from accounts.models import User
 from blogs import services as blogs
 from blogs.models import Blog
-from dianping import clock
 from follows import services as follows
 from tests.factories import BlogFactory, ShopFactory, UserFactory, VoucherFactory
 from tests.helpers import FakeClock
 from tests.vouchers.sales import drain_all, start_sale
 from tests.web.conftest import log_in, screenshot
+from toolkit import clock
 from vouchers.models import VoucherOrder
 from vouchers.sale import seckill
 

@@ -12,7 +12,6 @@ from datetime import timedelta
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from dianping import clock
 from merchants.models import OfferDraft, ShopChange, ShopClaim
 from shops import hours
 from shops.models import Shop, ShopStaff
@@ -25,6 +24,7 @@ from tests.web.merchant_steps import (
     operator_in_admin,
     png,
 )
+from toolkit import clock
 from vouchers.models import Voucher
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from dianping import clock
 from shops.models import ShopStaff
 from tests.factories import BlogFactory, NormalVoucherFactory, ShopFactory, UserFactory
 from tests.web.conftest import log_in, screenshot
+from toolkit import clock
 from traffic import visits
 from vouchers.models import VoucherOrder, WriteOff
 

@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 
 from blogs import services
 from blogs.models import Blog
-from dianping.demo_pictures import demo_picture
+from pictures.demo_pictures import demo_picture
 from tests.factories import ShopFactory, UserFactory
 from tests.web.conftest import log_in, screenshot
 

@@ -16,10 +16,10 @@ from playwright.sync_api import Browser, Page, expect
 from accounts.demo import MERCHANT_PHONE
 from accounts.models import User
 from blogs.models import Blog
-from dianping import clock
 from merchants.demo import merchant_shops
 from tests.vouchers.sales import drain_all
 from tests.web.conftest import PHONE, log_in, screenshot
+from toolkit import clock
 from vouchers.coupons import claims
 from vouchers.demo import DISCOUNT_VOUCHERS, SALE_TITLE, demo_shops
 from vouchers.models import Voucher, VoucherOrder

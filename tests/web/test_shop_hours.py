@@ -1,6 +1,6 @@
 """Opening hours in a real browser: at 01:00 a shop open across midnight shows "Open now" on
 its card and its page, a shop open by day "Closed", and the list's toggle keeps the open
-ones. The server runs in this process, so the project clock (dianping.clock) is set to
+ones. The server runs in this process, so the project clock (toolkit.clock) is set to
 01:00 local time today; English, as these strings' Chinese comes with the next catalogue."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
-from dianping import clock
 from shops import hours
 from shops import services as shop_services
 from tests.factories import ShopFactory, ShopTypeFactory
 from tests.helpers import FakeClock
 from tests.web.conftest import screenshot
+from toolkit import clock
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext
 
-from dianping import clock
-from dianping.errors import Conflict, NotFound
-from dianping.redis import ids
-from dianping.transactions import retry_on_lock_conflict
+from toolkit import clock
+from toolkit.errors import Conflict, NotFound
+from toolkit.redis import ids
+from toolkit.transactions import retry_on_lock_conflict
 
 from ..errors import Code
 from ..models import ShopOrder, VoucherOrder, WriteOff

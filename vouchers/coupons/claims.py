@@ -9,9 +9,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils.translation import gettext
 
-from dianping import clock
-from dianping.errors import Conflict, NotFound
-from dianping.transactions import retry_on_lock_conflict
+from toolkit import clock
+from toolkit.errors import Conflict, NotFound
+from toolkit.transactions import retry_on_lock_conflict
 
 from ..caches import orders_changed, vouchers_changed
 from ..errors import Code

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.utils.translation import gettext
 
-from dianping.validation import choose_one_of
+from toolkit.validation import choose_one_of
 
 CASH, FULL_REDUCTION, PERCENTAGE = "cash", "full_reduction", "percentage"
 TYPES = (CASH, FULL_REDUCTION, PERCENTAGE)

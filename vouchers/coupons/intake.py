@@ -12,7 +12,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import F
 
-from dianping.bulk import insert_rows
+from toolkit.bulk import insert_rows
 
 from ..caches import orders_changed, vouchers_changed
 from ..models import Voucher, VoucherOrder

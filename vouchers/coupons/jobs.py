@@ -10,7 +10,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import transaction
 
-from dianping import clock
+from toolkit import clock
 
 from ..caches import orders_changed
 from ..models import VoucherOrder

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from django.db.models import F, QuerySet
 from django.utils.translation import gettext_lazy as _
 
-from dianping.errors import Conflict
+from toolkit.errors import Conflict
 
 from ..caches import vouchers_changed
 from ..errors import Code

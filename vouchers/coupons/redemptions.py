@@ -9,11 +9,11 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext
 
-from dianping import clock
-from dianping.errors import NotFound, RateLimited
-from dianping.redis.ratelimit import SlidingWindowLimiter
-from dianping.transactions import retry_on_lock_conflict
 from shops.selectors import works_at
+from toolkit import clock
+from toolkit.errors import NotFound, RateLimited
+from toolkit.redis.ratelimit import SlidingWindowLimiter
+from toolkit.transactions import retry_on_lock_conflict
 
 from ..errors import Code
 from ..models import VoucherOrder, WriteOff

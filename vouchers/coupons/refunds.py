@@ -7,9 +7,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext
 
-from dianping import clock
-from dianping.errors import NotFound
-from dianping.transactions import retry_on_lock_conflict
+from toolkit import clock
+from toolkit.errors import NotFound
+from toolkit.transactions import retry_on_lock_conflict
 
 from ..caches import orders_changed
 from ..errors import Code

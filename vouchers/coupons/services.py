@@ -8,9 +8,9 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext
 
-from dianping import clock
-from dianping.errors import ServiceUnavailable
-from dianping.transactions import retry_on_lock_conflict
+from toolkit import clock
+from toolkit.errors import ServiceUnavailable
+from toolkit.transactions import retry_on_lock_conflict
 
 from ..caches import orders_changed
 from ..models import VoucherOrder

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.db.models import Count
 
-from dianping.redis.client import get_redis
 from shops.services import sold_save
+from toolkit.redis.client import get_redis
 
 from .. import keys
 from ..models import Voucher, VoucherOrder

@@ -8,8 +8,8 @@ from datetime import datetime
 
 from django.utils.translation import gettext
 
-from dianping import clock
-from dianping.errors import Conflict, InvalidInput
+from toolkit import clock
+from toolkit.errors import Conflict, InvalidInput
 
 from ..caches import orders_changed
 from ..errors import Code

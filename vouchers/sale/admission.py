@@ -16,8 +16,8 @@ import threading
 from django.conf import settings
 from django.utils.translation import gettext
 
-from dianping import clock, runtime
-from dianping.errors import RateLimited
+from toolkit import clock, runtime
+from toolkit.errors import RateLimited
 
 from ..metrics import verdict_counter
 

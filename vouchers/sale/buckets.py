@@ -32,10 +32,10 @@ from typing import TYPE_CHECKING, cast
 
 from django.conf import settings
 
-from dianping import clock
-from dianping.redis.cluster import is_cluster
-from dianping.redis.lock import RedisLock
-from dianping.redis.scripts import lua
+from toolkit import clock
+from toolkit.redis.cluster import is_cluster
+from toolkit.redis.lock import RedisLock
+from toolkit.redis.scripts import lua
 
 from .. import keys
 from ..metrics import bucket_moves

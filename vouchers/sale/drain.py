@@ -23,8 +23,9 @@ import redis
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections
 
-from dianping import clock, identity
-from dianping.redis.scripts import lua
+from dianping import identity
+from toolkit import clock
+from toolkit.redis.scripts import lua
 
 from .. import keys
 from ..coupons.intake import store_accepted

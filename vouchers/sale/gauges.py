@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily, Metric
 
-from dianping import clock
-from dianping.metrics import counter_totals
+from toolkit import clock
+from toolkit.metrics import counter_totals
 
 from .. import keys
 from ..metrics import LAG_BUCKETS_MS, SECKILL_REQUESTS_NAME

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import logging
 
-from dianping import clock, identity
-from dianping.redis.scripts import lua
+from dianping import identity
+from toolkit import clock
+from toolkit.redis.scripts import lua
 
 from .. import keys
 from ..models import Voucher

@@ -12,8 +12,8 @@ from django.utils.translation import gettext, gettext_lazy
 
 from accounts import keys as accounts_keys
 from accounts import tokens
-from dianping import clock, runtime
-from dianping.errors import (
+from toolkit import clock, runtime
+from toolkit.errors import (
     Conflict,
     DomainError,
     NotAuthenticated,
@@ -21,8 +21,8 @@ from dianping.errors import (
     RateLimited,
     ServiceUnavailable,
 )
-from dianping.redis import ids
-from dianping.redis.scripts import FUNNEL_LIB, lua
+from toolkit.redis import ids
+from toolkit.redis.scripts import FUNNEL_LIB, lua
 
 from .. import keys
 from ..errors import Code

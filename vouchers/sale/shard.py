@@ -19,10 +19,10 @@ from typing import Any
 import redis
 from django.conf import settings
 
-from dianping.redis import ids
-from dianping.redis.client import has_own_redis
-from dianping.redis.lock import RedisLock
-from dianping.redis.scripts import lua
+from toolkit.redis import ids
+from toolkit.redis.client import has_own_redis
+from toolkit.redis.lock import RedisLock
+from toolkit.redis.scripts import lua
 
 from .. import keys
 from ..sale_orders import SALE_REDIS, sale_redis, shard_of

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from dianping import clock
-from dianping.redis.outage import OUTAGE_ERRORS
-from dianping.redis.scripts import lua
+from toolkit import clock
+from toolkit.redis.outage import OUTAGE_ERRORS
+from toolkit.redis.scripts import lua
 
 from .. import keys
 from ..models import Voucher

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from dianping.redis.cache import CacheClient
+from toolkit.redis.cache import CacheClient
 
 from ..models import Voucher
 from .shard import placement

@@ -1,5 +1,5 @@
 -- The flash sale in one atomic step: every check first, then every write.
--- (funnel() comes from dianping/redis/lua/funnel_lib.lua and shard_live() from
+-- (funnel() comes from toolkit/redis/lua/funnel_lib.lua and shard_live() from
 -- live_lib.lua, prepended on load.)
 --
 -- The contract with vouchers/sale/seckill.py is named once on each side, and

@@ -59,7 +59,7 @@ def heartbeat() -> str:
 
 def task_succeeded(name: str) -> str:
     """Unix time of the last run of the periodic task `name` (its beat entry) that ended
-    without an error; /metrics reads it (dianping.tasks.task_succeeded)."""
+    without an error; /metrics reads it (toolkit.periodic.task_succeeded)."""
     return f"ops:task-ok:{name}"
 
 
@@ -115,7 +115,7 @@ def delay_queue(name: str, part: str) -> str:
 
 
 # --- read by the toolkit itself: the favourites sets ---------------------------------
-# Written by the favourites app and read by the `saved` markers of dianping/api/saved.py
+# Written by the favourites app and read by the `saved` markers of toolkit/api/saved.py
 # (decision 369), which imports no app: so these are built here (decision 457).
 
 

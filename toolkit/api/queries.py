@@ -1,5 +1,5 @@
 """Query strings, validated the way bodies are: by a serializer of strict fields
-(dianping.api.fields), which is also what the OpenAPI schema shows for the operation."""
+(toolkit.api.fields), which is also what the OpenAPI schema shows for the operation."""
 
 from __future__ import annotations
 

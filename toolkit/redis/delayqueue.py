@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dianping import clock
+from toolkit import clock
 
 from . import keys
 from .client import DEFAULT, get_redis

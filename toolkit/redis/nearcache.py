@@ -29,7 +29,7 @@ from typing import Any, Final, Literal
 import redis
 from django.conf import settings
 
-from dianping import runtime
+from toolkit import runtime
 
 from . import keys
 from .cluster import cluster_client

@@ -46,7 +46,7 @@ def start() -> None:
     # Each part registers when its module is first imported; a fresh server process may
     # not have imported them yet. The apps' parts (traffic's UV/PV flusher) registered
     # when Django was set up, from their AppConfig.ready(): this toolkit imports no app.
-    from dianping.redis import cache, lock, nearcache  # noqa: F401
+    from toolkit.redis import cache, lock, nearcache  # noqa: F401
 
     for part in _parts.values():
         if part.start is not None:

@@ -32,8 +32,8 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext
 
-from dianping import runtime
-from dianping.errors import Code, DomainError, ServiceUnavailable
+from toolkit import runtime
+from toolkit.errors import Code, DomainError, ServiceUnavailable
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -3,7 +3,7 @@ store is a clean image of a format we accept, without its metadata (EXIF, with t
 camera's GPS position, never leaves the server), turned upright, plus a thumbnail.
 
 Pure functions over bytes: no storage, no Django beyond translating the refusals; they
-run on the image thread (dianping.imagework). The limits are refused before any pixel is
+run on the image thread (pictures.imagework). The limits are refused before any pixel is
 decoded where they can be: size, format, and the pixel count the header claims, against a
 ceiling and against the file's own size (a decompression bomb is a tiny file claiming a
 huge picture: 34 bytes of lossless WebP decode to 8000 x 5000 pixels).
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from django.utils.translation import gettext
 from PIL import Image, ImageCms, ImageOps, UnidentifiedImageError
 
-from dianping.errors import Code, InvalidInput, PayloadTooLarge
+from toolkit.errors import Code, InvalidInput, PayloadTooLarge
 
 MAX_BYTES = 5 * 1024 * 1024
 MAX_PIXELS = 25_000_000  # a 24-megapixel camera's 6000 x 4000 and a little more

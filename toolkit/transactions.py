@@ -6,7 +6,7 @@ writes we know of cannot deadlock. InnoDB may still pick a victim where two path
 not foresee meet, or give up waiting for a lock (innodb_lock_wait_timeout); the whole
 transaction was rolled back then, and running it again is safe. A service decorated here
 runs again, a bounded number of times; after that the caller gets a 503 with Retry-After
-(dianping.api.exceptions), never a 500.
+(toolkit.api.exceptions), never a 500.
 """
 
 from __future__ import annotations

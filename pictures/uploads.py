@@ -1,4 +1,4 @@
-"""Pictures users upload (blog photos, avatars): cleaned by `dianping.images`, stored
+"""Pictures users upload (blog photos, avatars): cleaned by `pictures.images`, stored
 through Django's storage API, so local media by default and any S3-compatible store
 when configured (settings: MEDIA_S3_BUCKET)."""
 
@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
-from dianping import clock, imagework
-from dianping.images import clean_image, inspect_image
+from pictures import imagework
+from pictures.images import clean_image, inspect_image
+from toolkit import clock
 
 
 @dataclass(frozen=True, slots=True)

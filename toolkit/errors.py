@@ -62,7 +62,7 @@ class DomainError(Exception):
 
     def __reduce__(self) -> tuple:
         """Pickled with its code and extras (a refusal from the image process,
-        dianping.imagework), whatever its subclass's __init__ takes."""
+        pictures.imagework), whatever its subclass's __init__ takes."""
         return (_restore, (type(self), self.args, self.__dict__))
 
 

@@ -1,4 +1,4 @@
-"""Times in answers built without DRF's serializers (dianping.api.fastpath), written as
+"""Times in answers built without DRF's serializers (toolkit.api.fastpath), written as
 DRF's DateTimeField writes them: ISO 8601 in the current time zone, "Z" for UTC, with the
 microseconds. The field looks the zone up for every value, a sixth of a 20-item inbox
 page's CPU; a page's writer looks it up once."""

@@ -25,8 +25,8 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 from rest_framework.fields import empty
 
-from dianping.errors import Conflict, NotFound
-from dianping.validation import DATE_PATTERN, ID_TEXT_PATTERN, MAX_DB_ID, MONTH_PATTERN
+from toolkit.errors import Conflict, NotFound
+from toolkit.validation import DATE_PATTERN, ID_TEXT_PATTERN, MAX_DB_ID, MONTH_PATTERN
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -285,7 +285,7 @@ def missing_reference(missing: type[NotFound]) -> Conflict:
     """A body naming a row that is not there: 409 with the row's not-found code and text
     (`shop_not_found`), not a 400, as the request is well formed and the world refuses it
     (the shop was deleted, say), and not a 404, which would say the URL's resource is gone.
-    A schema cannot know which ids exist; the schema lists the 409 (dianping.api.schema)."""
+    A schema cannot know which ids exist; the schema lists the 409 (toolkit.api.schema)."""
     return Conflict(str(missing.default_detail), code=missing.default_code)
 
 

@@ -17,7 +17,7 @@ import threading
 import time
 from types import TracebackType
 
-from dianping import runtime
+from toolkit import runtime
 
 from . import keys
 from .client import get_redis

@@ -25,7 +25,7 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 
-from dianping.validation import MAX_DB_ID
+from toolkit.validation import MAX_DB_ID
 
 F = TypeVar("F", bound=Callable[..., Any])
 BODY_METHODS = ("POST", "PUT", "PATCH")
@@ -181,12 +181,12 @@ class ApiSchema(AutoSchema):
 
     def _error_statuses(self, operation: dict[str, Any]) -> set[int]:
         statuses: set[int] = set(getattr(self._action(), "_api_errors", ()))
-        statuses.add(503)  # Redis unreachable (dianping/redis/outage.py), on any operation
+        statuses.add(503)  # Redis unreachable (toolkit/redis/outage.py), on any operation
         parameters = operation.get("parameters", [])
         if "requestBody" in operation or self.method in BODY_METHODS:
             statuses |= {400, 413, 415}
             if self._names_rows(self.get_request_serializer()):
-                statuses.add(409)  # an id of no row (dianping.api.fields.missing_reference)
+                statuses.add(409)  # an id of no row (toolkit.api.fields.missing_reference)
         if any(p["in"] == "query" for p in parameters):
             statuses.add(400)
         if any(p["in"] == "path" for p in parameters):

@@ -28,10 +28,10 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from dianping.errors import Code, Conflict
-from dianping.redis import keys
-from dianping.redis.client import get_redis
-from dianping.redis.lock import RedisLock
+from toolkit.errors import Code, Conflict
+from toolkit.redis import keys
+from toolkit.redis.client import get_redis
+from toolkit.redis.lock import RedisLock
 
 KEY_PATTERN = "^[!-~]{1,64}$"  # visible ASCII
 _KEY = re.compile(KEY_PATTERN, re.ASCII)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import register_converter
 
-from dianping.validation import parse_id
+from toolkit.validation import parse_id
 
 
 class IdConverter:

@@ -8,8 +8,8 @@ from typing import Any
 from django.conf import settings
 from rest_framework.throttling import BaseThrottle
 
-from dianping.errors import RateLimited
-from dianping.redis.ratelimit import FunnelLimiter, SlidingWindowLimiter, parse_rate
+from toolkit.errors import RateLimited
+from toolkit.redis.ratelimit import FunnelLimiter, SlidingWindowLimiter, parse_rate
 
 from .clients import client_ip
 

@@ -10,7 +10,7 @@ from rest_framework import pagination
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
-from dianping.validation import parse_positive_int
+from toolkit.validation import parse_positive_int
 
 
 class PageNumberPagination(pagination.BasePagination):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import time
 
-from dianping import clock
+from toolkit import clock
 
 from . import keys
 from .client import get_redis

@@ -10,7 +10,7 @@ the console handler:
   so a line written before authentication, or for an anonymous caller, has none.
 
 Both cost a header read, a few random bytes and two `ContextVar.set` per request: the
-fast paths (dianping/api/fastpath.py) pay no more than that.
+fast paths (toolkit/api/fastpath.py) pay no more than that.
 
 A second filter on the same handler keeps the lines Django writes for a request the
 client got wrong short, and one per kind every few seconds at most (decision 289).
@@ -28,7 +28,7 @@ from typing import Any
 from pythonjsonlogger.core import RESERVED_ATTRS
 from pythonjsonlogger.json import JsonFormatter as _JsonFormatter
 
-from dianping import clock
+from toolkit import clock
 
 HEADER = "X-Request-ID"
 META_KEY = "HTTP_X_REQUEST_ID"

@@ -30,8 +30,8 @@ from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.viewsets import ViewSetMixin
 
-from dianping.errors import DomainError
-from dianping.redis.outage import OUTAGE_ERRORS
+from toolkit.errors import DomainError
+from toolkit.redis.outage import OUTAGE_ERRORS
 
 from .exceptions import domain_error_json, redis_outage, validation_error_json
 
@@ -84,7 +84,7 @@ def fast_path(
                     return without_redis(request, **kwargs)
             except DomainError as exc:
                 return domain_error_json(exc)
-            except ValidationError as exc:  # a query serializer's (dianping.api.queries)
+            except ValidationError as exc:  # a query serializer's (toolkit.api.queries)
                 return validation_error_json(exc.detail)
             except OUTAGE_ERRORS:
                 return domain_error_json(redis_outage(request))

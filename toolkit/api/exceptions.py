@@ -12,7 +12,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from dianping.errors import (
+from toolkit.errors import (
     Code,
     Conflict,
     DomainError,
@@ -22,8 +22,8 @@ from dianping.errors import (
     RateLimited,
     ServiceUnavailable,
 )
-from dianping.redis.outage import OUTAGE_ERRORS
-from dianping.transactions import is_lock_conflict
+from toolkit.redis.outage import OUTAGE_ERRORS
+from toolkit.transactions import is_lock_conflict
 
 
 def domain_error_headers(exc: DomainError) -> dict[str, str] | None:

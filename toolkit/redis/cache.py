@@ -32,8 +32,8 @@ import redis
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connections
 
-from dianping import clock, runtime
-from dianping.metrics import cache_counters
+from toolkit import clock, runtime
+from toolkit.metrics import cache_counters
 
 from . import keys
 from .bloom import BloomFilter

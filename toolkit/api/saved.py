@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from dianping.redis import keys
-from dianping.redis.client import get_redis
+from toolkit.redis import keys
+from toolkit.redis.client import get_redis
 
 SHOP, BLOG, VOUCHER = "shop", "blog", "voucher"
 

@@ -1,6 +1,6 @@
 """Rate limiters as atomic Lua scripts: sliding window and funnel (leaky bucket).
 
-Both read time from dianping.clock (the app servers' clock) so tests can move
+Both read time from toolkit.clock (the app servers' clock) so tests can move
 time; a few ms of skew between app servers only blurs a window's edge.
 """
 
@@ -11,7 +11,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dianping import clock
+from toolkit import clock
 
 from . import keys
 from .client import get_redis
