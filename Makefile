@@ -52,10 +52,11 @@ messages: setup  ## extract the client's, admin's and API's strings into locale/
 	$(PY) manage.py makemessages --locale zh_Hans --domain djangojs --add-location file --no-obsolete $(I18N_IGNORE)
 	$(PY) manage.py compilemessages --locale zh_Hans --ignore '.venv' --ignore 'var'
 
-lint: setup  ## ruff, then mypy over the packages pyproject.toml lists
+lint: setup  ## ruff, mypy over the packages pyproject.toml lists, then the import layers
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-cache
 
 format: setup  ## ruff's fixes and formatting, applied
 	$(VENV)/bin/ruff check --fix .
