@@ -9,10 +9,10 @@ from django.db import transaction
 
 from accounts.models import User
 from favourites.services import favourite_save
+from recommendations import keys
 from shops.services import shop_delete
 from tests.factories import ShopFactory, UserFactory
 from tests.helpers import client_for
-from toolkit.redis import keys
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

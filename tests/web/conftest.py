@@ -132,6 +132,7 @@ def assert_mostly_drawn(path: Path) -> None:
         grey = image.convert("L")
         width, height = grey.size
         pixels = grey.load()
+        assert pixels is not None
         blank = [len({pixels[x, y] for x in range(0, width, 3)}) == 1 for y in range(height)]
     longest = run = 0
     for row_is_blank in blank:
