@@ -106,10 +106,11 @@ _seen: Guesses[int] = Guesses(50_000)
 
 
 def touch_with(request: Any, reads: Reads | None = None) -> tuple[Any, list]:
-    """The caller's token refreshed (SPEC §1: every request, public ones too) and the
-    commands `reads(pipe, viewer_id)` queues (viewer_id None for an anonymous caller), in
-    one round trip for a token this process has seen, two for a new one: (the token's
-    data, or None for an anonymous or unknown caller; the replies to `reads`)."""
+    """The caller's token refreshed (every request, public ones too:
+    docs/product/accounts.md#tokens) and the commands `reads(pipe, viewer_id)` queues
+    (viewer_id None for an anonymous caller), in one round trip for a token this
+    process has seen, two for a new one: (the token's data, or None for an anonymous or
+    unknown caller; the replies to `reads`)."""
     token = bearer_token(request.META.get("HTTP_AUTHORIZATION", ""))
     if token is None:
         return None, _run(reads, None)

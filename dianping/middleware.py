@@ -12,7 +12,7 @@ One middleware, the first, so the hot paths pay one hop for all of it:
   urllib, for one) fail with a broken pipe or a reset instead of reading the answer;
 - a method the route does not serve is a JSON 405 with `Allow`, before authentication
   (DRF would authenticate first and answer an anonymous TRACE with 401);
-- Redis unreachable is a 503 with Retry-After on any route (SPEC §0 "Durability");
+- Redis unreachable is a 503 with Retry-After on any route (docs/product/durability.md#redis-down);
 - headers: a Content-Security-Policy without inline script, a Permissions-Policy, and
   `Cache-Control: no-store` on every JSON answer to a request that carried a token (a
   redeem code, an order, a profile must not sit in a shared or browser cache).

@@ -1,6 +1,7 @@
-"""SPEC §10: the API, the admin and the web client's page speak Simplified Chinese by
-default and English on request (Accept-Language, or the switch's cookie); an error's
-`code` is the same in every language. The committed catalog is complete and compiled."""
+"""docs/product/content.md#languages: the API, the admin and the web client's page
+speak Simplified Chinese by default and English on request (Accept-Language, or the
+switch's cookie); an error's `code` is the same in every language. The committed
+catalog is complete and compiled."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Who the caller is for rate limits, and the per-user limits on cheap writes (SPEC §0)."""
+"""Who the caller is for rate limits, and the per-user limits on cheap writes
+(docs/product/limits.md)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
-"""What the production server answers (SPEC §0 "Hard to break"): granian with the production
-settings, on the test database and Redis, asked over real sockets by a client that fails
-on a reset or broken pipe (Python's urllib): JSON 405 for a method a route does not
-serve, JSON 413 for a body over the limit whatever its size and type, a 429 that reaches
-the client, the security headers, and the web client's modules by their hashed names."""
+"""What the production server answers (docs/product/errors.md#hard-to-break): granian
+with the production settings, on the test database and Redis, asked over real sockets
+by a client that fails on a reset or broken pipe (Python's urllib): JSON 405 for a
+method a route does not serve, JSON 413 for a body over the limit whatever its size and
+type, a 429 that reaches the client, the security headers, and the web client's modules
+by their hashed names."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Strict input (SPEC §0 "Hard to break"): what an attacker's probe found accepted is a 400
-in the error contract, or a 404 for a missing parent, and changes nothing. Each case here
-was accepted (or a 500) before dianping/api/fields.py."""
+"""Strict input (docs/product/errors.md#hard-to-break): what an attacker's probe found
+accepted is a 400 in the error contract, or a 404 for a missing parent, and changes
+nothing. Each case here was accepted (or a 500) before dianping/api/fields.py."""
 
 from __future__ import annotations
 

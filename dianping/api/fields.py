@@ -31,13 +31,14 @@ from dianping.validation import DATE_PATTERN, ID_TEXT_PATTERN, MAX_DB_ID, MONTH_
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
 
-# Characters no name or text may hold (SPEC §0): C0 controls but tab and line breaks (a
-# single-line field refuses those too), DEL and the C1 controls; the bidirectional
-# embeddings, overrides, isolates and marks, which make text read other than it is stored
-# ("gpj.exe" shown as "exe.jpg"); invisible separators and joiners that hide characters
-# (zero width space, word joiner, BOM) but not ZWJ/ZWNJ, which emoji and scripts need; the
-# line and paragraph separators. (Lone surrogates, which no database can store, are refused
-# apart: a pattern cannot name them, as a JSON Schema validator's strings cannot hold them.)
+# Characters no name or text may hold (docs/product/errors.md#hard-to-break): C0 controls
+# but tab and line breaks (a single-line field refuses those too), DEL and the C1
+# controls; the bidirectional embeddings, overrides, isolates and marks, which make text
+# read other than it is stored ("gpj.exe" shown as "exe.jpg"); invisible separators and
+# joiners that hide characters (zero width space, word joiner, BOM) but not ZWJ/ZWNJ,
+# which emoji and scripts need; the line and paragraph separators. (Lone surrogates, which
+# no database can store, are refused apart: a pattern cannot name them, as a JSON Schema
+# validator's strings cannot hold them.)
 _INVISIBLE = (
     "\\x7f-\\x9f\\u061c\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u2064\\u2066-\\u206f"
     "\\ufeff\\ufff9-\\ufffb"

@@ -1,6 +1,7 @@
-"""A shop's `sold` follows its paid coupons (SPEC §11): payments, free claims, drained
-free orders and refunds note their voucher after commit; the beat job counts the noted
-shops again from the orders, and the next load of the shop shows it."""
+"""A shop's `sold` follows its paid coupons (docs/product/reviews.md#sold): payments,
+free claims, drained free orders and refunds note their voucher after commit; the beat
+job counts the noted shops again from the orders, and the next load of the shop shows
+it."""
 
 from __future__ import annotations
 

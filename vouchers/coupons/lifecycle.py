@@ -193,8 +193,9 @@ def new_order(
     live_slot: int = 1,
 ) -> dict[str, Any]:
     """The row of a new order, for a claim and for a drained flash-sale order alike: a
-    free voucher's coupon is paid at once, with its redeem code (SPEC §3.4); a priced
-    one waits unpaid for its payment or its pay timeout."""
+    free voucher's coupon is paid at once, with its redeem code
+    (docs/product/vouchers.md#coupons); a priced one waits unpaid for its payment or
+    its pay timeout."""
     free = pay_value == 0
     return {
         "id": order_id,
