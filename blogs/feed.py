@@ -105,7 +105,13 @@ def feed_backfill(*, user_id: int, author_id: int) -> None:
     ]  # pulled blogs reach the follower by being pulled
     items = [(score_of(blog), blog.id) for blog in recent]
     if items:
-        _PUSH(*_push_call(user_id, author_id, items))
+        feed_push_inbox(user_id=user_id, author_id=author_id, items=items)
+
+
+def feed_push_inbox(*, user_id: int, author_id: int, items: list[tuple[int, int]]) -> None:
+    """Put (score, blog id) items of an author into one follower's inbox. The script
+    checks the follow itself, so a push that raced an unfollow adds nothing."""
+    _PUSH(*_push_call(user_id, author_id, items))
 
 
 def feed_forget_author(*, user_id: int, author_id: int) -> None:

@@ -74,7 +74,7 @@ def _cached_page(user_id: int, page: int) -> tuple[int, list[dict[str, Any]]]:
         return count, json.loads(raw)
     lock = RedisLock(_lock_name(user_id, page), ttl=5)
     if not lock.acquire(wait=settings.BLOG_PAGE_LOCK_WAIT):
-        return count, _load(user_id, page)  # someone else is building it: don't pile on
+        return count, page_load(user_id, page)  # someone else is building it: don't pile on
     try:
         _, raw = _read(user_id, page)
         return count, json.loads(raw) if raw is not None else _build(user_id, page)
@@ -119,7 +119,7 @@ def user_pages_rebuild(user_id: int) -> int:
 def _build(user_id: int, page: int) -> list[dict[str, Any]]:
     """Load page `page` and store it unless a change committed meanwhile."""
     version = _version(user_id)
-    items = _load(user_id, page)
+    items = page_load(user_id, page)
     script_keys = [
         keys.user_blog_page(user_id, page),
         keys.user_blog_version(user_id),
@@ -129,7 +129,8 @@ def _build(user_id: int, page: int) -> list[dict[str, Any]]:
     return items
 
 
-def _load(user_id: int, page: int) -> list[dict[str, Any]]:
+def page_load(user_id: int, page: int) -> list[dict[str, Any]]:
+    """One page of a user's blogs read from the database; the cache is not touched."""
     offset = (page - 1) * PAGE_SIZE
     rows = _newest_first(user_id)[offset : offset + PAGE_SIZE]
     return listed(BlogSummarySerializer(rows, many=True))

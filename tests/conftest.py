@@ -17,7 +17,7 @@ from dianping import clock, runtime
 from dianping.redis.client import get_redis
 from tests.factories import UserFactory
 from tests.factories import default_city as ensure_default_city
-from tests.helpers import FakeClock, client_for
+from tests.helpers import FakeClock, TokenClient, client_for
 from vouchers.sale import heal
 
 
@@ -131,10 +131,10 @@ def admin_client(client, staff_user):
 
 
 @pytest.fixture
-def user_api(user) -> APIClient:
+def user_api(user) -> TokenClient:
     return client_for(user)
 
 
 @pytest.fixture
-def staff_api(staff_user) -> APIClient:
+def staff_api(staff_user) -> TokenClient:
     return client_for(staff_user)

@@ -11,39 +11,16 @@ from pathlib import Path
 
 import pytest
 from django.test import Client
-from prometheus_client.parser import text_string_to_metric_families
 
 from accounts.services import users_ensure
 from dianping.redis import keys
 from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory, VoucherFactory
 from tests.helpers import client_for
+from tests.metrics import TOKEN, Samples, scrape, value
 from tests.vouchers.sales import drain_all, start_sale
 from vouchers.sale import shard
 
 ROOT = Path(__file__).resolve().parent.parent
-TOKEN = "test-metrics-token"  # dianping/settings/test.py
-
-Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
-
-
-def scrape(client) -> Samples:
-    response = client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {TOKEN}")
-    assert response.status_code == 200
-    assert response["Content-Type"].startswith("text/plain; version=0.0.4")
-    return samples_of(response.content.decode())
-
-
-def samples_of(exposition: str) -> Samples:
-    """Every sample of a Prometheus text exposition, by name and labels."""
-    return {
-        (sample.name, frozenset(sample.labels.items())): sample.value
-        for family in text_string_to_metric_families(exposition)
-        for sample in family.samples
-    }
-
-
-def value(samples: Samples, name: str, **labels: str) -> float:
-    return samples.get((name, frozenset(labels.items())), 0.0)
 
 
 @pytest.mark.django_db

@@ -25,7 +25,7 @@ from accounts.tokens import tokens_issue
 from tests import servers
 from tests.factories import UserFactory
 from tests.helpers import free_port, wait_until
-from tests.test_metrics import Samples, samples_of, value
+from tests.metrics import Samples, samples_of, value
 from tests.vouchers.sales import start_sale
 from tests.workers import ROOT, current_database_url, kill, start_celery
 from vouchers.models import VoucherOrder

@@ -14,7 +14,7 @@ from tests.helpers import client_for, command_calls, reset_command_stats
 
 
 def _token(client) -> str:
-    return client._credentials["HTTP_AUTHORIZATION"].split()[1]
+    return client.token
 
 
 @pytest.mark.django_db

@@ -12,7 +12,7 @@ from shops import selectors, services
 from shops.caches import shop_bloom
 from shops.models import Shop, ShopType
 from tests.factories import ShopFactory, ShopTypeFactory, default_city
-from tests.helpers import run_concurrently
+from tests.helpers import TokenClient, run_concurrently
 
 SHOP_FIELDS = {
     "id", "name", "type_id", "city_id", "images", "area", "address", "x", "y", "avg_price",
@@ -339,8 +339,7 @@ def test_concurrent_type_changes_leave_the_shop_in_exactly_one_geo_set(
     services.shop_geo_rebuild()
 
     def patch(i: int) -> int:
-        client = staff_api.__class__()
-        client.credentials(**staff_api._credentials)
+        client = TokenClient(staff_api.token)
         target = types[1 + i % 3]
         return client.patch(
             f"/api/shops/{shop.id}", {"type_id": target.id}, format="json"
@@ -411,7 +410,7 @@ def test_a_redis_failure_after_commit_does_not_fail_the_write(staff_api, monkeyp
     def redis_down(*args, **kwargs):
         raise ConnectionError("redis is down")
 
-    monkeypatch.setattr(services, "_sync_indexes", redis_down)
+    monkeypatch.setattr(services, "shop_indexes_sync", redis_down)
 
     response = staff_api.patch(f"/api/shops/{shop.id}", {"name": "Saved anyway"}, format="json")
 

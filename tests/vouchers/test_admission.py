@@ -21,7 +21,7 @@ from dianping.errors import RateLimited
 from dianping.redis import keys
 from tests.factories import UserFactory
 from tests.helpers import client_for, command_calls, reset_command_stats, run_concurrently
-from tests.test_metrics import scrape, value
+from tests.metrics import scrape, value
 from tests.vouchers.sales import start_sale
 from vouchers.sale import seckill, shard, window
 

@@ -319,7 +319,7 @@ def test_operators_choose_buckets_when_creating_a_sale_only(staff_api, settings)
 def test_metrics_and_the_live_page_show_every_bucket(
     client, admin_client, redis_client, fake_clock
 ) -> None:
-    from tests.test_metrics import scrape, value
+    from tests.metrics import scrape, value
 
     sale = start_sale(stock=10, buckets=3)
     per_bucket = _bucket_stock(redis_client, sale)

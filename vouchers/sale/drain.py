@@ -211,6 +211,13 @@ DATABASE_DOWN = (OperationalError, InterfaceError)
 NOT_THEIR_FAULT = (*DATABASE_DOWN, SystemFault)
 
 
+def read_orders(shard: int, batch: int, *, recover: bool = False) -> list[Accepted]:
+    """The well-formed orders `drain_shard` would persist next, delivered to this shard's
+    consumer and left unacked (a drain stopped before its commit, for reconcile and tests)."""
+    good, _ = _parse(_read(shard, batch, recover=recover))
+    return good
+
+
 def _read(shard: int, batch: int, *, recover: bool) -> list[Entry]:
     """Entries to work on: when recovering, what was left unacked first, then new ones."""
     client = sale_redis()
