@@ -23,8 +23,7 @@ from pathlib import Path
 
 from harness import WRK_DIR, Server, WrkResult, manage, manage_output, run_wrk, server_env
 from seckill import DrainWorker, make_sale, redis_cli
-
-from shops import shop_id_range
+from shops_bench import shop_id_range
 
 TICKS = os.sysconf("SC_CLK_TCK")
 

@@ -32,8 +32,7 @@ from pathlib import Path
 
 from harness import WRK_DIR, Server, WrkResult, manage, median_result, run_wrk, server_env
 from PIL import Image, ImageFilter
-
-from shops import shop_id_range
+from shops_bench import shop_id_range
 
 RESET = 0  # the status tallied for an upload whose connection broke
 

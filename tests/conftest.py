@@ -91,7 +91,7 @@ def fake_clock() -> Iterator[FakeClock]:
 @pytest.fixture
 def eager_tasks() -> Iterator[None]:
     """Run Celery tasks in-process when enqueued. Only the hop through the broker is
-    skipped (tests/test_celery.py and the feed's real-worker test prove that hop);
+    skipped (tests/platform/test_celery.py and the feed's real-worker test prove that hop);
     Redis and the database stay real."""
     from dianping.celery import app
 

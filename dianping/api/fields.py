@@ -4,7 +4,7 @@ DRF's stock fields coerce: a full-width "1" (U+FF11), 1.0 and True pass as integ
 PrimaryKeyRelatedField reads 1.5 as id 1, 0 passes as text and "yes" as a boolean. Each
 of those is a client bug we should name, and a lie in the schema that schemathesis'
 negative-data check finds. Every writable field of a request serializer comes from here
-(tests/test_strict_input.py walks them), and each declares in the schema the same limits
+(tests/platform/test_strict_input.py walks them), and each declares in the schema the same limits
 it enforces: the pattern it checks is the one the schema shows.
 
 In a JSON body a value must have its JSON type; query strings and multipart forms carry

@@ -3,7 +3,7 @@ real Redis and a real database: each buyer buys in their home bucket, an empty b
 refills from the others, "sold out" means every bucket, a move a dead process left
 halfway is settled once, and reconcile, the heal, release, the metrics and the admin
 count every bucket. (The Cluster's crash test sells a split sale through a killed master:
-tests/test_chaos.py.)"""
+tests/platform/test_chaos.py.)"""
 
 from __future__ import annotations
 

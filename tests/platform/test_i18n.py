@@ -22,7 +22,7 @@ from rest_framework.test import APIClient
 from blogs.models import Blog, BlogComment
 from tests.factories import VoucherFactory
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class _Headers(TypedDict):

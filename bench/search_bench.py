@@ -1,7 +1,7 @@
 """GET /api/search against the bare Django JSON view, same server, same run; and the index's
 freshness: from a committed note edit to its new word being found, through the task.
 
-    .venv/bin/python bench/search.py [--server granian|gunicorn] [--workers 2] [--threads 4]
+    .venv/bin/python bench/search_bench.py [--server granian|gunicorn] [--workers 2] [--threads 4]
         [--rounds 3] [--duration 10s] [--connections 32] [--writes 100]
         [--shops 2000] [--notes 10000] [--users 1000]
 

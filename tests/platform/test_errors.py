@@ -16,7 +16,7 @@ from accounts.models import User
 from dianping.api.parsers import MAX_DEPTH
 from dianping.views import bad_request
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 APPS = [
     "dianping",
     "accounts",

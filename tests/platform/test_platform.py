@@ -20,7 +20,7 @@ from accounts.models import User
 from dianping.api.pagination import PageNumberPagination
 from dianping.redis import keys
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.django_db

@@ -20,7 +20,7 @@ from tests.metrics import TOKEN, Samples, scrape, value
 from tests.vouchers.sales import drain_all, start_sale
 from vouchers.sale import shard
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.django_db
@@ -207,12 +207,16 @@ def broken_collector() -> list:
 @pytest.mark.django_db
 def test_a_failing_collector_costs_only_its_own_gauges(client, settings) -> None:
     settings.METRICS_COLLECTORS = [
-        "tests.test_metrics.broken_collector",
+        "tests.platform.test_metrics.broken_collector",
         "dianping.metrics.health_metrics",
     ]
     samples = scrape(client)
     assert (
-        value(samples, "dianping_collector_up", collector="tests.test_metrics.broken_collector")
+        value(
+            samples,
+            "dianping_collector_up",
+            collector="tests.platform.test_metrics.broken_collector",
+        )
         == 0
     )
     assert value(samples, "dianping_collector_up", collector="dianping.metrics.health_metrics") == 1
