@@ -132,9 +132,12 @@ def guessed_viewer(token: str) -> int | None:
 
 
 def settle_reads(
-    token: str, viewer: dict[str, Any] | None, guess: int | None, reads: Reads | None,
+    token: str,
+    viewer: dict[str, Any] | None,
+    guess: int | None,
+    reads: Reads | None,
     queued: list,
-) -> list:  # fmt: skip
+) -> list:
     """The replies to `reads` for the viewer the token's refresh found: `queued` (those
     sent with the guess) when it was right, else read again in a round trip of their
     own, for the real viewer (None when the token is unknown); the guess is corrected."""

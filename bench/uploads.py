@@ -181,8 +181,9 @@ def main() -> None:
 
 
 def read(url: str, args: argparse.Namespace, script: str, env: dict[str, str]) -> WrkResult:
-    return run_wrk(url, duration=args.duration, connections=args.connections, script=script,
-                   env=env)  # fmt: skip
+    return run_wrk(
+        url, duration=args.duration, connections=args.connections, script=script, env=env
+    )
 
 
 def eight_at_once(url: str, tokens: list[str], data: bytes) -> tuple[float, Counter[int]]:

@@ -107,10 +107,27 @@ class BlogSerializer(serializers.ModelSerializer):
     class Meta:
         model = Blog
         fields = [
-            "id", "user", "shop_id", "rating", "taste", "environment", "service", "title",
-            "images", "content", "liked", "comments", "helpful", "favourites", "is_liked",
-            "voted_helpful", "saved", "reply", "created_at", "updated_at",
-        ]  # fmt: skip
+            "id",
+            "user",
+            "shop_id",
+            "rating",
+            "taste",
+            "environment",
+            "service",
+            "title",
+            "images",
+            "content",
+            "liked",
+            "comments",
+            "helpful",
+            "favourites",
+            "is_liked",
+            "voted_helpful",
+            "saved",
+            "reply",
+            "created_at",
+            "updated_at",
+        ]
         read_only_fields = fields
         extra_kwargs = {"helpful": {"help_text": "How many readers voted this review helpful."}}
 

@@ -69,9 +69,12 @@ class GuardMiddleware:
                 # Django's own line for it, written here while the ids are set (its
                 # handler writes it after the middleware, and skips a response logged).
                 log_response(
-                    "%s: %s", response.reason_phrase, request.path,
-                    response=response, request=request,
-                )  # fmt: skip
+                    "%s: %s",
+                    response.reason_phrase,
+                    request.path,
+                    response=response,
+                    request=request,
+                )
             if request.META.get("CONTENT_LENGTH") not in (None, "", "0"):
                 _discard_unread_body(request)
         finally:
@@ -114,9 +117,11 @@ class GuardMiddleware:
         if request.path.startswith("/api/"):
             return domain_error_json(error)
         return HttpResponse(
-            error.detail, status=503, content_type="text/plain; charset=utf-8",
+            error.detail,
+            status=503,
+            content_type="text/plain; charset=utf-8",
             headers={"Retry-After": str(error.retry_after)},
-        )  # fmt: skip
+        )
 
 
 def _discard_unread_body(request: HttpRequest) -> None:

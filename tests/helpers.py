@@ -73,11 +73,25 @@ class PrivateRedis:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            [shutil.which("redis-server") or "redis-server", "--bind", "127.0.0.1",
-             "--port", str(self.port), "--dir", str(self.directory), "--appendonly", "yes",
-             "--appendfsync", "always", "--save", "", *self.args],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+            [
+                shutil.which("redis-server") or "redis-server",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--dir",
+                str(self.directory),
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+                "--save",
+                "",
+                *self.args,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         wait_until(lambda: _answers(self.client()), timeout=30)
 
     def client(self) -> redis.Redis:

@@ -311,9 +311,14 @@ def test_the_catalog_holds_every_string_of_the_source(domain, tmp_path, settings
     settings.LOCALE_PATHS = [tree / "locale"]
     monkeypatch.chdir(tree)
     call_command(
-        "makemessages", locale=["zh_Hans"], domain=domain, no_obsolete=True, symlinks=True,
-        ignore_patterns=I18N_IGNORE, verbosity=0,
-    )  # fmt: skip
+        "makemessages",
+        locale=["zh_Hans"],
+        domain=domain,
+        no_obsolete=True,
+        symlinks=True,
+        ignore_patterns=I18N_IGNORE,
+        verbosity=0,
+    )
 
     def messages(po: Path) -> set[tuple[str | None, str]]:
         entries = _po_entries(po.read_text(encoding="utf-8"))

@@ -187,8 +187,10 @@ def test_the_shop_sales_job_counts_what_it_tells_and_when_it_last_succeeded(
         assert value(after, sent, kind=kind) - value(before, sent, kind=kind) == 1
     succeeded = value(after, last, task="notify-shop-sales")
     assert started <= succeeded <= time.time()
-    assert value(after, "dianping_collector_up",
-                 collector="dianping.metrics.periodic_task_metrics") == 1  # fmt: skip
+    assert (
+        value(after, "dianping_collector_up", collector="dianping.metrics.periodic_task_metrics")
+        == 1
+    )
 
     # A run that fails leaves its last success where it was (the alert's age grows).
     def broken(**_: object) -> int:

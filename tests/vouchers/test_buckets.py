@@ -287,10 +287,15 @@ def test_operators_choose_buckets_when_creating_a_sale_only(staff_api, settings)
     shop = ShopFactory()
     begin = clock.now() + timedelta(hours=1)
     body = {
-        "shop_id": shop.id, "title": "split", "pay_value": 100, "actual_value": 200,
-        "type": "seckill", "stock": 90, "begin_time": begin.isoformat(),
+        "shop_id": shop.id,
+        "title": "split",
+        "pay_value": 100,
+        "actual_value": 200,
+        "type": "seckill",
+        "stock": 90,
+        "begin_time": begin.isoformat(),
         "end_time": (begin + timedelta(hours=1)).isoformat(),
-    }  # fmt: skip
+    }
 
     created = staff_api.post("/api/vouchers", {**body, "buckets": 3}, format="json")
     too_many = staff_api.post(
@@ -298,10 +303,16 @@ def test_operators_choose_buckets_when_creating_a_sale_only(staff_api, settings)
     )
     normal = staff_api.post(
         "/api/vouchers",
-        {**body, "type": "normal", "stock": None, "begin_time": None, "end_time": None,
-         "buckets": 2},
+        {
+            **body,
+            "type": "normal",
+            "stock": None,
+            "begin_time": None,
+            "end_time": None,
+            "buckets": 2,
+        },
         format="json",
-    )  # fmt: skip
+    )
 
     assert created.status_code == 201, created.json()
     voucher_id = created.json()["id"]

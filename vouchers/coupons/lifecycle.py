@@ -68,28 +68,43 @@ class Transition:
 TRANSITIONS = {
     # A paid order gets the code a shop redeems it by.
     Move.PAY: Transition(
-        Status.UNPAID, Status.PAID, frozenset({Actor.OWNER}), unexpired=True,
+        Status.UNPAID,
+        Status.PAID,
+        frozenset({Actor.OWNER}),
+        unexpired=True,
         writes=lambda now: {"paid_at": now, "redeem_code": new_redeem_code()},
     ),
     # A dead order frees its live slot: its buyer may take the voucher again.
     Move.CANCEL: Transition(
-        Status.UNPAID, Status.CANCELLED, frozenset({Actor.OWNER, Actor.PAY_TIMEOUT}),
-        unexpired=False, writes=lambda now: {"cancelled_at": now, "live_slot": None},
+        Status.UNPAID,
+        Status.CANCELLED,
+        frozenset({Actor.OWNER, Actor.PAY_TIMEOUT}),
+        unexpired=False,
+        writes=lambda now: {"cancelled_at": now, "live_slot": None},
     ),
     Move.USE: Transition(
-        Status.PAID, Status.USED, frozenset({Actor.PAYER, Actor.SHOP_STAFF}), unexpired=True,
+        Status.PAID,
+        Status.USED,
+        frozenset({Actor.PAYER, Actor.SHOP_STAFF}),
+        unexpired=True,
         writes=lambda now: {"used_at": now},
     ),
     # An expired coupon given back stays used: it was spent on that bill.
     Move.GIVE_BACK: Transition(
-        Status.USED, Status.PAID, frozenset({Actor.BILL_REFUND}), unexpired=True,
+        Status.USED,
+        Status.PAID,
+        frozenset({Actor.BILL_REFUND}),
+        unexpired=True,
         writes=lambda now: {"used_at": None},
     ),
     Move.REFUND: Transition(
-        Status.PAID, Status.REFUNDED, frozenset({Actor.OWNER}), unexpired=True,
+        Status.PAID,
+        Status.REFUNDED,
+        frozenset({Actor.OWNER}),
+        unexpired=True,
         writes=lambda now: {"refunded_at": now, "live_slot": None},
     ),
-}  # fmt: skip
+}
 
 
 def move(orders: QuerySet[VoucherOrder], name: Move, *, by: Actor, now: datetime) -> int:

@@ -372,9 +372,11 @@ def _settle(shard: int, done: list[Accepted]) -> int:
     for bucket, count in _lag_histogram(done).items():
         args += [bucket, count]
     stream_keys = [
-        keys.seckill_orders(shard), keys.seckill_pending(shard), keys.seckill_failures(shard),
+        keys.seckill_orders(shard),
+        keys.seckill_pending(shard),
+        keys.seckill_failures(shard),
         keys.seckill_lag(shard),
-    ]  # fmt: skip
+    ]
     return int(_FINISH(stream_keys, args))
 
 
