@@ -41,9 +41,9 @@ PAGE_SIZE = 10
 def user_blogs_page(
     *, user_id: int, page: int, caller_id: int | None = None
 ) -> tuple[int, list[dict[str, Any]]]:
-    """(the user's blog count, page `page` of their blog summaries), with `liked`,
-    `is_liked` and `saved` (for `caller_id`) read live. A hit costs two round trips: the
-    page with its count, then the live likes and markers."""
+    """A user's blog count and one page of their blog summaries. The pages are cached,
+    but `liked`, `is_liked` and `saved` (for `caller_id`) are read live, so a like shows at
+    once. A hit costs two round trips: the page with its count, then the live states."""
     count, items = _cached_page(user_id, page)
     ids = [item["id"] for item in items]
     states, marked = likes.reader_states(ids, caller_id, counts=True)
@@ -54,8 +54,8 @@ def user_blogs_page(
 
 
 def user_blogs_from_database(*, user_id: int, page: int) -> tuple[int, list[dict[str, Any]]]:
-    """`user_blogs_page` without Redis (it is unreachable): the count and the page from
-    the database, each blog's `liked` the database's count (it follows the likers' set)."""
+    """`user_blogs_page` for when Redis is unreachable, so the page still loads: the count
+    and the page come from the database, and `liked` is the database's copy of the count."""
     count = _visible(user_id).count()
     offset = (page - 1) * PAGE_SIZE
     rows = list(_newest_first(user_id)[offset : offset + PAGE_SIZE])

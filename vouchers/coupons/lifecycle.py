@@ -167,7 +167,8 @@ REFUSALS: dict[str, tuple[Refusal, Refusal]] = {
 
 
 def refusal(name: Move, order: VoucherOrder, now: datetime) -> Conflict | None:
-    """Why `name` cannot be made on `order` as it is at `now`; None if it can."""
+    """The refusal for moving `order` by `name` at `now`, or None when the move is allowed.
+    Services ask before they write, so a refused move changes nothing."""
     transition = TRANSITIONS[name]
     if order.status == transition.source and not (transition.unexpired and order.is_expired(now)):
         return None
@@ -175,7 +176,9 @@ def refusal(name: Move, order: VoucherOrder, now: datetime) -> Conflict | None:
 
 
 def refused(name: Move, order: VoucherOrder, now: datetime) -> Conflict:
-    """The answer to `name` not made (or lost to a racing move) on `order` as it now is."""
+    """The refusal to send when the move `name` did not happen on `order`: either it was
+    never allowed, or a concurrent move changed the order first. The answer is worded
+    from the order's current state, so the client learns what happened to it."""
     transition, state = TRANSITIONS[name], order.status
     if state == transition.source and transition.unexpired and order.is_expired(now):
         state = _EXPIRED_UNPAID if state == Status.UNPAID else _EXPIRED_PAID

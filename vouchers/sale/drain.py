@@ -178,9 +178,10 @@ def drain_run() -> int:
 
 
 def _sale_redis_is_ours() -> bool:
-    """True once the sale's Redis proved to carry this database's identity (claimed if
-    it carried none); raises RedisOfAnotherDatabase. False while the database cannot
-    say: the pass goes on as it would have, storing nothing, and the next checks again."""
+    """Whether the sale's Redis belongs to this database, so a drain never stores another
+    installation's orders. True once the Redis carries this database's identity (it is
+    claimed if it carries none); RedisOfAnotherDatabase when it carries another's. False
+    while the database cannot answer: this pass stores nothing and the next one asks again."""
     try:
         heal.check_belongs_here()
     except DATABASE_DOWN:
@@ -248,7 +249,8 @@ def _unacked(client: redis.Redis, stream: str, consumer: str, batch: int) -> lis
 def _read_group(
     client: redis.Redis, stream: str, consumer: str, start: str, count: int
 ) -> list[Entry]:
-    """XREADGROUP from `start` ("0": own pending, ">": new), creating the groups if missing."""
+    """Read entries with XREADGROUP from `start`: "0" for this consumer's unacked
+    entries, ">" for new ones. Creates the groups when a Redis lost them."""
     try:
         reply = client.xreadgroup(GROUP, consumer, {stream: start}, count=count)
     except redis.ResponseError as exc:

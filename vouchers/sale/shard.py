@@ -70,7 +70,8 @@ def placement(voucher_id: int, sale_shards: str) -> tuple[int, ...]:
 
 
 def shard_bits() -> int:
-    """Low bits of an order id's counter part that carry its shard (ids stay unique)."""
+    """How many low bits of an order id's counter hold its shard, so the drain and the
+    order services can find an order's shard from its id alone."""
     return max(1, (settings.SECKILL_SHARDS - 1).bit_length())
 
 
@@ -122,7 +123,7 @@ def pending_order_id(field: str) -> int:
 
 
 def pending_owner(value: bytes) -> tuple[int, int]:
-    """(user id, voucher id) from a pending hash value ("<user>:<voucher>")."""
+    """The (user id, voucher id) that a pending hash value ("<user>:<voucher>") names."""
     user_id, voucher_id = (int(part) for part in value.split(b":"))
     return user_id, voucher_id
 
