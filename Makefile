@@ -79,7 +79,7 @@ bench-setup: setup  ## wrk and var/ for the benchmarks (scripts/bench.sh brings 
 	@mkdir -p var  # the bench runs the production settings, which do not create it
 
 bench-shops: bench-setup  ## GET /api/shops/{id} vs a bare Django view under granian + wrk
-	@scripts/bench.sh shops.py $(BENCH_ARGS)
+	@scripts/bench.sh shops_bench.py $(BENCH_ARGS)
 
 bench-seckill: bench-setup  ## the flash sale under wrk, drain rate into MariaDB, Redis ceiling
 	@scripts/bench.sh --mariadb seckill.py $(BENCH_ARGS)
@@ -105,7 +105,7 @@ bench-api: bench-setup  ## the reads users make most, each against the bare view
 	@scripts/bench.sh --mariadb api.py $(BENCH_ARGS)
 
 bench-search: bench-setup  ## GET /api/search vs the bare view on 13k generated documents; index freshness
-	@scripts/bench.sh search.py $(BENCH_ARGS)
+	@scripts/bench.sh search_bench.py $(BENCH_ARGS)
 
 bench-latency: bench-setup  ## p50/p99/p99.9 at 30-90 % of each endpoint's peak (k6 open model, pinned cores)
 	@scripts/bench.sh latency.py $(BENCH_ARGS)

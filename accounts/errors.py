@@ -1,4 +1,4 @@
-"""Every error code the accounts app answers with, in one place (SPEC §1)."""
+"""Every error code the accounts app answers with, in one place (docs/product/accounts.md)."""
 
 from __future__ import annotations
 

@@ -44,8 +44,9 @@ def user_saved(
         # Every device's token shows the new name at once, and `me`, served from the
         # token, too; however the change was saved (API, admin, shell).
         saved_id = instance.pk
-        transaction.on_commit(lambda: tokens.tokens_refresh_user(saved_id), using=using,
-                              robust=True)  # fmt: skip
+        transaction.on_commit(
+            lambda: tokens.tokens_refresh_user(saved_id), using=using, robust=True
+        )
     activity = update_fields is None or "is_active" in update_fields
     if not created and (changed or activity):  # re-enabled too: its "no such user" goes
         user_id_ = instance.pk

@@ -106,10 +106,11 @@ _seen: Guesses[int] = Guesses(50_000)
 
 
 def touch_with(request: Any, reads: Reads | None = None) -> tuple[Any, list]:
-    """The caller's token refreshed (SPEC §1: every request, public ones too) and the
-    commands `reads(pipe, viewer_id)` queues (viewer_id None for an anonymous caller), in
-    one round trip for a token this process has seen, two for a new one: (the token's
-    data, or None for an anonymous or unknown caller; the replies to `reads`)."""
+    """The caller's token refreshed (every request, public ones too:
+    docs/product/accounts.md#tokens) and the commands `reads(pipe, viewer_id)` queues
+    (viewer_id None for an anonymous caller), in one round trip for a token this
+    process has seen, two for a new one: (the token's data, or None for an anonymous or
+    unknown caller; the replies to `reads`)."""
     token = bearer_token(request.META.get("HTTP_AUTHORIZATION", ""))
     if token is None:
         return None, _run(reads, None)
@@ -131,9 +132,12 @@ def guessed_viewer(token: str) -> int | None:
 
 
 def settle_reads(
-    token: str, viewer: dict[str, Any] | None, guess: int | None, reads: Reads | None,
+    token: str,
+    viewer: dict[str, Any] | None,
+    guess: int | None,
+    reads: Reads | None,
     queued: list,
-) -> list:  # fmt: skip
+) -> list:
     """The replies to `reads` for the viewer the token's refresh found: `queued` (those
     sent with the guess) when it was right, else read again in a round trip of their
     own, for the real viewer (None when the token is unknown); the guess is corrected."""

@@ -139,52 +139,85 @@ def endpoints(
         "shop detail `/api/shops/{id}`": ([f"/api/shops/{i}" for i in shops], False),
         "note detail `/api/blogs/{id}`": ([f"/api/blogs/{i}" for i in blogs], False),
         "activities `/api/vouchers/activities`": (
-            ["/api/vouchers/activities", "/api/vouchers/activities?tab=upcoming"], False),
+            ["/api/vouchers/activities", "/api/vouchers/activities?tab=upcoming"],
+            False,
+        ),
         "a city's activities `/api/vouchers/activities?city=hangzhou`": (
-            ["/api/vouchers/activities?city=hangzhou"], False),
+            ["/api/vouchers/activities?city=hangzhou"],
+            False,
+        ),
         "cities `/api/cities`": (["/api/cities"], False),
         "home page HTML `/`": (["/"], False),
         "feed `/api/feed` (signed in)": (["/api/feed"], True),
         "a shop's vouchers `/api/shops/{id}/vouchers`": (
-            [f"/api/shops/{i}/vouchers" for i in shops], False),
+            [f"/api/shops/{i}/vouchers" for i in shops],
+            False,
+        ),
         "me `/api/users/me` (signed in)": (["/api/users/me"], True),
         "a user's notes `/api/users/{id}/blogs`": (
-            [f"/api/users/{i}/blogs" for i in authors], False),
+            [f"/api/users/{i}/blogs" for i in authors],
+            False,
+        ),
         "my vouchers `/api/voucher-orders` (signed in)": (["/api/voucher-orders"], True),
         "shops by type near a point, page 1": (
-            [f"/api/shops?type_id={t}&{p}" for t in types for p in points], False),
+            [f"/api/shops?type_id={t}&{p}" for t in types for p in points],
+            False,
+        ),
         "hot notes `/api/blogs/hot`": (["/api/blogs/hot"], False),
         "shops near a shop `/api/shops/{id}/nearby`": (
-            [f"/api/shops/{i}/nearby" for i in shops], False),
+            [f"/api/shops/{i}/nearby" for i in shops],
+            False,
+        ),
         "a shop's reviews `/api/shops/{id}/reviews`": (
-            [f"/api/shops/{i}/reviews" for i in shops], False),
+            [f"/api/shops/{i}/reviews" for i in shops],
+            False,
+        ),
         "a shop's reviews with photos `/api/shops/{id}/reviews?with_photos=true`": (
-            [f"/api/shops/{i}/reviews?with_photos=true" for i in shops], False),
+            [f"/api/shops/{i}/reviews?with_photos=true" for i in shops],
+            False,
+        ),
         "a shop's reviews most helpful first `/api/shops/{id}/reviews?sort=helpful`": (
-            [f"/api/shops/{i}/reviews?sort=helpful" for i in shops], False),
+            [f"/api/shops/{i}/reviews?sort=helpful" for i in shops],
+            False,
+        ),
         "followers `/api/users/{id}/followers`": (
-            [f"/api/users/{i}/followers" for i in authors], False),
+            [f"/api/users/{i}/followers" for i in authors],
+            False,
+        ),
         "following `/api/users/{id}/following` (signed in)": (
-            [f"/api/users/{i}/following" for i in authors], True),
+            [f"/api/users/{i}/following" for i in authors],
+            True,
+        ),
         "notifications `/api/notifications` (signed in)": (["/api/notifications"], True),
         "unread count `/api/notifications/unread-count` (signed in)": (
-            ["/api/notifications/unread-count"], True),
+            ["/api/notifications/unread-count"],
+            True,
+        ),
         "merchant dashboard `/api/merchant/shops/{id}/dashboard` (its owner)": (
-            [f"/api/merchant/shops/{i}/dashboard" for i in owned], OWNERS),
+            [f"/api/merchant/shops/{i}/dashboard" for i in owned],
+            OWNERS,
+        ),
         "my favourites `/api/favourites?kind=shop` (signed in)": (
-            ["/api/favourites?kind=shop"], True),
+            ["/api/favourites?kind=shop"],
+            True,
+        ),
         "rankings `/api/rankings` (by type, by district; signed in)": (
             [f"/api/rankings?type_id={t}" for t in types]
             + ["/api/rankings?" + urlencode({"area": a}) for a in ("静安寺", "人民广场", "新天地")],
-            True),
+            True,
+        ),
         "guess you like `/api/recommendations` (signed in)": (
-            ["/api/recommendations", f"/api/recommendations?{points[0]}"], True),
+            ["/api/recommendations", f"/api/recommendations?{points[0]}"],
+            True,
+        ),
         **{
             f"search {kind} `/api/search?kind={kind}`": (
-                ["/api/search?" + urlencode({"q": q, "kind": kind}) for q in words], False)
+                ["/api/search?" + urlencode({"q": q, "kind": kind}) for q in words],
+                False,
+            )
             for kind, words in SEARCHES.items()
         },
-    }  # fmt: skip
+    }
 
 
 def main() -> None:

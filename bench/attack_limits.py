@@ -81,10 +81,25 @@ def main() -> None:
             manage_output("shell", "-v0", "-c", PEOPLE.format(notes=1 + FLOOD_NOTES), env=env)
         )
         worker = subprocess.Popen(
-            [str(VENV_BIN / "python"), "-m", "celery", "-A", "dianping", "--quiet", "worker",
-             "--pool", "solo", "--loglevel", "WARNING", "--without-mingle", "--without-gossip"],
-            cwd=ROOT, env=env, start_new_session=True,
-        )  # fmt: skip
+            [
+                str(VENV_BIN / "python"),
+                "-m",
+                "celery",
+                "-A",
+                "dianping",
+                "--quiet",
+                "worker",
+                "--pool",
+                "solo",
+                "--loglevel",
+                "WARNING",
+                "--without-mingle",
+                "--without-gossip",
+            ],
+            cwd=ROOT,
+            env=env,
+            start_new_session=True,
+        )
         try:
             with Server("granian", args.workers, free_port(), env) as server:
                 print(
@@ -110,9 +125,11 @@ def _codes(server: Server, sms: Path) -> None:
         with _Client(server) as client:
             for address in addresses:
                 status, _ = client.call(
-                    "POST", "/api/auth/code", body={"phone": next(phones)},
+                    "POST",
+                    "/api/auth/code",
+                    body={"phone": next(phones)},
                     headers={"X-Forwarded-For": address},
-                )  # fmt: skip
+                )
                 statuses[status] += 1
         other = {s: n for s, n in statuses.items() if s not in (202, 429)}
         print(

@@ -77,14 +77,25 @@ def sale(buckets: int, stock: int) -> int:
 
     kind = ShopType.objects.get_or_create(name="bench", defaults={"sort": 1})[0]
     shop = Shop.objects.create(
-        name="bench", type=kind, city_id=cities.default_city_id(), area="bench", address="bench",
-        x=0, y=0,
-    )  # fmt: skip
+        name="bench",
+        type=kind,
+        city_id=cities.default_city_id(),
+        area="bench",
+        address="bench",
+        x=0,
+        y=0,
+    )
     now = timezone.now()
     voucher = Voucher.objects.create(
-        shop=shop, title=f"bench {buckets}", pay_value=1, actual_value=2, type="seckill",
-        stock=stock, begin_time=now - timedelta(minutes=1), end_time=now + timedelta(hours=1),
-    )  # fmt: skip
+        shop=shop,
+        title=f"bench {buckets}",
+        pay_value=1,
+        actual_value=2,
+        type="seckill",
+        stock=stock,
+        begin_time=now - timedelta(minutes=1),
+        end_time=now + timedelta(hours=1),
+    )
     if buckets > 1:
         voucher.sale_shards = ",".join(map(str, sale_buckets.choose_shards(voucher.id, buckets)))
         voucher.save(update_fields=["sale_shards"])
@@ -181,9 +192,11 @@ def report(rows: list[tuple[str, int, dict[str, float]]]) -> None:
         print(f"| {label} | " + " | ".join(cells) + f" | {sum(per_grab.values()):.1f} |")
     single = sorted(max(p.values()) for label, _, p in rows if label == "1 bucket")
     third = single[len(single) // 2] / 3
-    print(f"\nµs of Redis main-thread CPU per accepted grab. One bucket's master, median: "
-          f"{3 * third:.1f}; a third of it: {third:.1f}. Each master of a split sale "
-          "against that third:")  # fmt: skip
+    print(
+        f"\nµs of Redis main-thread CPU per accepted grab. One bucket's master, median: "
+        f"{3 * third:.1f}; a third of it: {third:.1f}. Each master of a split sale "
+        "against that third:"
+    )
     for label, _, per_grab in rows:
         if label != "1 bucket":
             print(f"- {label}: " + ", ".join(f"{v / third:.2f}" for v in per_grab.values()))

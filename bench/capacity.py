@@ -23,8 +23,7 @@ from pathlib import Path
 
 from harness import WRK_DIR, Server, WrkResult, manage, manage_output, run_wrk, server_env
 from seckill import DrainWorker, make_sale, redis_cli
-
-from shops import shop_id_range
+from shops_bench import shop_id_range
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -133,7 +132,7 @@ def main() -> None:
             "seckill.lua",
             {**os.environ, "VOUCHER_ID": str(sale), "TOKENS_FILE": str(tokens)},
         ),
-    }  # fmt: skip
+    }
     rows = []
     with Server("granian", 2, args.port, env, 4) as server:
         for shop_id in range(first_id, first_id + count):
@@ -149,14 +148,16 @@ def main() -> None:
     # The drain: a backlog accepted with no worker running, then persisted by one worker.
     backlog_sale = make_sale(env, stock=args.backlog)
     manage(
-        "shell", "-v0", "-c",
+        "shell",
+        "-v0",
+        "-c",
         "from accounts.management.commands.issue_tokens import load_test_phones; "
         "from accounts.models import User; from vouchers.sale.seckill import voucher_seckill; "
         f"ids = User.objects.filter(phone__in=load_test_phones({args.backlog}, staff=False))"
         ".values_list('id', flat=True); "
         f"[voucher_seckill(user_id=u, voucher_id={backlog_sale}) for u in ids]",
         env=env,
-    )  # fmt: skip
+    )
     # Progress is read from the shard's pending hash (orders accepted, not yet persisted):
     # a Redis HLEN is instant, where asking the database would start Django each time.
     pending_key = json.loads(
@@ -166,7 +167,7 @@ def main() -> None:
             f"print(json.dumps(keys.seckill_pending(shard.shard_of({backlog_sale}))))",
             env=env,
         )
-    )  # fmt: skip
+    )
 
     def pending() -> int:
         return int(redis_cli("hlen", pending_key))
@@ -183,20 +184,28 @@ def main() -> None:
     drain_rate = drained / (ended - started)
     worker.stop()
 
-    print(f"\ngranian 2 workers x 4 threads, wrk -t2 -c{args.connections} -d{args.duration}; "
-          "CPU per request by tier (web, MariaDB: /proc; Redis: INFO)\n")  # fmt: skip
-    print("| request | req/s here | web CPU ms/req | → req/s per web core | Redis CPU µs/req "
-          "| → req/s per Redis core | Redis commands/req | DB CPU ms/req |")  # fmt: skip
+    print(
+        f"\ngranian 2 workers x 4 threads, wrk -t2 -c{args.connections} -d{args.duration}; "
+        "CPU per request by tier (web, MariaDB: /proc; Redis: INFO)\n"
+    )
+    print(
+        "| request | req/s here | web CPU ms/req | → req/s per web core | Redis CPU µs/req "
+        "| → req/s per Redis core | Redis commands/req | DB CPU ms/req |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for name, result, cost in rows:
-        print(f"| {name} | {result.requests_per_second:,.0f} | {cost['web_ms']:.3f} | "
-              f"{1000 / cost['web_ms']:,.0f} | {cost['redis_ms'] * 1000:.1f} | "
-              f"{1000 / max(cost['redis_ms'], 1e-9):,.0f} | {cost['redis_cmds']:.2f} | "
-              f"{cost['db_ms']:.3f} |")  # fmt: skip
-    print(f"| drain, one worker, per order persisted | {drain_rate:,.0f} orders/s | "
-          f"{drain['web_ms']:.3f} | {1000 / drain['web_ms']:,.0f} orders/s | "
-          f"{drain['redis_ms'] * 1000:.1f} | {1000 / max(drain['redis_ms'], 1e-9):,.0f} | "
-          f"{drain['redis_cmds']:.2f} | {drain['db_ms']:.3f} |")  # fmt: skip
+        print(
+            f"| {name} | {result.requests_per_second:,.0f} | {cost['web_ms']:.3f} | "
+            f"{1000 / cost['web_ms']:,.0f} | {cost['redis_ms'] * 1000:.1f} | "
+            f"{1000 / max(cost['redis_ms'], 1e-9):,.0f} | {cost['redis_cmds']:.2f} | "
+            f"{cost['db_ms']:.3f} |"
+        )
+    print(
+        f"| drain, one worker, per order persisted | {drain_rate:,.0f} orders/s | "
+        f"{drain['web_ms']:.3f} | {1000 / drain['web_ms']:,.0f} orders/s | "
+        f"{drain['redis_ms'] * 1000:.1f} | {1000 / max(drain['redis_ms'], 1e-9):,.0f} | "
+        f"{drain['redis_cmds']:.2f} | {drain['db_ms']:.3f} |"
+    )
 
 
 if __name__ == "__main__":

@@ -74,9 +74,13 @@ def main() -> None:
             duration=duration,
             connections=args.connections,
             script=str(WRK_DIR / "seckill.lua"),
-            env={**os.environ, "VOUCHER_ID": str(voucher_id), "TOKENS_FILE": str(tokens),
-                 "ACTION": "claim"},
-        )  # fmt: skip
+            env={
+                **os.environ,
+                "VOUCHER_ID": str(voucher_id),
+                "TOKENS_FILE": str(tokens),
+                "ACTION": "claim",
+            },
+        )
 
     ping = str(WRK_DIR / "ping.lua")
     with Server("granian", args.workers, args.port, env, args.threads) as server:
@@ -95,21 +99,27 @@ def main() -> None:
     )
     print("| measure | value |")
     print("|---|---|")
-    print(f"| bare Django view `/api/ping` | {base.requests_per_second:.0f} req/s, "
-          f"p50 {base.p50_ms:.2f} ms, p99 {base.p99_ms:.2f} ms |")  # fmt: skip
+    print(
+        f"| bare Django view `/api/ping` | {base.requests_per_second:.0f} req/s, "
+        f"p50 {base.p50_ms:.2f} ms, p99 {base.p99_ms:.2f} ms |"
+    )
     for label, result in (
         ("unlimited voucher", free),
         ("voucher with stock (guarded UPDATE)", guarded),
     ):
-        print(f"| `POST /api/vouchers/{{id}}/claim`, {label} | {result.requests_per_second:.0f} "
-              f"req/s (**{result.requests_per_second / base.requests_per_second:.2f}** x "
-              f"baseline), p50 {result.p50_ms:.2f} ms, p99 {result.p99_ms:.2f} ms, "
-              f"{result.non_2xx} non-2xx |")  # fmt: skip
+        print(
+            f"| `POST /api/vouchers/{{id}}/claim`, {label} | {result.requests_per_second:.0f} "
+            f"req/s (**{result.requests_per_second / base.requests_per_second:.2f}** x "
+            f"baseline), p50 {result.p50_ms:.2f} ms, p99 {result.p99_ms:.2f} ms, "
+            f"{result.non_2xx} non-2xx |"
+        )
     print(f"| stock vs unlimited | {guarded.requests_per_second / free.requests_per_second:.2f} |")
     adds_up = left is not None and claimed + left == args.last_units
-    print(f"| last {args.last_units} units, 5 s of everyone claiming | {claimed} claimed + "
-          f"{left} left = {args.last_units}: {'adds up' if adds_up else 'DOES NOT add up'}; "
-          f"{rush.non_2xx} refused (409) |")  # fmt: skip
+    print(
+        f"| last {args.last_units} units, 5 s of everyone claiming | {claimed} claimed + "
+        f"{left} left = {args.last_units}: {'adds up' if adds_up else 'DOES NOT add up'}; "
+        f"{rush.non_2xx} refused (409) |"
+    )
 
 
 if __name__ == "__main__":

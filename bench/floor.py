@@ -72,12 +72,21 @@ def main() -> None:
 
     app = app_with(full)
     environ = {
-        "REQUEST_METHOD": "GET", "PATH_INFO": BARE_PATH, "QUERY_STRING": "",
-        "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8000", "SERVER_PROTOCOL": "HTTP/1.1",
-        "HTTP_HOST": "127.0.0.1:8000", "REMOTE_ADDR": "127.0.0.1", "wsgi.url_scheme": "http",
-        "wsgi.version": (1, 0), "wsgi.errors": sys.stderr, "wsgi.multithread": False,
-        "wsgi.multiprocess": True, "wsgi.run_once": False,
-    }  # fmt: skip
+        "REQUEST_METHOD": "GET",
+        "PATH_INFO": BARE_PATH,
+        "QUERY_STRING": "",
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "8000",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "HTTP_HOST": "127.0.0.1:8000",
+        "REMOTE_ADDR": "127.0.0.1",
+        "wsgi.url_scheme": "http",
+        "wsgi.version": (1, 0),
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": False,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+    }
 
     def call(application: Any) -> None:
         env = dict(environ)

@@ -72,15 +72,28 @@ def server_command(server: str, workers: int, port: int, threads: int) -> list[s
     app = "dianping.wsgi:application"
     if server == "granian":  # the production command (scripts/web.sh), sized here
         return [
-            "env", f"WEB_WORKERS={workers}", f"WEB_THREADS={threads}", "HOST=127.0.0.1",
-            f"PORT={port}", str(ROOT / "scripts" / "web.sh"), "--log-level", "warning",
-        ]  # fmt: skip
+            "env",
+            f"WEB_WORKERS={workers}",
+            f"WEB_THREADS={threads}",
+            "HOST=127.0.0.1",
+            f"PORT={port}",
+            str(ROOT / "scripts" / "web.sh"),
+            "--log-level",
+            "warning",
+        ]
     if server == "gunicorn":
         return [
-            str(VENV_BIN / "gunicorn"), "--workers", str(workers), "--threads", str(threads),
-            "--bind", f"127.0.0.1:{port}",
-            "--log-level", "warning", app,
-        ]  # fmt: skip
+            str(VENV_BIN / "gunicorn"),
+            "--workers",
+            str(workers),
+            "--threads",
+            str(threads),
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--log-level",
+            "warning",
+            app,
+        ]
     raise ValueError(f"unknown server {server!r}")
 
 
@@ -154,11 +167,14 @@ def parse_wrk(output: str) -> WrkResult:
     total = re.search(r"(\d+) requests in", output)
     p999 = re.search(r"^p99\.9: (\d+)us$", output, re.M)
     return WrkResult(
-        rps, p50, p99, int(non_2xx.group(1)) if non_2xx else 0,
+        rps,
+        p50,
+        p99,
+        int(non_2xx.group(1)) if non_2xx else 0,
         sum(map(int, errors.groups())) if errors else 0,
         int(total.group(1)) if total else 0,
         int(p999.group(1)) / 1000 if p999 else None,
-    )  # fmt: skip
+    )
 
 
 def median_result(results: list[WrkResult]) -> WrkResult:
@@ -208,9 +224,22 @@ def own_stack(name: str, **extra: str) -> Iterator[dict[str, str]]:
     workdir = Path(tempfile.mkdtemp(prefix=f"{name}-"))
     redis_port = free_port()
     redis = subprocess.Popen(
-        ["redis-server", "--bind", "127.0.0.1", "--port", str(redis_port), "--dir", str(workdir),
-         "--save", "", "--appendonly", "no", "--logfile", str(workdir / "redis.log")],
-    )  # fmt: skip
+        [
+            "redis-server",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(redis_port),
+            "--dir",
+            str(workdir),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--logfile",
+            str(workdir / "redis.log"),
+        ],
+    )
     try:
         wait_for_redis(redis_port)
         database = ROOT / "var" / f"{name}.sqlite3"

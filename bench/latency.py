@@ -171,9 +171,18 @@ class PinnedServer:
         self.workers = shape.workers
         self.metrics_url = f"http://127.0.0.1:{port + 1000}/metrics"
         command = [
-            "taskset", "-c", cpus, str(ROOT / "scripts" / "web.sh"), "--log-level", "warning",
-            "--metrics", "--metrics-port", str(port + 1000), "--metrics-scrape-interval", "1",
-        ]  # fmt: skip
+            "taskset",
+            "-c",
+            cpus,
+            str(ROOT / "scripts" / "web.sh"),
+            "--log-level",
+            "warning",
+            "--metrics",
+            "--metrics-port",
+            str(port + 1000),
+            "--metrics-scrape-interval",
+            "1",
+        ]
         server_env = {**env, **shape.env(), "HOST": "127.0.0.1", "PORT": str(port)}
         self.process = subprocess.Popen(command, cwd=ROOT, env=server_env, start_new_session=True)
 
@@ -322,8 +331,20 @@ def main() -> None:
                 if args.budget and time.monotonic() - t0 + per_cell > args.budget:
                     notes.append(f"{shape.label} {key}: skipped, out of the time budget")
                     continue
-                rows += measure(args, server, shape, key, endpoint, levels, work, wrk, k6,
-                                sale_path, readers, tokens)  # fmt: skip
+                rows += measure(
+                    args,
+                    server,
+                    shape,
+                    key,
+                    endpoint,
+                    levels,
+                    work,
+                    wrk,
+                    k6,
+                    sale_path,
+                    readers,
+                    tokens,
+                )
     for tid, mask in restore:
         with contextlib.suppress(OSError):
             os.sched_setaffinity(tid, mask)
@@ -331,9 +352,19 @@ def main() -> None:
 
 
 def measure(
-    args: argparse.Namespace, server: PinnedServer, shape: Shape, key: str, endpoint: Endpoint,
-    levels: list[int], work: Path, wrk: str, k6: str, sale_path: str, readers: Path, tokens: Path,
-) -> list[dict]:  # fmt: skip
+    args: argparse.Namespace,
+    server: PinnedServer,
+    shape: Shape,
+    key: str,
+    endpoint: Endpoint,
+    levels: list[int],
+    work: Path,
+    wrk: str,
+    k6: str,
+    sale_path: str,
+    readers: Path,
+    tokens: Path,
+) -> list[dict]:
     paths = work / f"paths-{key}.txt"
     paths.write_text("\n".join([sale_path] if endpoint.sale else endpoint.paths) + "\n")
     token_file = tokens if endpoint.sale else readers if endpoint.signed_in else None
@@ -363,8 +394,19 @@ def measure(
     connections = max(16, 16 * workers)
 
     def closed(seconds: float) -> str:
-        command = ["taskset", "-c", args.load_cpus, wrk, f"-t{threads}", f"-c{connections}",
-                   f"-d{seconds:g}s", "--latency", "-s", str(script), server.url]  # fmt: skip
+        command = [
+            "taskset",
+            "-c",
+            args.load_cpus,
+            wrk,
+            f"-t{threads}",
+            f"-c{connections}",
+            f"-d{seconds:g}s",
+            "--latency",
+            "-s",
+            str(script),
+            server.url,
+        ]
         return subprocess.run(command, capture_output=True, text=True, env=lua_env).stdout
 
     closed(args.warm)
@@ -377,12 +419,18 @@ def measure(
     before = server.gil_counters() if gil else None
     summary = work / f"k6-{shape.label}-{key}.json"
     k6_env = {
-        **os.environ, "BASE": server.url, "PATHS_FILE": str(paths),
-        "TOKENS_FILE": str(token_file or ""), "METHOD": "POST" if endpoint.sale else "GET",
-        "RATES": ",".join(map(str, rates)), "VUS": ",".join(map(str, vus)),
-        "STEP": f"{args.step:g}", "GAP": f"{args.gap:g}", "SUMMARY": str(summary),
+        **os.environ,
+        "BASE": server.url,
+        "PATHS_FILE": str(paths),
+        "TOKENS_FILE": str(token_file or ""),
+        "METHOD": "POST" if endpoint.sale else "GET",
+        "RATES": ",".join(map(str, rates)),
+        "VUS": ",".join(map(str, vus)),
+        "STEP": f"{args.step:g}",
+        "GAP": f"{args.gap:g}",
+        "SUMMARY": str(summary),
         "EXPECTED": "200,409" if endpoint.sale else "200",
-    }  # fmt: skip
+    }
     command = ["taskset", "-c", args.load_cpus, k6, "run", "-q", "--no-color", str(K6_SCRIPT)]
     run = subprocess.run(command, capture_output=True, text=True, env=k6_env)
     if not summary.exists():
@@ -396,11 +444,19 @@ def measure(
             gil_us = (after[0] - before[0]) / (after[1] - before[1])
     rows = []
     for level, step in zip(levels, json.loads(summary.read_text())["steps"], strict=True):
-        rows.append({
-            "shape": shape.label, "endpoint": endpoint.name, "key": key,
-            "peak_rps": peak.requests_per_second, "peak_p99_ms": peak.p99_ms,
-            "peak_non_2xx": peak.non_2xx, "level": level, "gil_wait_us": gil_us, **step,
-        })  # fmt: skip
+        rows.append(
+            {
+                "shape": shape.label,
+                "endpoint": endpoint.name,
+                "key": key,
+                "peak_rps": peak.requests_per_second,
+                "peak_p99_ms": peak.p99_ms,
+                "peak_non_2xx": peak.non_2xx,
+                "level": level,
+                "gil_wait_us": gil_us,
+                **step,
+            }
+        )
     for row in rows:
         print(json.dumps(row), flush=True)
         if args.json:
@@ -418,10 +474,11 @@ def report(args: argparse.Namespace, rows: list[dict], notes: list[str], elapsed
         f"\nk6 constant-arrival-rate, {args.step:g} s per level, peak from wrk -d{args.peak:g}s "
         f"(16 connections a worker); production settings, "
         f"{os.environ.get('DATABASE_URL', 'sqlite').split(':')[0]}; {elapsed:.0f} s in all\n",
-        "| shape | endpoint | peak req/s | p99 / p50 at " + " · ".join(args.levels.split(","))
+        "| shape | endpoint | peak req/s | p99 / p50 at "
+        + " · ".join(args.levels.split(","))
         + " % | dropped | failed | GIL wait µs/req |",
         "|---|---|---|---|---|---|---|",
-    ]  # fmt: skip
+    ]
     groups: dict[tuple[str, str], list[dict]] = {}
     for row in rows:
         groups.setdefault((row["shape"], row["endpoint"]), []).append(row)

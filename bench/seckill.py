@@ -185,11 +185,25 @@ class ReplicaRedis:
         self.port = "6397"
         master = os.environ.get("REDIS_PORT", "6390")
         self.process = subprocess.Popen(
-            ["redis-server", "--port", self.port, "--bind", "127.0.0.1", "--save", "",
-             "--dir", tempfile.mkdtemp(), "--appendonly", "no", "--replicaof", "127.0.0.1",
-             master],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+            [
+                "redis-server",
+                "--port",
+                self.port,
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--dir",
+                tempfile.mkdtemp(),
+                "--appendonly",
+                "no",
+                "--replicaof",
+                "127.0.0.1",
+                master,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 60
         while "master_link_status:up" not in self._info() and time.monotonic() < deadline:
             time.sleep(0.2)
@@ -210,9 +224,18 @@ class DrainWorker:
 
     def __init__(self, env: dict[str, str]) -> None:
         command = [
-            str(VENV_BIN / "celery"), "-A", "dianping", "worker", "--pool", "solo",
-            "--loglevel", "WARNING", "--without-heartbeat", "--without-mingle", "--without-gossip",
-        ]  # fmt: skip
+            str(VENV_BIN / "celery"),
+            "-A",
+            "dianping",
+            "worker",
+            "--pool",
+            "solo",
+            "--loglevel",
+            "WARNING",
+            "--without-heartbeat",
+            "--without-mingle",
+            "--without-gossip",
+        ]
         worker_env = {**env, "SECKILL_DRAIN_LOOP_SECONDS": "600"}
         self.process = subprocess.Popen(command, cwd=ROOT, env=worker_env, start_new_session=True)
         django("from vouchers.tasks import drain_seckill_orders as d; d.delay()", env)
@@ -285,8 +308,13 @@ def main() -> None:
     # The latency runs' sales: a fresh one per share, so every first attempt is a buyer's.
     paced_sales = {share: make_sale(env, stock=SALE_STOCK) for share in (50, 70)}
     every_sale = [
-        warm_sale, *round_sales, *none_sales, *replica_sales, *paced_sales.values(), lag_sale,
-    ]  # fmt: skip
+        warm_sale,
+        *round_sales,
+        *none_sales,
+        *replica_sales,
+        *paced_sales.values(),
+        lag_sale,
+    ]
     facts = project_facts(env, every_sale)
     stock_keys = facts["stock_keys"]
     lag_key = facts["lag_keys"][str(lag_sale)]
@@ -410,10 +438,27 @@ def main() -> None:
     # The shard's live marker (vouchers/sale/heal.py).
     redis_cli("set", named_keys["live_key"], run_id)
     ceiling = subprocess.run(
-        ["redis-benchmark", "-p", os.environ.get("REDIS_PORT", "6390"), "-n", "200000", "-c", "50",
-         "-r", "100000000", "-q", "evalsha", sha, str(len(bench_keys)), *bench_keys, *script_args],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
+        [
+            "redis-benchmark",
+            "-p",
+            os.environ.get("REDIS_PORT", "6390"),
+            "-n",
+            "200000",
+            "-c",
+            "50",
+            "-r",
+            "100000000",
+            "-q",
+            "evalsha",
+            sha,
+            str(len(bench_keys)),
+            *bench_keys,
+            *script_args,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     redis_cli("del", *bench_keys)
     evalsha_rps = float(re.search(r"([\d.]+) requests per second", ceiling).group(1))
 
@@ -449,37 +494,54 @@ def main() -> None:
     )
     print("| measure | value |")
     print("|---|---|")
-    print(f"| bare Django view `/api/ping` | {base.requests_per_second:.0f} req/s, "
-          f"p50 {base.p50_ms:.2f} ms, p99 {base.p99_ms:.2f} ms |")  # fmt: skip
-    print(f"| the same plus one Redis PING `/api/ping/redis` | {floor.requests_per_second:.0f} "
-          f"req/s ({floor.requests_per_second / base.requests_per_second:.2f} x baseline), "
-          f"p50 {floor.p50_ms:.2f} ms, p99 {floor.p99_ms:.2f} ms |")  # fmt: skip
+    print(
+        f"| bare Django view `/api/ping` | {base.requests_per_second:.0f} req/s, "
+        f"p50 {base.p50_ms:.2f} ms, p99 {base.p99_ms:.2f} ms |"
+    )
+    print(
+        f"| the same plus one Redis PING `/api/ping/redis` | {floor.requests_per_second:.0f} "
+        f"req/s ({floor.requests_per_second / base.requests_per_second:.2f} x baseline), "
+        f"p50 {floor.p50_ms:.2f} ms, p99 {floor.p99_ms:.2f} ms |"
+    )
     for label, result in (("", alone), (", drain running alongside", alongside)):
-        print(f"| `POST /api/vouchers/{{id}}/seckill`{label} | {result.requests_per_second:.0f} "
-              f"req/s (**{result.requests_per_second / base.requests_per_second:.2f}** x "
-              f"baseline, {result.requests_per_second / floor.requests_per_second:.2f} x the "
-              f"Redis floor), p50 {result.p50_ms:.2f} ms, "
-              f"p99 {result.p99_ms:.2f} ms |")  # fmt: skip
+        print(
+            f"| `POST /api/vouchers/{{id}}/seckill`{label} | {result.requests_per_second:.0f} "
+            f"req/s (**{result.requests_per_second / base.requests_per_second:.2f}** x "
+            f"baseline, {result.requests_per_second / floor.requests_per_second:.2f} x the "
+            f"Redis floor), p50 {result.p50_ms:.2f} ms, "
+            f"p99 {result.p99_ms:.2f} ms |"
+        )
     total = int(alone.requests_per_second * float(args.duration.rstrip("s"))) * args.rounds
     print(
         f"| accepted / rejected (409, 429), sale alone | {accepted} / ~{max(total - accepted, 0)} |"
     )
-    print("| each round: sale ÷ bare view, sale ÷ floor | " + ", ".join(
-        f"{sale.requests_per_second / bare.requests_per_second:.2f} / "
-        f"{sale.requests_per_second / floor.requests_per_second:.2f}"
-        for bare, floor, (sale, _) in rounds) + " |")  # fmt: skip
-    print(f"| inside Redis, per call: the sale's EVALSHA / the floor's PING | "
-          f"{inside_redis['evalsha']} / {inside_redis['ping']} |")  # fmt: skip
-    print(f"| accept-to-persist lag (drain running alongside) | p50 {lag_percentile(lags, 0.5)}, "
-          f"p99 {lag_percentile(lags, 0.99)} ({sum(lags.values())} orders) |")  # fmt: skip
+    print(
+        "| each round: sale ÷ bare view, sale ÷ floor | "
+        + ", ".join(
+            f"{sale.requests_per_second / bare.requests_per_second:.2f} / "
+            f"{sale.requests_per_second / floor.requests_per_second:.2f}"
+            for bare, floor, (sale, _) in rounds
+        )
+        + " |"
+    )
+    print(
+        f"| inside Redis, per call: the sale's EVALSHA / the floor's PING | "
+        f"{inside_redis['evalsha']} / {inside_redis['ping']} |"
+    )
+    print(
+        f"| accept-to-persist lag (drain running alongside) | p50 {lag_percentile(lags, 0.5)}, "
+        f"p99 {lag_percentile(lags, 0.99)} ({sum(lags.values())} orders) |"
+    )
     once_draining = (
         "all persisted within one 0.2 s poll, steady rate not split out"
         if steady is None
         else f"{steady:.0f} orders/s once draining"
     )
-    print(f"| drain rate, backlog of {args.backlog} | {once_draining}; "
-          f"{drained / drain_seconds:.0f} orders/s ({drained} in {drain_seconds:.1f} s) "
-          "counting the worker's start-up |")  # fmt: skip
+    print(
+        f"| drain rate, backlog of {args.backlog} | {once_draining}; "
+        f"{drained / drain_seconds:.0f} orders/s ({drained} in {drain_seconds:.1f} s) "
+        "counting the worker's start-up |"
+    )
     print(f"| `redis-benchmark` EVALSHA seckill.lua, 50 clients | {evalsha_rps:.0f} req/s |")
     modes = [
         ("fsync (appendfsync always)", alone, base),
@@ -487,31 +549,42 @@ def main() -> None:
         ("replica (WAIT 1 after each call, everysec)", alone_replica, replica_base),
     ]
     if own_rounds:
-        modes.append((
-            "fsync on the sale's own Redis (SECKILL_REDIS_URL: token, then sale)",
-            median_result([sale for _, sale in own_rounds]),
-            median_result([bare for bare, _ in own_rounds]),
-        ))  # fmt: skip
+        modes.append(
+            (
+                "fsync on the sale's own Redis (SECKILL_REDIS_URL: token, then sale)",
+                median_result([sale for _, sale in own_rounds]),
+                median_result([bare for bare, _ in own_rounds]),
+            )
+        )
     books += own_books
     for mode, result, bare in modes:
-        print(f"| sale alone, SECKILL_DURABILITY={mode} | {result.requests_per_second:.0f} req/s "
-              f"(**{result.requests_per_second / bare.requests_per_second:.2f}** x its run's "
-              f"bare view), p50 {result.p50_ms:.2f} ms, p99 {result.p99_ms:.2f} ms |")  # fmt: skip
+        print(
+            f"| sale alone, SECKILL_DURABILITY={mode} | {result.requests_per_second:.0f} req/s "
+            f"(**{result.requests_per_second / bare.requests_per_second:.2f}** x its run's "
+            f"bare view), p50 {result.p50_ms:.2f} ms, p99 {result.p99_ms:.2f} ms |"
+        )
     print(f"| the sale alongside the drain, counted three ways | {agreement} |")
-    print("| sold + remaining = initial, every sale of the run | " + ", ".join(
-        f"{v}: {sold} + {left}" for v, sold, left in books) + " |")  # fmt: skip
+    print(
+        "| sold + remaining = initial, every sale of the run | "
+        + ", ".join(f"{v}: {sold} + {left}" for v, sold, left in books)
+        + " |"
+    )
 
     def spread(result: WrkResult) -> str:
         return f"{result.p50_ms:.2f} / {result.p99_ms:.2f} / {result.p999_ms:.2f} ms"
 
-    print("\n| offered (share of the sale's peak) | bare view: req/s; p50 / p99 / p99.9 "
-          "| sale: req/s; p50 / p99 / p99.9 | sale p99 / bare p99 |")  # fmt: skip
+    print(
+        "\n| offered (share of the sale's peak) | bare view: req/s; p50 / p99 / p99.9 "
+        "| sale: req/s; p50 / p99 / p99.9 | sale p99 / bare p99 |"
+    )
     print("|---|---|---|---|")
     for share, (bare_paced, sale_paced) in latency.items():
-        print(f"| {share} % ({alone.requests_per_second * share / 100:.0f} req/s) "
-              f"| {bare_paced.requests_per_second:.0f}; {spread(bare_paced)} "
-              f"| {sale_paced.requests_per_second:.0f}; {spread(sale_paced)} "
-              f"| **{sale_paced.p99_ms / bare_paced.p99_ms:.2f}** |")  # fmt: skip
+        print(
+            f"| {share} % ({alone.requests_per_second * share / 100:.0f} req/s) "
+            f"| {bare_paced.requests_per_second:.0f}; {spread(bare_paced)} "
+            f"| {sale_paced.requests_per_second:.0f}; {spread(sale_paced)} "
+            f"| **{sale_paced.p99_ms / bare_paced.p99_ms:.2f}** |"
+        )
 
 
 if __name__ == "__main__":

@@ -74,15 +74,18 @@ def main() -> None:
         port = free_port()
         server = subprocess.Popen(
             [str(ROOT / "scripts" / "stream.sh"), "--log-level", "warning"],
-            cwd=ROOT, start_new_session=True,
+            cwd=ROOT,
+            start_new_session=True,
             env={**env, "HOST": "127.0.0.1", "STREAM_PORT": str(port), "STREAM_WORKERS": "1"},
-        )  # fmt: skip
+        )
 
         def notify(key: str) -> tuple[float, dict[int, int]]:
             services.notifications_add_many(
-                [Notification(recipient_id=u.id, kind=Kind.COUPON_EXPIRING, dedup_key=key)
-                 for u in users]
-            )  # fmt: skip
+                [
+                    Notification(recipient_id=u.id, kind=Kind.COUPON_EXPIRING, dedup_key=key)
+                    for u in users
+                ]
+            )
             committed = time.monotonic()
             made = Notification.objects.filter(dedup_key=key).values_list("recipient_id", "id")
             return committed, dict(made)
@@ -145,13 +148,17 @@ def main() -> None:
             per_stream = (after - before) * 1024 / args.streams
             latencies.sort()
             print(f"streams {args.streams} ({len(users)} users), opened in {opened_in:.1f} s")
-            print(f"worker RSS {before / 1024:.1f} MiB -> {after / 1024:.1f} MiB: "
-                  f"{per_stream / 1024:.1f} KiB per stream")  # fmt: skip
+            print(
+                f"worker RSS {before / 1024:.1f} MiB -> {after / 1024:.1f} MiB: "
+                f"{per_stream / 1024:.1f} KiB per stream"
+            )
             print(f"worker threads {threads_before} -> {threads_open}")
-            print(f"each got its notification once: {len(latencies)} of {args.streams}; "
-                  f"commit to receipt p50 {statistics.median(latencies) * 1000:.0f} ms, "
-                  f"p99 {latencies[int(len(latencies) * 0.99) - 1] * 1000:.0f} ms, "
-                  f"max {latencies[-1] * 1000:.0f} ms")  # fmt: skip
+            print(
+                f"each got its notification once: {len(latencies)} of {args.streams}; "
+                f"commit to receipt p50 {statistics.median(latencies) * 1000:.0f} ms, "
+                f"p99 {latencies[int(len(latencies) * 0.99) - 1] * 1000:.0f} ms, "
+                f"max {latencies[-1] * 1000:.0f} ms"
+            )
 
         try:
             asyncio.run(scenario())

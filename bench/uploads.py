@@ -32,8 +32,7 @@ from pathlib import Path
 
 from harness import WRK_DIR, Server, WrkResult, manage, median_result, run_wrk, server_env
 from PIL import Image, ImageFilter
-
-from shops import shop_id_range
+from shops_bench import shop_id_range
 
 RESET = 0  # the status tallied for an upload whose connection broke
 
@@ -182,8 +181,9 @@ def main() -> None:
 
 
 def read(url: str, args: argparse.Namespace, script: str, env: dict[str, str]) -> WrkResult:
-    return run_wrk(url, duration=args.duration, connections=args.connections, script=script,
-                   env=env)  # fmt: skip
+    return run_wrk(
+        url, duration=args.duration, connections=args.connections, script=script, env=env
+    )
 
 
 def eight_at_once(url: str, tokens: list[str], data: bytes) -> tuple[float, Counter[int]]:

@@ -49,9 +49,17 @@ class BlogAdmin(admin.ModelAdmin):
     raw_id_fields = ["user", "shop"]
     # The rating and its sub-scores are the author's; visibility is the moderation actions'.
     readonly_fields = [
-        "rating", "taste", "environment", "service", "status", "liked", "comments", "helpful",
-        "created_at", "updated_at",
-    ]  # fmt: skip
+        "rating",
+        "taste",
+        "environment",
+        "service",
+        "status",
+        "liked",
+        "comments",
+        "helpful",
+        "created_at",
+        "updated_at",
+    ]
     list_select_related = ["user", "shop"]
     actions = ["hide", "restore"]
 
@@ -155,9 +163,16 @@ class ReportAdmin(admin.ModelAdmin):
     list_select_related = ["reporter"]
     raw_id_fields = ["reporter", "handled_by"]
     readonly_fields = [
-        "reporter", "kind", "target_id", "reason", "text", "status", "created_at",
-        "handled_at", "handled_by",
-    ]  # fmt: skip
+        "reporter",
+        "kind",
+        "target_id",
+        "reason",
+        "text",
+        "status",
+        "created_at",
+        "handled_at",
+        "handled_by",
+    ]
     actions = ["hide", "restore"]
 
     @admin.display(description=_("target"))

@@ -197,9 +197,16 @@ def _short_reviews(users: list[User], rng: random.Random, *, before: datetime) -
             title, content = rng.choice(SHORT_REVIEWS[stars])
             when = before - timedelta(hours=rng.randint(1, 60 * 24))
             notes.append(
-                Blog(user=user, shop_id=shop_id, title=title, content=content, rating=stars,
-                     created_at=when, pushed_at=when)
-            )  # fmt: skip
+                Blog(
+                    user=user,
+                    shop_id=shop_id,
+                    title=title,
+                    content=content,
+                    rating=stars,
+                    created_at=when,
+                    pushed_at=when,
+                )
+            )
     return notes
 
 
@@ -230,9 +237,16 @@ def seed_second_city_reviews(users: list[User]) -> int:
             when = before - timedelta(hours=rng.randint(1, 10 * 24))
             pairs.add((user.id, shop_id))
             notes.append(
-                Blog(user=user, shop_id=shop_id, title=title, content=content, rating=stars,
-                     created_at=when, pushed_at=when)
-            )  # fmt: skip
+                Blog(
+                    user=user,
+                    shop_id=shop_id,
+                    title=title,
+                    content=content,
+                    rating=stars,
+                    created_at=when,
+                    pushed_at=when,
+                )
+            )
     Blog.objects.bulk_create(notes)
     for user_id, reviewed in sorted(pairs):
         reviews.review_changed_elsewhere(user_id=user_id, shop_id=reviewed)

@@ -1,4 +1,5 @@
-"""Every error code the blogs app answers with, in one place (SPEC §5), and its errors."""
+"""Every error code the blogs app answers with, in one place (docs/product/blogs.md),
+and its errors."""
 
 from __future__ import annotations
 

@@ -42,7 +42,8 @@ def score_of(blog: Blog) -> int:
 
 
 def _time_of(score: int) -> datetime:
-    """The first instant of the millisecond `score` (exact: no float rounding)."""
+    """The datetime a feed score (milliseconds) stands for, computed in integers so no
+    float rounding moves it to a neighbouring millisecond."""
     return datetime.fromtimestamp(score // 1000, tz=UTC) + timedelta(milliseconds=score % 1000)
 
 
@@ -105,7 +106,13 @@ def feed_backfill(*, user_id: int, author_id: int) -> None:
     ]  # pulled blogs reach the follower by being pulled
     items = [(score_of(blog), blog.id) for blog in recent]
     if items:
-        _PUSH(*_push_call(user_id, author_id, items))
+        feed_push_inbox(user_id=user_id, author_id=author_id, items=items)
+
+
+def feed_push_inbox(*, user_id: int, author_id: int, items: list[tuple[int, int]]) -> None:
+    """Put (score, blog id) items of an author into one follower's inbox. The script
+    checks the follow itself, so a push that raced an unfollow adds nothing."""
+    _PUSH(*_push_call(user_id, author_id, items))
 
 
 def feed_forget_author(*, user_id: int, author_id: int) -> None:
@@ -138,11 +145,11 @@ _served: Guesses[list[int]] = Guesses(20_000)
 
 
 def queue_first_reads(pipe: Any, *, user_id: int, max_time: int | None, offset: int) -> list[int]:
-    """The first page's reads, queued on a caller's pipeline (the token's round trip):
-    the inbox's items, whether any author is pulled at all (almost never: then the feed
-    needs no intersection of sets), and whether the reader likes, voted helpful and saved the
-    blogs last served on this page. Returns those blogs' ids; `feed_page` takes them with
-    the replies."""
+    """Queue the first page's reads on the caller's pipeline, so they ride the token's
+    round trip instead of costing their own. They are: the inbox's items; whether any
+    author is pulled at all (almost never, and then no set intersection is needed); and
+    the reader's likes, helpful votes and saves of the blogs this page showed last time.
+    Returns those blogs' ids; `feed_page` takes them with the replies."""
     _queue_inbox(pipe, user_id, max_time, offset + FEED_PAGE_SIZE)
     pipe.scard(keys.feed_pull_authors())
     guessed = _served.get((user_id, max_time, offset)) or []
@@ -161,11 +168,11 @@ def feed_page(
     first_reads: list[Any] | None = None,
     guessed: list[int] | None = None,
 ) -> dict[str, Any]:
-    """One page of the feed, newest first, at or below `max_time` (ms), skipping the
-    first `offset` items scored exactly `max_time` (shown on the previous page): the
-    inbox merged with the blogs of followed authors who are pulled; the blogs as their
-    cached documents with live likes (counts, and whether the reader likes each) and
-    `saved` markers.
+    """One page of the feed, newest first: the inbox merged with the blogs of pulled
+    authors the reader follows, each as its cached document with live likes and `saved`.
+
+    The page starts at `max_time` (ms) and skips the first `offset` items scored exactly
+    `max_time`, which the previous page showed, so scrolling neither skips nor repeats.
     `first_reads` and `guessed` are `queue_first_reads`' replies and return.
 
     Items whose blog was deleted are skipped; when a whole page of them is skipped the
@@ -216,7 +223,8 @@ def feed_page(
 
 
 def _queue_inbox(pipe: Any, user_id: int, max_time: int | None, count: int) -> None:
-    """The inbox's first `count` (blog id, score) at or below `max_time`, in feed order."""
+    """Queue the read of the inbox's first `count` items at or below `max_time`, in feed
+    order; each reply item is (blog id, score)."""
     pipe.zrevrangebyscore(
         keys.feed_inbox(user_id),
         "+inf" if max_time is None else max_time,
@@ -228,9 +236,9 @@ def _queue_inbox(pipe: Any, user_id: int, max_time: int | None, count: int) -> N
 
 
 def _pulled_items(authors: list[int], max_time: int | None, count: int) -> list[tuple[int, int]]:
-    """The pulled blogs of `authors` among the first `count` items at or below
-    `max_time`, in feed order: the newest `count` by time, plus every other blog of the
-    last one's millisecond (the database orders a millisecond's blogs differently)."""
+    """The pulled authors' blogs that can reach this page: the newest `count` at or below
+    `max_time`, in feed order. Every other blog of the last one's millisecond comes too,
+    because the database may order blogs of one millisecond differently than the feed."""
     blogs = Blog.objects.filter(user_id__in=authors, pulled=True)
     if max_time is not None:
         blogs = blogs.filter(created_at__lt=_time_of(max_time + 1))

@@ -66,10 +66,10 @@ def overlay(
     known_voted: Mapping[int, bool] | None = None,
     known_saved: Mapping[int, bool] | None = None,
 ) -> None:
-    """Set each blog document's `liked` (its live count), `is_liked`, `voted_helpful` and
-    `saved` (for the viewer): cached documents carry stale counts. `known`, `known_voted`
-    and `known_saved` hold states the caller read live already (on an earlier round trip);
-    the rest are read in one."""
+    """Fill in each blog document's live like count (`liked`) and the viewer's `is_liked`,
+    `voted_helpful` and `saved`, because cached documents carry stale values. States the
+    caller already read on an earlier round trip come in `known`, `known_voted` and
+    `known_saved`; the rest are read in one round trip."""
     ids = [doc["id"] for doc in documents]
     liked, voted, marked = dict(known or {}), dict(known_voted or {}), dict(known_saved or {})
     ask_liked = [i for i in ids if i not in liked]
@@ -96,8 +96,9 @@ def overlay(
 def reader_states(
     blog_ids: Sequence[int], user_id: int | None, *, counts: bool = False
 ) -> tuple[dict[int, Any], dict[int, bool]]:
-    """`like_states` and the reader's `saved` markers of the same blogs, in one pipelined
-    round trip (none for an anonymous reader without `counts`)."""
+    """`like_states` plus the reader's `saved` markers of the same blogs, read together so
+    a list costs one round trip however many blogs it shows (none for an anonymous reader
+    without `counts`)."""
     if not blog_ids or user_id is None:
         return like_states(blog_ids, user_id, counts=counts), dict.fromkeys(blog_ids, False)
     pipe = get_redis().pipeline(transaction=False)

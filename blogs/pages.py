@@ -40,9 +40,9 @@ PAGE_SIZE = 10
 def user_blogs_page(
     *, user_id: int, page: int, caller_id: int | None = None
 ) -> tuple[int, list[dict[str, Any]]]:
-    """(the user's blog count, page `page` of their blog summaries), with `liked`,
-    `is_liked` and `saved` (for `caller_id`) read live. A hit costs two round trips: the
-    page with its count, then the live likes and markers."""
+    """A user's blog count and one page of their blog summaries. The pages are cached,
+    but `liked`, `is_liked` and `saved` (for `caller_id`) are read live, so a like shows at
+    once. A hit costs two round trips: the page with its count, then the live states."""
     count, items = _cached_page(user_id, page)
     ids = [item["id"] for item in items]
     states, marked = likes.reader_states(ids, caller_id, counts=True)
@@ -53,8 +53,8 @@ def user_blogs_page(
 
 
 def user_blogs_from_database(*, user_id: int, page: int) -> tuple[int, list[dict[str, Any]]]:
-    """`user_blogs_page` without Redis (it is unreachable): the count and the page from
-    the database, each blog's `liked` the database's count (it follows the likers' set)."""
+    """`user_blogs_page` for when Redis is unreachable, so the page still loads: the count
+    and the page come from the database, and `liked` is the database's copy of the count."""
     count = _visible(user_id).count()
     offset = (page - 1) * PAGE_SIZE
     rows = list(_newest_first(user_id)[offset : offset + PAGE_SIZE])
@@ -73,7 +73,7 @@ def _cached_page(user_id: int, page: int) -> tuple[int, list[dict[str, Any]]]:
         return count, json.loads(raw)
     lock = RedisLock(_lock_name(user_id, page), ttl=5)
     if not lock.acquire(wait=settings.BLOG_PAGE_LOCK_WAIT):
-        return count, _load(user_id, page)  # someone else is building it: don't pile on
+        return count, page_load(user_id, page)  # someone else is building it: don't pile on
     try:
         _, raw = _read(user_id, page)
         return count, json.loads(raw) if raw is not None else _build(user_id, page)
@@ -118,7 +118,7 @@ def user_pages_rebuild(user_id: int) -> int:
 def _build(user_id: int, page: int) -> list[dict[str, Any]]:
     """Load page `page` and store it unless a change committed meanwhile."""
     version = _version(user_id)
-    items = _load(user_id, page)
+    items = page_load(user_id, page)
     script_keys = [
         keys.user_blog_page(user_id, page),
         keys.user_blog_version(user_id),
@@ -128,7 +128,8 @@ def _build(user_id: int, page: int) -> list[dict[str, Any]]:
     return items
 
 
-def _load(user_id: int, page: int) -> list[dict[str, Any]]:
+def page_load(user_id: int, page: int) -> list[dict[str, Any]]:
+    """One page of a user's blogs read from the database; the cache is not touched."""
     offset = (page - 1) * PAGE_SIZE
     rows = _newest_first(user_id)[offset : offset + PAGE_SIZE]
     return listed(BlogSummarySerializer(rows, many=True))

@@ -56,8 +56,9 @@ def _shop_deleted(sender: Any, instance: Any, using: str, **_: Any) -> None:
     transaction.on_commit(lambda: reviews_cache().evict(shop_id), using=using, robust=True)
 
 
-def _shop_saved(sender: Any, instance: Any, created: bool, using: str,
-                update_fields: Any = None, **_: Any) -> None:  # fmt: skip
+def _shop_saved(
+    sender: Any, instance: Any, created: bool, using: str, update_fields: Any = None, **_: Any
+) -> None:
     """The shop's replies show its name in the cached documents of the reviews they
     answer: a shop edit that may rename it drops those, in a task (a shop may have
     answered many reviews; the edit need not wait)."""

@@ -82,9 +82,13 @@ def reply_save(*, blog_id: int, user_id: int, text: str) -> tuple[ReviewReply, b
             try:
                 with transaction.atomic():  # a savepoint: the unique review decides
                     reply = ReviewReply.objects.create(
-                        review_id=blog_id, shop_id=shop_id, user_id=user_id, text=text,
-                        created_at=now, updated_at=now,
-                    )  # fmt: skip
+                        review_id=blog_id,
+                        shop_id=shop_id,
+                        user_id=user_id,
+                        text=text,
+                        created_at=now,
+                        updated_at=now,
+                    )
                 created = True
             except IntegrityError:  # one written past the lock (the admin): edit it
                 reply = ReviewReply.objects.get(review_id=blog_id)

@@ -42,9 +42,11 @@ def blog_create(*, user_id: int, data: dict[str, Any]) -> Blog:
             # roll back, an author listed without pulled blogs costs readers nothing.
             feed.mark_pull_author(user_id)
         blog = Blog.objects.create(
-            user_id=user_id, pulled=pulled, pushed_at=clock.now() if pulled else None,
+            user_id=user_id,
+            pulled=pulled,
+            pushed_at=clock.now() if pulled else None,
             **fields,
-        )  # fmt: skip
+        )
         reviews.reviews_changed(user_id=user_id, shop_ids=[shop_id])
         blog_id = blog.id
         # A read of this id before it existed may have cached "no such blog".

@@ -233,9 +233,12 @@ class ReportViewSet(WriteLimited, viewsets.ViewSet):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         report, created = services.report_create(
-            user_id=authenticated_id(request), kind=data["kind"], target_id=data["id"],
-            reason=data["reason"], text=data["text"],
-        )  # fmt: skip
+            user_id=authenticated_id(request),
+            kind=data["kind"],
+            target_id=data["id"],
+            reason=data["reason"],
+            text=data["text"],
+        )
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
         return Response(ReportSerializer(report).data, status=code)
 

@@ -29,9 +29,11 @@ def metrics_view(request: HttpRequest) -> HttpResponse:
     given = request.META.get("HTTP_AUTHORIZATION", "")
     if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
         return HttpResponse(
-            "a bearer token is required\n", status=401,
-            content_type="text/plain; charset=utf-8", headers={"WWW-Authenticate": "Bearer"},
-        )  # fmt: skip
+            "a bearer token is required\n",
+            status=401,
+            content_type="text/plain; charset=utf-8",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
     return HttpResponse(exposition(), content_type=CONTENT_TYPE)
 
 

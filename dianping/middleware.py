@@ -12,7 +12,7 @@ One middleware, the first, so the hot paths pay one hop for all of it:
   urllib, for one) fail with a broken pipe or a reset instead of reading the answer;
 - a method the route does not serve is a JSON 405 with `Allow`, before authentication
   (DRF would authenticate first and answer an anonymous TRACE with 401);
-- Redis unreachable is a 503 with Retry-After on any route (SPEC §0 "Durability");
+- Redis unreachable is a 503 with Retry-After on any route (docs/product/durability.md#redis-down);
 - headers: a Content-Security-Policy without inline script, a Permissions-Policy, and
   `Cache-Control: no-store` on every JSON answer to a request that carried a token (a
   redeem code, an order, a profile must not sit in a shared or browser cache).
@@ -70,9 +70,12 @@ class GuardMiddleware:
                 # Django's own line for it, written here while the ids are set (its
                 # handler writes it after the middleware, and skips a response logged).
                 log_response(
-                    "%s: %s", response.reason_phrase, request.path,
-                    response=response, request=request,
-                )  # fmt: skip
+                    "%s: %s",
+                    response.reason_phrase,
+                    request.path,
+                    response=response,
+                    request=request,
+                )
             if request.META.get("CONTENT_LENGTH") not in (None, "", "0"):
                 _discard_unread_body(request)
         finally:
@@ -115,9 +118,11 @@ class GuardMiddleware:
         if request.path.startswith("/api/"):
             return domain_error_json(error)
         return HttpResponse(
-            error.detail, status=503, content_type="text/plain; charset=utf-8",
+            error.detail,
+            status=503,
+            content_type="text/plain; charset=utf-8",
             headers={"Retry-After": str(error.retry_after)},
-        )  # fmt: skip
+        )
 
 
 def _discard_unread_body(request: HttpRequest) -> None:

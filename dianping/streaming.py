@@ -63,9 +63,11 @@ async def _other(scope: dict[str, Any], send: Any) -> None:
     else:
         detail = gettext('Method "%(method)s" not allowed.') % {"method": scope["method"]}
         await _answer(
-            send, 405, {"detail": detail, "code": Code.METHOD_NOT_ALLOWED},
+            send,
+            405,
+            {"detail": detail, "code": Code.METHOD_NOT_ALLOWED},
             [(b"allow", b"GET, OPTIONS")],
-        )  # fmt: skip
+        )
 
 
 async def _answer(
@@ -73,8 +75,9 @@ async def _answer(
 ) -> None:
     content = b"" if body is None else orjson.dumps(body)
     kind = [(b"content-type", b"application/json")] if body is not None else []
-    await send({"type": "http.response.start", "status": status,
-                "headers": [*kind, *(headers or [])]})  # fmt: skip
+    await send(
+        {"type": "http.response.start", "status": status, "headers": [*kind, *(headers or [])]}
+    )
     await send({"type": "http.response.body", "body": content})
 
 

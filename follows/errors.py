@@ -1,4 +1,4 @@
-"""Every error code the follows app answers with, in one place (SPEC §6)."""
+"""Every error code the follows app answers with, in one place (docs/product/follows.md)."""
 
 from __future__ import annotations
 

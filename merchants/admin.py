@@ -33,9 +33,16 @@ if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
 
 CLAIM_FIELDS = (
-    "shop_link", "user_link", "evidence", "picture_preview", "status", "reason", "decided_by",
-    "decided_at", "created_at",
-)  # fmt: skip
+    "shop_link",
+    "user_link",
+    "evidence",
+    "picture_preview",
+    "status",
+    "reason",
+    "decided_by",
+    "decided_at",
+    "created_at",
+)
 
 
 def reason_form(help_text: StrOrPromise) -> type[forms.Form]:
@@ -180,8 +187,9 @@ class ShopClaimAdmin(DecisionAdmin):
         )
         return decided or self._reject_page(request, form, [claim])
 
-    def _reject_page(self, request, form: forms.Form, claims: list[ShopClaim], *,
-                     bulk: bool = False) -> TemplateResponse:  # fmt: skip
+    def _reject_page(
+        self, request, form: forms.Form, claims: list[ShopClaim], *, bulk: bool = False
+    ) -> TemplateResponse:
         context = {
             **self.admin_site.each_context(request),
             "title": gettext("Reject shop claims"),
@@ -241,9 +249,15 @@ class ShopClaimAdmin(DecisionAdmin):
 
 
 CHANGE_FIELDS = (
-    "shop_link", "requested_by", "proposal", "status", "reason", "decided_by", "decided_at",
+    "shop_link",
+    "requested_by",
+    "proposal",
+    "status",
+    "reason",
+    "decided_by",
+    "decided_at",
     "created_at",
-)  # fmt: skip
+)
 
 
 ChangeRejectForm = reason_form(_("The owner reads it on the shop's profile."))
@@ -339,9 +353,19 @@ class ShopChangeAdmin(DecisionAdmin):
 # --- offers: owners propose vouchers, operators publish them or send them back ---------
 
 OFFER_FIELDS = (
-    "shop_link", "author", "state", "proposed", "reason", "voucher_link", "submissions",
-    "decided_by", "created_at", "updated_at", "submitted_at", "decided_at",
-)  # fmt: skip
+    "shop_link",
+    "author",
+    "state",
+    "proposed",
+    "reason",
+    "voucher_link",
+    "submissions",
+    "decided_by",
+    "created_at",
+    "updated_at",
+    "submitted_at",
+    "decided_at",
+)
 
 
 SendBackForm = reason_form(_("The owner reads it beside the offer, edits it and submits it again."))

@@ -318,13 +318,16 @@ def awaiting_reply(*, shop_id: int) -> tuple[list[dict[str, Any]], int]:
     await in all (one more query only when the list is full)."""
     newest = [
         {
-            "id": review_id, "title": title, "rating": rating, "created_at": created_at,
+            "id": review_id,
+            "title": title,
+            "rating": rating,
+            "created_at": created_at,
             "user": {"id": user_id, "nick_name": nick_name, "icon": icon},
         }
         for review_id, title, rating, created_at, user_id, nick_name, icon in _AWAITING.rows(
             shop_id=shop_id
         )
-    ]  # fmt: skip
+    ]
     if len(newest) < AWAITING_REPLY_SHOWN:
         return newest, len(newest)
     ((total,),) = _AWAITING_COUNT.rows(shop_id=shop_id)

@@ -137,21 +137,49 @@ REVIEWS = [
 ]  # fmt: skip
 
 # The offers, as an owner proposes them (the staff API's voucher fields, less the shop).
-DRAFT = {"title": "午市套餐 ¥39 抵 ¥50", "sub_title": "工作日 11:00-14:00",
-         "rules": "工作日午市可用\n仅限堂食", "pay_value": 3900, "actual_value": 5000,
-         "type": "normal", "valid_days": 30}  # fmt: skip
-SUBMITTED = {"title": "夜宵 ¥25 抵 ¥30", "sub_title": "周五周六 22:00 以后",
-             "rules": "周五、周六 22:00 以后可用\n每人限领2张", "pay_value": 2500,
-             "actual_value": 3000, "type": "normal", "per_user_limit": 2, "valid_days": 30}  # fmt: skip
-RETURNED = {"title": "全场5折", "sub_title": "酒水除外", "rules": "全场菜品8折\n酒水除外",
-            "pay_value": 0, "actual_value": 3000, "type": "normal",
-            "discount_type": "percentage", "discount_rate": 80, "max_discount": 3000}  # fmt: skip
+DRAFT = {
+    "title": "午市套餐 ¥39 抵 ¥50",
+    "sub_title": "工作日 11:00-14:00",
+    "rules": "工作日午市可用\n仅限堂食",
+    "pay_value": 3900,
+    "actual_value": 5000,
+    "type": "normal",
+    "valid_days": 30,
+}
+SUBMITTED = {
+    "title": "夜宵 ¥25 抵 ¥30",
+    "sub_title": "周五周六 22:00 以后",
+    "rules": "周五、周六 22:00 以后可用\n每人限领2张",
+    "pay_value": 2500,
+    "actual_value": 3000,
+    "type": "normal",
+    "per_user_limit": 2,
+    "valid_days": 30,
+}
+RETURNED = {
+    "title": "全场5折",
+    "sub_title": "酒水除外",
+    "rules": "全场菜品8折\n酒水除外",
+    "pay_value": 0,
+    "actual_value": 3000,
+    "type": "normal",
+    "discount_type": "percentage",
+    "discount_rate": 80,
+    "max_discount": 3000,
+}
 RETURN_REASON = "标题写的是“全场5折”，规则和折扣却是8折：请改成一致后再提交。"
 # The flash sale the owner proposed and an operator published, three weeks ago.
 SALE_STOCK = 30
-PAST_SALE = {"title": "周年庆秒杀 鲜肉小笼两笼", "sub_title": "每人限抢一张",
-             "rules": "周一至周日可用\n仅限堂食", "pay_value": 2900, "actual_value": 5600,
-             "type": "seckill", "stock": SALE_STOCK, "valid_days": 30}  # fmt: skip
+PAST_SALE = {
+    "title": "周年庆秒杀 鲜肉小笼两笼",
+    "sub_title": "每人限抢一张",
+    "rules": "周一至周日可用\n仅限堂食",
+    "pay_value": 2900,
+    "actual_value": 5600,
+    "type": "seckill",
+    "stock": SALE_STOCK,
+    "valid_days": 30,
+}
 SALE_DAYS_AGO = (21, 19)  # from 10:00 on the first of these days to 22:00 on the last
 
 # Coupons claimed by the demo users at the first branch: (voucher title, reviewer index,
@@ -167,8 +195,17 @@ CLAIMS = [
 ]  # fmt: skip
 # The past sale's buyers: (reviewer index, hours after the sale began, redeemed that many
 # days later or None).
-SALE_BUYERS = [(1, 0, 1), (2, 0, 3), (3, 1, 2), (4, 2, 6), (5, 9, 1), (6, 24, 4),
-               (7, 26, 2), (8, 30, None), (9, 51, None)]  # fmt: skip
+SALE_BUYERS = [
+    (1, 0, 1),
+    (2, 0, 3),
+    (3, 1, 2),
+    (4, 2, 6),
+    (5, 9, 1),
+    (6, 24, 4),
+    (7, 26, 2),
+    (8, 30, None),
+    (9, 51, None),
+]
 # Order ids of past days: the id layout's own (time, counter, shard), from a counter far
 # above any day's real one, so they sort by time and never meet a real order's.
 _ORDER_COUNTER_BASE = 1 << 24
@@ -251,10 +288,17 @@ def _reviews(shops: list[Shop], users: list[User], now: datetime) -> list[tuple[
         if key not in existing:
             when = _at(now, review.days_ago, review.hour, 7 * review.reviewer % 60)
             fresh.append(
-                Blog(user=users[review.reviewer], shop_id=key[0], title=review.title,
-                     content=review.content, rating=review.stars, images=_photos(review),
-                     created_at=when, pushed_at=when)
-            )  # fmt: skip
+                Blog(
+                    user=users[review.reviewer],
+                    shop_id=key[0],
+                    title=review.title,
+                    content=review.content,
+                    rating=review.stars,
+                    images=_photos(review),
+                    created_at=when,
+                    pushed_at=when,
+                )
+            )
     if fresh:
         with transaction.atomic():
             Blog.objects.bulk_create(fresh)
@@ -315,21 +359,42 @@ def _offers(merchant: User, shops: list[Shop], users: list[User], now: datetime)
     first, second, third = shops
     _offer(merchant, first, DRAFT, created=_at(now, 1, 22))
     _offer(merchant, third, SUBMITTED, created=_at(now, 2, 23), submitted=_at(now, 1, 9))
-    _offer(merchant, second, RETURNED, created=_at(now, 6, 21), submitted=_at(now, 6, 22),
-           decided=_at(now, 5, 10), reason=RETURN_REASON)  # fmt: skip
+    _offer(
+        merchant,
+        second,
+        RETURNED,
+        created=_at(now, 6, 21),
+        submitted=_at(now, 6, 22),
+        decided=_at(now, 5, 10),
+        reason=RETURN_REASON,
+    )
     begin, end = _at(now, SALE_DAYS_AGO[0], 10), _at(now, SALE_DAYS_AGO[1], 22)
     sale = {**PAST_SALE, "begin_time": begin.isoformat(), "end_time": end.isoformat()}
-    offer = _offer(merchant, first, sale, created=begin - timedelta(days=5),
-                   submitted=begin - timedelta(days=5), decided=begin - timedelta(days=4),
-                   publish=True)  # fmt: skip
+    offer = _offer(
+        merchant,
+        first,
+        sale,
+        created=begin - timedelta(days=5),
+        submitted=begin - timedelta(days=5),
+        decided=begin - timedelta(days=4),
+        publish=True,
+    )
     if offer.voucher is not None and not offer.voucher.orders.exists():
         _sold(offer.voucher, users, merchant, begin)
     return offer.voucher
 
 
-def _offer(merchant: User, shop: Shop, fields: dict[str, Any], *, created: datetime,
-           submitted: datetime | None = None, decided: datetime | None = None,
-           reason: str = "", publish: bool = False) -> OfferDraft:  # fmt: skip
+def _offer(
+    merchant: User,
+    shop: Shop,
+    fields: dict[str, Any],
+    *,
+    created: datetime,
+    submitted: datetime | None = None,
+    decided: datetime | None = None,
+    reason: str = "",
+    publish: bool = False,
+) -> OfferDraft:
     offer = OfferDraft.objects.filter(shop=shop, fields__title=fields["title"]).first()
     if offer is not None:
         return offer
@@ -345,9 +410,11 @@ def _offer(merchant: User, shop: Shop, fields: dict[str, Any], *, created: datet
         offer = services.offer_publish(offer_id=offer.id, data=checked.validated_data)
         Voucher.objects.filter(offer=offer).update(created_at=decided)
     OfferDraft.objects.filter(pk=offer.pk).update(
-        created_at=created, updated_at=decided or submitted or created,
-        submitted_at=submitted, decided_at=decided,
-    )  # fmt: skip
+        created_at=created,
+        updated_at=decided or submitted or created,
+        submitted_at=submitted,
+        decided_at=decided,
+    )
     return OfferDraft.objects.select_related("voucher").get(pk=offer.pk)
 
 
@@ -360,10 +427,16 @@ def _coupon(voucher: Voucher, user: User, at: datetime, n: int) -> VoucherOrder:
     """A coupon bought or claimed at `at`, paid (a priced one two minutes later)."""
     paid = at if voucher.pay_value == 0 else at + timedelta(minutes=2)
     return VoucherOrder(
-        id=_order_id(voucher.id, at, n), user=user, voucher=voucher,
-        status=VoucherOrder.Status.PAID, live_slot=1, created_at=at, paid_at=paid,
-        expires_at=at + timedelta(days=voucher.valid_days), redeem_code=new_redeem_code(),
-    )  # fmt: skip
+        id=_order_id(voucher.id, at, n),
+        user=user,
+        voucher=voucher,
+        status=VoucherOrder.Status.PAID,
+        live_slot=1,
+        created_at=at,
+        paid_at=paid,
+        expires_at=at + timedelta(days=voucher.valid_days),
+        redeem_code=new_redeem_code(),
+    )
 
 
 def _use(coupon: VoucherOrder, at: datetime, by: User, bill: int) -> WriteOff:
@@ -372,9 +445,14 @@ def _use(coupon: VoucherOrder, at: datetime, by: User, bill: int) -> WriteOff:
     off = voucher.actual_value if not bill else discounts.discount_for(voucher.discount_rule, bill)
     coupon.status, coupon.used_at = VoucherOrder.Status.USED, at
     return WriteOff(
-        order=coupon, voucher=voucher, shop_id=voucher.shop_id, kind=WriteOff.Kind.REDEEM,
-        discount=off or 0, redeemed_at=at, redeemed_by=by,
-    )  # fmt: skip
+        order=coupon,
+        voucher=voucher,
+        shop_id=voucher.shop_id,
+        kind=WriteOff.Kind.REDEEM,
+        discount=off or 0,
+        redeemed_at=at,
+        redeemed_by=by,
+    )
 
 
 def _store(coupons: list[VoucherOrder], write_offs: list[WriteOff]) -> None:
@@ -422,8 +500,9 @@ def _claims(shop: Shop, users: list[User], merchant: User, now: datetime) -> Non
         coupon = _coupon(voucher, user, _at(now, days_ago, hour, 5 * n % 60), 100 + n)
         coupons.append(coupon)
         if redeemed is not None:
-            write_offs.append(_use(coupon, coupon.created_at + timedelta(days=redeemed, hours=1),
-                                   merchant, bill))  # fmt: skip
+            write_offs.append(
+                _use(coupon, coupon.created_at + timedelta(days=redeemed, hours=1), merchant, bill)
+            )
     if coupons:
         _store(coupons, write_offs)
 

@@ -45,8 +45,15 @@ class ClaimSerializer(serializers.ModelSerializer):
     class Meta:
         model = ShopClaim
         fields = [
-            "id", "shop", "evidence", "picture", "status", "reason", "created_at", "decided_at",
-        ]  # fmt: skip
+            "id",
+            "shop",
+            "evidence",
+            "picture",
+            "status",
+            "reason",
+            "created_at",
+            "decided_at",
+        ]
         read_only_fields = fields
 
 
@@ -114,9 +121,11 @@ class ShopProfileUpdateSerializer(serializers.Serializer):
     ]
 
     avg_price = fields.IntegerField(
-        min_value=0, max_value=PRICE_MAX, required=False,
+        min_value=0,
+        max_value=PRICE_MAX,
+        required=False,
         help_text="Average spend per person, yuan. At once.",
-    )  # fmt: skip
+    )
     phone = fields.CharField(
         max_length=20,
         required=False,
@@ -143,13 +152,17 @@ class ShopProfileUpdateSerializer(serializers.Serializer):
         max_length=255, required=False, help_text="Applies once an operator approves it."
     )
     x = fields.FloatField(
-        min_value=-180, max_value=180, required=False,
+        min_value=-180,
+        max_value=180,
+        required=False,
         help_text="Longitude, with y. Applies once an operator approves it.",
-    )  # fmt: skip
+    )
     y = fields.FloatField(
-        min_value=-LATITUDE_LIMIT, max_value=LATITUDE_LIMIT, required=False,
+        min_value=-LATITUDE_LIMIT,
+        max_value=LATITUDE_LIMIT,
+        required=False,
         help_text="Latitude, with x. Applies once an operator approves it.",
-    )  # fmt: skip
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if ("x" in attrs) != ("y" in attrs):
@@ -233,9 +246,18 @@ class OfferSerializer(serializers.ModelSerializer):
     class Meta:
         model = OfferDraft
         fields = [
-            "id", "shop_id", "state", "voucher", "voucher_id", "reason", "remaining",
-            "created_at", "updated_at", "submitted_at", "decided_at",
-        ]  # fmt: skip
+            "id",
+            "shop_id",
+            "state",
+            "voucher",
+            "voucher_id",
+            "reason",
+            "remaining",
+            "created_at",
+            "updated_at",
+            "submitted_at",
+            "decided_at",
+        ]
         read_only_fields = fields
 
 

@@ -102,9 +102,14 @@ def claim_approve(*, claim_id: int, by_user_id: int | None = None) -> ShopClaim:
                 # approved_shop_id is unique: the database's word on "one approved claim a
                 # shop", should anything ever write around the shop's lock.
                 claim.save(
-                    update_fields=["status", "pending", "approved_shop_id", "decided_by",
-                                   "decided_at"]
-                )  # fmt: skip
+                    update_fields=[
+                        "status",
+                        "pending",
+                        "approved_shop_id",
+                        "decided_by",
+                        "decided_at",
+                    ]
+                )
         except IntegrityError:
             raise ShopHasOwner() from None
         memberships = ShopStaff.objects.filter(shop_id=shop_id, user_id=claim.user_id)
@@ -132,9 +137,12 @@ def claim_reject(*, claim_id: int, reason: str, by_user_id: int | None = None) -
     with transaction.atomic():
         # A conditional update: of two deciders, exactly one finds the claim pending.
         decided = ShopClaim.objects.filter(pk=claim_id, status=Status.PENDING).update(
-            status=Status.REJECTED, pending=None, reason=reason,
-            decided_by_id=by_user_id, decided_at=clock.now(),
-        )  # fmt: skip
+            status=Status.REJECTED,
+            pending=None,
+            reason=reason,
+            decided_by_id=by_user_id,
+            decided_at=clock.now(),
+        )
         if not decided:
             if ShopClaim.objects.filter(pk=claim_id).exists():
                 raise ClaimDecided()
@@ -274,9 +282,12 @@ def shop_change_reject(*, change_id: int, reason: str, by_user_id: int | None = 
         # A conditional update: of two deciders (or a decider and a replacing request),
         # exactly one finds the change pending.
         decided = ShopChange.objects.filter(pk=change_id, status=ChangeStatus.PENDING).update(
-            status=ChangeStatus.REJECTED, pending=None, reason=reason,
-            decided_by_id=by_user_id, decided_at=clock.now(),
-        )  # fmt: skip
+            status=ChangeStatus.REJECTED,
+            pending=None,
+            reason=reason,
+            decided_by_id=by_user_id,
+            decided_at=clock.now(),
+        )
         if not decided:
             if ShopChange.objects.filter(pk=change_id).exists():
                 raise ChangeDecided()
@@ -313,8 +324,9 @@ def _held(shop_id: int | None, offer_id: int, name: offers.Move) -> OfferDraft:
     return offer
 
 
-def _moved(shop_id: int | None, offer_id: int, name: offers.Move, *, by: offers.Actor,
-           **writes: Any) -> OfferDraft:  # fmt: skip
+def _moved(
+    shop_id: int | None, offer_id: int, name: offers.Move, *, by: offers.Actor, **writes: Any
+) -> OfferDraft:
     """Make the move on one offer, or raise why its state refuses it."""
     if not offers.move(_rows(shop_id, offer_id), name, by=by, now=clock.now(), **writes):
         raise offers.refusal(_offer(shop_id, offer_id).state)
@@ -328,8 +340,7 @@ def offer_create(*, owner_id: int, shop_id: int, fields: dict[str, Any]) -> Offe
     return OfferDraft.objects.create(shop_id=shop_id, author_id=owner_id, fields=fields)
 
 
-def offer_edit(*, owner_id: int, shop_id: int, offer_id: int,
-               fields: dict[str, Any]) -> OfferDraft:  # fmt: skip
+def offer_edit(*, owner_id: int, shop_id: int, offer_id: int, fields: dict[str, Any]) -> OfferDraft:
     """The owner replaces a draft's or a sent back offer's proposed voucher. 409 for an
     offer in any other state (merchants.offers)."""
     owned_shop(owner_id, shop_id)
@@ -340,14 +351,19 @@ def offer_submit(*, owner_id: int, shop_id: int, offer_id: int) -> OfferDraft:
     """The owner sends a draft (or a sent back offer, edited) to the operators' queue."""
     owned_shop(owner_id, shop_id)
     return _moved(
-        shop_id, offer_id, Move.SUBMIT, by=Actor.OWNER, submitted_at=clock.now(),
+        shop_id,
+        offer_id,
+        Move.SUBMIT,
+        by=Actor.OWNER,
+        submitted_at=clock.now(),
         submissions=F("submissions") + 1,
-    )  # fmt: skip
+    )
 
 
 @retry_on_lock_conflict
-def offer_publish(*, offer_id: int, data: dict[str, Any],
-                  by_user_id: int | None = None) -> OfferDraft:  # fmt: skip
+def offer_publish(
+    *, offer_id: int, data: dict[str, Any], by_user_id: int | None = None
+) -> OfferDraft:
     """An operator publishes a submitted offer: its voucher is created from `data` (the
     offer's fields, validated by the caller with the staff API's rules) at the offer's
     shop, in the same transaction; the shop's owners are told (OFFER_APPROVED) after
@@ -358,9 +374,15 @@ def offer_publish(*, offer_id: int, data: dict[str, Any],
         offer = _held(None, offer_id, Move.PUBLISH)
         voucher = voucher_create(data={**data, "shop_id": offer.shop_id})
         offer = _moved(
-            None, offer_id, Move.PUBLISH, by=Actor.OPERATOR, voucher=voucher,
-            decided_by_id=by_user_id, decided_at=clock.now(), reason="",
-        )  # fmt: skip
+            None,
+            offer_id,
+            Move.PUBLISH,
+            by=Actor.OPERATOR,
+            voucher=voucher,
+            decided_by_id=by_user_id,
+            decided_at=clock.now(),
+            reason="",
+        )
         offer_decided.send(sender=OfferDraft, offer_id=offer_id)
     return offer
 
@@ -377,16 +399,22 @@ def offer_return(*, offer_id: int, reason: str, by_user_id: int | None = None) -
         )
     with transaction.atomic():
         offer = _moved(
-            None, offer_id, Move.RETURN, by=Actor.OPERATOR, reason=reason,
-            decided_by_id=by_user_id, decided_at=clock.now(),
-        )  # fmt: skip
+            None,
+            offer_id,
+            Move.RETURN,
+            by=Actor.OPERATOR,
+            reason=reason,
+            decided_by_id=by_user_id,
+            decided_at=clock.now(),
+        )
         offer_decided.send(sender=OfferDraft, offer_id=offer_id)
     return offer
 
 
 @retry_on_lock_conflict
-def offer_stop(*, offer_id: int, owner_id: int | None = None,
-               shop_id: int | None = None) -> OfferDraft:  # fmt: skip
+def offer_stop(
+    *, offer_id: int, owner_id: int | None = None, shop_id: int | None = None
+) -> OfferDraft:
     """Stop a published offer's sale early: its voucher is voided (no more grabs or
     claims; the stock left stays as it is, coupons and orders stay, and the drain still
     persists the grabs Redis accepted). By the shop's owner (`owner_id` and `shop_id`)
@@ -400,8 +428,9 @@ def offer_stop(*, offer_id: int, owner_id: int | None = None,
         offer = _held(shop_id, offer_id, Move.STOP)
         voucher = Voucher.objects.filter(pk=offer.voucher_id).first() if offer.voucher_id else None
         if voucher is None or voucher.status_at(clock.now()) in (
-            Voucher.Status.ENDED, Voucher.Status.VOID,
-        ):  # fmt: skip
+            Voucher.Status.ENDED,
+            Voucher.Status.VOID,
+        ):
             raise Conflict(gettext("The sale is over already."), code=Code.SALE_OVER)
         voucher_void(voucher_id=voucher.id)
         return _moved(shop_id, offer_id, Move.STOP, by=by)

@@ -1,5 +1,6 @@
-"""Every error code the notifications app answers with, in one place (SPEC §11); a watch
-of no voucher answers vouchers' own `voucher_not_found`."""
+"""Every error code the notifications app answers with, in one place
+(docs/product/notifications.md); a watch of no voucher answers vouchers' own
+`voucher_not_found`."""
 
 from __future__ import annotations
 

@@ -38,9 +38,12 @@ def liked(*, blog_id: int, liker_id: int) -> bool:
         if author_id is None or get_redis().zscore(keys.blog_likes(blog_id), liker_id) is None:
             return False
         return _added(
-            recipient_id=author_id, kind=Kind.LIKED, key=dedup_key(Kind.LIKED, liker_id, blog_id),
-            actor_id=liker_id, blog_id=blog_id,
-        )  # fmt: skip
+            recipient_id=author_id,
+            kind=Kind.LIKED,
+            key=dedup_key(Kind.LIKED, liker_id, blog_id),
+            actor_id=liker_id,
+            blog_id=blog_id,
+        )
 
 
 def commented(*, comment_id: int) -> int:
@@ -93,10 +96,12 @@ def review_replied(*, reply_id: int) -> bool:
         return False
     review_id = reply["review_id"]
     return _added(
-        recipient_id=reply["review__user_id"], kind=Kind.REVIEW_REPLIED,
-        key=dedup_key(Kind.REVIEW_REPLIED, review_id), blog_id=review_id,
+        recipient_id=reply["review__user_id"],
+        kind=Kind.REVIEW_REPLIED,
+        key=dedup_key(Kind.REVIEW_REPLIED, review_id),
+        blog_id=review_id,
         shop_id=reply["shop_id"],
-    )  # fmt: skip
+    )
 
 
 def shop_reviewed(*, blog_id: int) -> int:
@@ -116,10 +121,13 @@ def shop_reviewed(*, blog_id: int) -> int:
     told = 0
     for owner_id in owners.values_list("user_id", flat=True):
         told += _added(
-            recipient_id=owner_id, kind=Kind.SHOP_REVIEWED,
-            key=dedup_key(Kind.SHOP_REVIEWED, blog_id), actor_id=review["user_id"],
-            blog_id=blog_id, shop_id=review["shop_id"],
-        )  # fmt: skip
+            recipient_id=owner_id,
+            kind=Kind.SHOP_REVIEWED,
+            key=dedup_key(Kind.SHOP_REVIEWED, blog_id),
+            actor_id=review["user_id"],
+            blog_id=blog_id,
+            shop_id=review["shop_id"],
+        )
     return told
 
 
@@ -133,10 +141,12 @@ def order_cancelled(*, order_id: int) -> bool:
     if order is None:
         return False
     return _added(
-        recipient_id=order["user_id"], kind=Kind.ORDER_CANCELLED,
-        key=dedup_key(Kind.ORDER_CANCELLED, order_id), voucher_id=order["voucher_id"],
+        recipient_id=order["user_id"],
+        kind=Kind.ORDER_CANCELLED,
+        key=dedup_key(Kind.ORDER_CANCELLED, order_id),
+        voucher_id=order["voucher_id"],
         order_id=order_id,
-    )  # fmt: skip
+    )
 
 
 def claim_decided(*, claim_id: int) -> bool:
@@ -153,9 +163,12 @@ def claim_decided(*, claim_id: int) -> bool:
     approved = claim["status"] == ShopClaim.Status.APPROVED
     kind = Kind.CLAIM_APPROVED if approved else Kind.CLAIM_REJECTED
     return _added(
-        recipient_id=claim["user_id"], kind=kind, key=dedup_key(kind, claim_id),
-        shop_id=claim["shop_id"], reason="" if approved else claim["reason"],
-    )  # fmt: skip
+        recipient_id=claim["user_id"],
+        kind=kind,
+        key=dedup_key(kind, claim_id),
+        shop_id=claim["shop_id"],
+        reason="" if approved else claim["reason"],
+    )
 
 
 def shop_change_decided(*, change_id: int) -> int:
@@ -175,9 +188,11 @@ def shop_change_decided(*, change_id: int) -> int:
     approved = change["status"] == ShopChange.Status.APPROVED
     kind = Kind.SHOP_CHANGE_APPROVED if approved else Kind.SHOP_CHANGE_REJECTED
     return _told_owners(
-        change["shop_id"], kind=kind, key=dedup_key(kind, change_id),
+        change["shop_id"],
+        kind=kind,
+        key=dedup_key(kind, change_id),
         reason="" if approved else change["reason"],
-    )  # fmt: skip
+    )
 
 
 def offer_decided(*, offer_id: int) -> int:
@@ -197,9 +212,12 @@ def offer_decided(*, offer_id: int) -> int:
     published = offer["state"] == OfferDraft.State.PUBLISHED
     kind = Kind.OFFER_APPROVED if published else Kind.OFFER_RETURNED
     return _told_owners(
-        offer["shop_id"], kind=kind, key=dedup_key(kind, offer_id, offer["submissions"]),
-        voucher_id=offer["voucher_id"], reason="" if published else offer["reason"],
-    )  # fmt: skip
+        offer["shop_id"],
+        kind=kind,
+        key=dedup_key(kind, offer_id, offer["submissions"]),
+        voucher_id=offer["voucher_id"],
+        reason="" if published else offer["reason"],
+    )
 
 
 def _told_owners(shop_id: int, **fields: Any) -> int:

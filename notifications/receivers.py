@@ -68,8 +68,14 @@ def _change_decided(sender: Any, *, change_id: int, **_: Any) -> None:
     _after_commit(tasks.notify_shop_change_decided, change_id)
 
 
-def _hidden(sender: Any, *, blog_id: int | None = None, comment_id: int | None = None,
-            review_id: int | None = None, **_: Any) -> None:  # fmt: skip
+def _hidden(
+    sender: Any,
+    *,
+    blog_id: int | None = None,
+    comment_id: int | None = None,
+    review_id: int | None = None,
+    **_: Any,
+) -> None:
     """What was said about a hidden note, comment or shop's reply goes, in the hider's
     transaction (restoring it does not bring those back)."""
     if review_id is not None:  # a reply: its review stays, only the reply's item goes

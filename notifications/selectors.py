@@ -15,13 +15,27 @@ PAGE = 20
 
 # The page's one query: the item, its actor, and of its subjects only what a link shows.
 _COLUMNS = (
-    "id", "recipient_id", "kind", "order_id", "count", "reason", "read_at", "created_at",
-    "actor__id", "actor__nick_name", "actor__icon",
-    "blog__id", "blog__title",
-    "comment__id", "comment__content",
-    "voucher__id", "voucher__title", "voucher__begin_time",
-    "shop__id", "shop__name",
-)  # fmt: skip
+    "id",
+    "recipient_id",
+    "kind",
+    "order_id",
+    "count",
+    "reason",
+    "read_at",
+    "created_at",
+    "actor__id",
+    "actor__nick_name",
+    "actor__icon",
+    "blog__id",
+    "blog__title",
+    "comment__id",
+    "comment__content",
+    "voucher__id",
+    "voucher__title",
+    "voucher__begin_time",
+    "shop__id",
+    "shop__name",
+)
 
 
 def inbox_page(*, recipient_id: int, last_id: int | None) -> tuple[list[Notification], int | None]:
@@ -38,13 +52,26 @@ def inbox_page(*, recipient_id: int, last_id: int | None) -> tuple[list[Notifica
 
 # The fast path's page (decision 304): the same query as plain values, no model built.
 INBOX_VALUES = (
-    "id", "kind", "order_id", "count", "reason", "read_at", "created_at",
-    "actor__id", "actor__nick_name", "actor__icon",
-    "blog__id", "blog__title",
-    "comment__id", "comment__content",
-    "voucher__id", "voucher__title", "voucher__begin_time",
-    "shop__id", "shop__name",
-)  # fmt: skip
+    "id",
+    "kind",
+    "order_id",
+    "count",
+    "reason",
+    "read_at",
+    "created_at",
+    "actor__id",
+    "actor__nick_name",
+    "actor__icon",
+    "blog__id",
+    "blog__title",
+    "comment__id",
+    "comment__content",
+    "voucher__id",
+    "voucher__title",
+    "voucher__begin_time",
+    "shop__id",
+    "shop__name",
+)
 
 
 def _inbox_values(recipient_id: int, last_id: int | None = None) -> QuerySet:

@@ -67,9 +67,19 @@ class NotificationSerializer(serializers.ModelSerializer):
     class Meta:
         model = Notification
         fields = [
-            "id", "kind", "actor", "blog", "comment", "voucher", "order_id", "shop", "count",
-            "reason", "read", "created_at",
-        ]  # fmt: skip
+            "id",
+            "kind",
+            "actor",
+            "blog",
+            "comment",
+            "voucher",
+            "order_id",
+            "shop",
+            "count",
+            "reason",
+            "read",
+            "created_at",
+        ]
         read_only_fields = fields
 
     def get_read(self, notification: Notification) -> bool:
@@ -93,10 +103,11 @@ class StreamTicketSerializer(serializers.Serializer):
 
 class StreamQuerySerializer(serializers.Serializer):
     ticket = fields.CharField(
-        required=False, max_length=100,
+        required=False,
+        max_length=100,
         help_text="A ticket from POST /api/notifications/stream-ticket (EventSource cannot "
         "send the Authorization header).",
-    )  # fmt: skip
+    )
     last_event_id = fields.IdTextField(
         required=False,
         help_text="Resume after this event id (the `Last-Event-ID` header does the same, "

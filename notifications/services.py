@@ -55,10 +55,17 @@ def notification_add(
     try:
         with transaction.atomic():
             notification = Notification.objects.create(
-                recipient_id=recipient_id, kind=kind, dedup_key=key, actor_id=actor_id,
-                blog_id=blog_id, comment_id=comment_id, voucher_id=voucher_id, order_id=order_id,
-                shop_id=shop_id, reason=reason,
-            )  # fmt: skip
+                recipient_id=recipient_id,
+                kind=kind,
+                dedup_key=key,
+                actor_id=actor_id,
+                blog_id=blog_id,
+                comment_id=comment_id,
+                voucher_id=voucher_id,
+                order_id=order_id,
+                shop_id=shop_id,
+                reason=reason,
+            )
     except IntegrityError:  # the unique key: a repeat; or the note was deleted meanwhile
         return None
     sent(kind).inc()
@@ -95,9 +102,14 @@ def notification_comment_add(
             folded = dict(unread.select_for_update().values_list("id", "count"))
             mine.filter(pk__in=list(folded)).delete()
             notification = Notification.objects.create(
-                recipient_id=recipient_id, kind=Kind.COMMENTED, dedup_key=key, actor_id=actor_id,
-                blog_id=blog_id, comment_id=comment_id, count=1 + sum(folded.values()),
-            )  # fmt: skip
+                recipient_id=recipient_id,
+                kind=Kind.COMMENTED,
+                dedup_key=key,
+                actor_id=actor_id,
+                blog_id=blog_id,
+                comment_id=comment_id,
+                count=1 + sum(folded.values()),
+            )
     except IntegrityError:  # a racing repeat, or the note deleted meanwhile
         if cap is not None and decision is not None:
             cap.refund(subject, decision)
@@ -143,9 +155,11 @@ def notifications_comments_gone(*, comment_ids: Collection[int]) -> int:
         if newest is None:
             continue
         Notification.objects.filter(pk=item["id"]).update(
-            comment_id=newest["id"], actor_id=newest["user_id"], count=F("count") - 1,
+            comment_id=newest["id"],
+            actor_id=newest["user_id"],
+            count=F("count") - 1,
             dedup_key=dedup_key(Kind.COMMENTED, newest["id"]),
-        )  # fmt: skip
+        )
         changed += 1
     return changed
 

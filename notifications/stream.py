@@ -311,8 +311,11 @@ async def _refuse(send: Send, error: DomainError) -> None:
     """An error in the API's shape (`detail` in the request's language, `code`)."""
     body: dict[str, Any] = {"detail": str(error.detail), "code": error.code}
     if isinstance(error, InvalidInput):  # as DRF's ValidationError reads
-        body = {"detail": gettext("Invalid input."), "code": Code.INVALID,
-                "errors": {"last_event_id": [str(error.detail)]}}  # fmt: skip
+        body = {
+            "detail": gettext("Invalid input."),
+            "code": Code.INVALID,
+            "errors": {"last_event_id": [str(error.detail)]},
+        }
     extra = domain_error_headers(error) or {}
     await send(
         {

@@ -71,10 +71,13 @@ class StreamTicketViewSet(WriteLimited, viewsets.ViewSet):
         and a login token in a URL would land in access logs)."""
         ticket = tickets.ticket_issue(str(request.auth))
         return Response(
-            {"ticket": ticket, "url": settings.NOTIFICATIONS_STREAM_URL,
-             "expires_in": tickets.TICKET_TTL},
+            {
+                "ticket": ticket,
+                "url": settings.NOTIFICATIONS_STREAM_URL,
+                "expires_in": tickets.TICKET_TTL,
+            },
             status=201,
-        )  # fmt: skip
+        )
 
 
 class StreamElsewhere(DomainError):
@@ -95,7 +98,9 @@ class StreamViewSet(viewsets.ViewSet):
         parameters=[
             StreamQuerySerializer,
             OpenApiParameter(
-                "Last-Event-ID", str, OpenApiParameter.HEADER,
+                "Last-Event-ID",
+                str,
+                OpenApiParameter.HEADER,
                 description="The last event's `id`, sent by a browser that reconnects.",
             ),
         ],
@@ -103,12 +108,12 @@ class StreamViewSet(viewsets.ViewSet):
             (200, "text/event-stream"): OpenApiResponse(
                 OpenApiTypes.STR,
                 description="Server-sent events, each with `id:` (the newest notification "
-                "id accounted for): `unread` (`{\"unread\": n}`) at the start and on every "
+                'id accounted for): `unread` (`{"unread": n}`) at the start and on every '
                 "change, `notification` (an item as in GET /api/notifications) for each new "
                 "one, and a `: keep-alive` comment on a quiet stream.",
             ),
         },
-    )  # fmt: skip
+    )
     @api_errors(401, 421)
     def retrieve(self, request: Request) -> Response:
         """My unread count and new notifications as they happen (server-sent events), with
@@ -176,9 +181,27 @@ def inbox_view(request: HttpRequest) -> HttpResponse:
 def inbox_item(row: tuple, time: Callable[[datetime | None], str | None]) -> dict[str, Any]:
     """One row of `selectors.INBOX_VALUES` as NotificationSerializer represents it (the
     inbox page's items, and the notification stream's)."""
-    (id_, kind, order_id, count, reason, read_at, created_at, actor_id, actor_nick, actor_icon,
-     blog_id, blog_title, comment_id, comment_content, voucher_id, voucher_title,
-     voucher_begin, shop_id, shop_name) = row  # fmt: skip
+    (
+        id_,
+        kind,
+        order_id,
+        count,
+        reason,
+        read_at,
+        created_at,
+        actor_id,
+        actor_nick,
+        actor_icon,
+        blog_id,
+        blog_title,
+        comment_id,
+        comment_content,
+        voucher_id,
+        voucher_title,
+        voucher_begin,
+        shop_id,
+        shop_name,
+    ) = row
     actor = {"id": actor_id, "nick_name": actor_nick, "icon": actor_icon}
     blog = {"id": blog_id, "title": blog_title}
     comment = (

@@ -34,9 +34,11 @@ THUMBNAIL_SIZE = (400, 400)
 # Pillow's name → (the format we store, file extension). A phone's JPEG with a second
 # picture in it (MPO: HDR gain maps) is a JPEG to its owner, and is stored as one.
 FORMATS = {
-    "JPEG": ("JPEG", "jpg"), "MPO": ("JPEG", "jpg"),
-    "PNG": ("PNG", "png"), "WEBP": ("WEBP", "webp"),
-}  # fmt: skip
+    "JPEG": ("JPEG", "jpg"),
+    "MPO": ("JPEG", "jpg"),
+    "PNG": ("PNG", "png"),
+    "WEBP": ("WEBP", "webp"),
+}
 _SRGB = ImageCms.createProfile("sRGB")
 
 

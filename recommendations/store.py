@@ -42,10 +42,15 @@ def interaction_record(*, user_id: int, shop_id: int, at_ms: int | None = None) 
     calls = []
     for other, other_users in zip(others, replies[1], strict=True):
         product = users * int(other_users or 1)
-        calls.append(([keys.recs_counts(shop_id), keys.recs_neighbours(shop_id)],
-                      [other, product, NEIGHBOURS]))  # fmt: skip
-        calls.append(([keys.recs_counts(other), keys.recs_neighbours(other)],
-                      [shop_id, product, NEIGHBOURS]))  # fmt: skip
+        calls.append(
+            (
+                [keys.recs_counts(shop_id), keys.recs_neighbours(shop_id)],
+                [other, product, NEIGHBOURS],
+            )
+        )
+        calls.append(
+            ([keys.recs_counts(other), keys.recs_neighbours(other)], [shop_id, product, NEIGHBOURS])
+        )
     for reply in _PAIR.run_many(calls):
         if isinstance(reply, Exception):
             raise reply

@@ -26,9 +26,9 @@ if [ "${1:-run}" = test ]; then
   command -v zbarimg >/dev/null 2>&1 || missing+=(zbar-tools)
   # Shop names and the client's text are Chinese: without a CJK font they draw as boxes.
   [ -n "$(fc-list :lang=zh 2>/dev/null)" ] || missing+=(fonts-noto-cjk)
-  # tests/test_i18n.py compiles the translations anew to prove the committed .mo is current.
+  # tests/platform/test_i18n.py compiles the translations anew to prove the committed .mo is current.
   command -v msgfmt >/dev/null 2>&1 || missing+=(gettext)
-  # tests/test_prometheus.py runs Prometheus (and promtool) on docs/prometheus/.
+  # tests/platform/test_prometheus.py runs Prometheus (and promtool) on docs/prometheus/.
   command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 fi
 if [ "${1:-run}" = bench ]; then

@@ -34,7 +34,7 @@ export ALLOWED_HOSTS=127.0.0.1 SECURE_SSL_REDIRECT=false LOG_LEVEL=WARNING
 export REDIS_URL="redis://127.0.0.1:$redis_port/0" MEDIA_ROOT="$dir/media"
 export DATABASE_URL="${DATABASE_URL:-sqlite:///$dir/db.sqlite3}" SMS_BACKEND=file \
   SMS_FILE_PATH="$dir/sms"
-# The probe asks for the schema's truth, not for the rate limits (tests/test_limits.py
+# The probe asks for the schema's truth, not for the rate limits (tests/platform/test_limits.py
 # proves those): thousands of generated writes a minute must not all answer 429.
 for name in BLOG COMMENT LIKE FOLLOW CLAIM CHECKOUT REDEEM REDEEM_MISS UPLOAD SEARCH; do
   export "THROTTLE_${name}_USER=100000/minute"

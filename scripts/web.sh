@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The production web server: granian with the flags docs/operations.md explains. Every
 # production-shaped run here starts it this way (the smoke test, the probe, the
-# benchmarks' servers, tests/test_production_server.py).
+# benchmarks' servers, tests/platform/test_production_server.py).
 #
 #   scripts/web.sh [more granian flags]
 #   HOST (0.0.0.0), PORT (8000), WEB_WORKERS (one per core this process may use),

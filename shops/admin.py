@@ -76,17 +76,28 @@ class ShopAdminForm(forms.ModelForm):
 class ShopAdmin(admin.ModelAdmin):
     form = ShopAdminForm
     list_display = [
-        "id", "name", "city", "type", "area", "avg_price", "score", "sold", "updated_at",
-    ]  # fmt: skip
+        "id",
+        "name",
+        "city",
+        "type",
+        "area",
+        "avg_price",
+        "score",
+        "sold",
+        "updated_at",
+    ]
     list_filter = ["city", "type"]
     search_fields = ["name", "address", "area"]
     list_select_related = ["city", "type"]
     ordering = ["-id"]
     # Kept by business events (reviews, paid coupons), never edited by hand.
     readonly_fields = [
-        "sold", "comments", "score", *(f"rating_{n}" for n in range(1, 6)),
+        "sold",
+        "comments",
+        "score",
+        *(f"rating_{n}" for n in range(1, 6)),
         *(f"{name}_{part}" for name in SUB_SCORES for part in ("sum", "count")),
-    ]  # fmt: skip
+    ]
     inlines = [ShopStaffInline]
 
     def get_form(self, request, obj=None, change=False, **kwargs):

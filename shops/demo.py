@@ -85,10 +85,17 @@ def brand_price(brand: str, draw: int, low: int, high: int) -> int:
 # The categories in English (ShopType.name_en): the product's words, translated; the
 # shops' own names and addresses are what merchants wrote, and stay as written.
 ENGLISH_TYPES = {
-    "美食": "Food", "KTV": "KTV", "丽人·美发": "Hair salons", "健身运动": "Fitness",
-    "按摩·足疗": "Massage", "美容SPA": "Beauty & spa", "亲子游乐": "Family fun", "酒吧": "Bars",
-    "轰趴馆": "Party houses", "美睫·美甲": "Lashes & nails",
-}  # fmt: skip
+    "美食": "Food",
+    "KTV": "KTV",
+    "丽人·美发": "Hair salons",
+    "健身运动": "Fitness",
+    "按摩·足疗": "Massage",
+    "美容SPA": "Beauty & spa",
+    "亲子游乐": "Family fun",
+    "酒吧": "Bars",
+    "轰趴馆": "Party houses",
+    "美睫·美甲": "Lashes & nails",
+}
 
 # Business districts with their real centres (longitude, latitude).
 AREAS = [
@@ -165,7 +172,7 @@ def _second_city_shops(types: dict[str, ShopType], city: City) -> list[Shop]:
                 open_hours=hours,
                 hours=demo_hours(hours), images=[_shop_picture(sorts[kind], n)],
             )
-        )  # fmt: skip
+        )
     return shops
 
 

@@ -1,4 +1,5 @@
-"""Every error code the shops app answers with, in one place (SPEC §2), and its errors."""
+"""Every error code the shops app answers with, in one place (docs/product/shops.md),
+and its errors."""
 
 from __future__ import annotations
 

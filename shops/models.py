@@ -16,9 +16,13 @@ SUB_SCORES = ("taste", "environment", "service")
 class ShopType(models.Model):
     name = models.CharField(_("name"), max_length=32, unique=True)
     name_en = models.CharField(
-        _("English name"), max_length=32, blank=True, default="", db_default="",
+        _("English name"),
+        max_length=32,
+        blank=True,
+        default="",
+        db_default="",
         help_text=_("What English readers see; blank: the name."),
-    )  # fmt: skip
+    )
     icon = models.CharField(_("icon"), max_length=255, blank=True)
     sort = models.PositiveIntegerField(
         _("sort order"), default=0, help_text=_("Lower comes first.")
@@ -51,9 +55,12 @@ class City(models.Model):
     )
     name = models.CharField(_("name"), max_length=32, unique=True)
     name_en = models.CharField(
-        _("English name"), max_length=32, blank=True, default="",
+        _("English name"),
+        max_length=32,
+        blank=True,
+        default="",
         help_text=_("What English readers see; blank: the name."),
-    )  # fmt: skip
+    )
     x = models.FloatField(
         _("centre longitude"),
         help_text=_("Where lists start when the reader gives no point."),
@@ -102,9 +109,13 @@ class Shop(models.Model):
         validators=[MinValueValidator(-LATITUDE_LIMIT), MaxValueValidator(LATITUDE_LIMIT)],
     )
     phone = models.CharField(
-        _("phone"), max_length=20, blank=True, default="", db_default="",
+        _("phone"),
+        max_length=20,
+        blank=True,
+        default="",
+        db_default="",
         help_text=_("The shop's phone number, as customers dial it."),
-    )  # fmt: skip
+    )
     avg_price = models.PositiveIntegerField(
         _("average price"), default=0, help_text=_("Average spend per person, yuan.")
     )

@@ -171,9 +171,17 @@ def queue_nearby(pipe: Any, *, city_id: int, type_ids: list[int], x: float, y: f
     radius = settings.SHOP_NEARBY_RADIUS_M
     for type_id in type_ids:
         pipe.execute_command(
-            "GEOSEARCH", keys.geo_shops(city_id, type_id), "FROMLONLAT", x, y,
-            "BYRADIUS", radius, "m", "WITHDIST", "ASC",
-        )  # fmt: skip
+            "GEOSEARCH",
+            keys.geo_shops(city_id, type_id),
+            "FROMLONLAT",
+            x,
+            y,
+            "BYRADIUS",
+            radius,
+            "m",
+            "WITHDIST",
+            "ASC",
+        )
 
 
 def nearby_hits(replies: list[Any], *, first: int | None = None) -> tuple[int, list[Hit]]:

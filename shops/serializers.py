@@ -199,11 +199,30 @@ class ShopDocumentSerializer(serializers.ModelSerializer):
     class Meta:
         model = Shop
         fields = [
-            "id", "name", "type_id", "city_id", "images", "area", "address", "x", "y",
-            "avg_price", "phone", "sold", "comments", "score", "ratings", "sub_scores",
-            "sub_score_counts", "open_hours", "created_at", "updated_at", "favourites", "rank",
+            "id",
+            "name",
+            "type_id",
+            "city_id",
+            "images",
+            "area",
+            "address",
+            "x",
+            "y",
+            "avg_price",
+            "phone",
+            "sold",
+            "comments",
+            "score",
+            "ratings",
+            "sub_scores",
+            "sub_score_counts",
+            "open_hours",
+            "created_at",
+            "updated_at",
+            "favourites",
+            "rank",
             "hours",
-        ]  # fmt: skip
+        ]
         read_only_fields = fields
 
     def get_ratings(self, shop: Shop) -> list[int]:

@@ -81,7 +81,7 @@ def shop_save(*, shop: Shop, fields: list[str] | None = None) -> Shop:
         else:
             shop.save(force_insert=True)
         shop_id = shop.pk
-        transaction.on_commit(lambda: _sync_indexes(shop_id, old), robust=True)
+        transaction.on_commit(lambda: shop_indexes_sync(shop_id, old), robust=True)
         search_index.refresh_on_commit("shops", shop_id)
     return shop
 
@@ -112,7 +112,7 @@ def shop_delete(*, shop_id: int) -> None:
                 gettext("The shop has vouchers or orders; remove or move them first."),
                 code=Code.SHOP_IN_USE,
             ) from None
-        transaction.on_commit(lambda: _sync_indexes(shop_id, where), robust=True)
+        transaction.on_commit(lambda: shop_indexes_sync(shop_id, where), robust=True)
         search_index.refresh_on_commit("shops", shop_id)
 
 
@@ -155,7 +155,7 @@ def score_of(histogram: dict[int, int]) -> int:
     return mean_x10(total, sum(histogram.values())) or 0
 
 
-def _sync_indexes(shop_id: int, old: tuple[int, int] | None) -> None:
+def shop_indexes_sync(shop_id: int, old: tuple[int, int] | None) -> None:
     """Make Redis agree with the committed row (or its absence); `old` is the (city, type)
     the shop had before the write, whose GEO set it leaves if that changed.
 

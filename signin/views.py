@@ -1,5 +1,5 @@
-"""Thin viewsets for sign-in and the statistics of SPEC §7 (staff), and the operators'
-sign-in report page."""
+"""Thin viewsets for sign-in and the statistics (staff,
+docs/product/signin.md#statistics), and the operators' sign-in report page."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from accounts.models import User
 from accounts.sms import locmem
 from tests.factories import UserFactory
 from tests.factories import default_city as ensure_default_city
-from tests.helpers import FakeClock, client_for
+from tests.helpers import FakeClock, TokenClient, client_for
 from toolkit import clock, runtime
 from toolkit.redis.client import get_redis
 from vouchers.sale import heal
@@ -91,7 +91,7 @@ def fake_clock() -> Iterator[FakeClock]:
 @pytest.fixture
 def eager_tasks() -> Iterator[None]:
     """Run Celery tasks in-process when enqueued. Only the hop through the broker is
-    skipped (tests/test_celery.py and the feed's real-worker test prove that hop);
+    skipped (tests/platform/test_celery.py and the feed's real-worker test prove that hop);
     Redis and the database stay real."""
     from dianping.celery import app
 
@@ -131,10 +131,10 @@ def admin_client(client, staff_user):
 
 
 @pytest.fixture
-def user_api(user) -> APIClient:
+def user_api(user) -> TokenClient:
     return client_for(user)
 
 
 @pytest.fixture
-def staff_api(staff_user) -> APIClient:
+def staff_api(staff_user) -> TokenClient:
     return client_for(staff_user)

@@ -41,11 +41,18 @@ class FakeClock:
         self.value += seconds
 
 
-def client_for(user) -> APIClient:
+class TokenClient(APIClient):
+    """An API client signed in with `token`, which it keeps for tests that read it."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self.token = token
+        self.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+
+
+def client_for(user) -> TokenClient:
     """An API client carrying a fresh login token for `user`."""
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {tokens.token_issue(user)}")
-    return client
+    return TokenClient(tokens.token_issue(user))
 
 
 def free_port() -> int:
@@ -66,11 +73,25 @@ class PrivateRedis:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            [shutil.which("redis-server") or "redis-server", "--bind", "127.0.0.1",
-             "--port", str(self.port), "--dir", str(self.directory), "--appendonly", "yes",
-             "--appendfsync", "always", "--save", "", *self.args],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+            [
+                shutil.which("redis-server") or "redis-server",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--dir",
+                str(self.directory),
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+                "--save",
+                "",
+                *self.args,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         wait_until(lambda: _answers(self.client()), timeout=30)
 
     def client(self) -> redis.Redis:
@@ -144,7 +165,7 @@ def warm_near_cache(cache: CacheClient, ident: object, loader: Callable[[], Any]
     wait_until(lambda: nearcache.saw_change(barrier), timeout=5)
     value = cache.get(ident, loader)  # a Redis hit, now kept locally
     assert cache.near is not None
-    assert key in cache.near._data
+    assert cache.near.get(key) is not nearcache.MISS
     return value
 
 

@@ -49,10 +49,19 @@ def start_web(
     output = log.open("ab") if log else subprocess.DEVNULL
     process = subprocess.Popen(
         [str(ROOT / "scripts" / "web.sh")],
-        cwd=ROOT, start_new_session=True, stdout=output, stderr=subprocess.STDOUT,
-        env={**env, "WEB_WORKERS": str(workers), "WEB_THREADS": "2", "HOST": "127.0.0.1",
-             "PORT": str(port), "GRANIAN": str(Path(sys.executable).parent / "granian")},
-    )  # fmt: skip
+        cwd=ROOT,
+        start_new_session=True,
+        stdout=output,
+        stderr=subprocess.STDOUT,
+        env={
+            **env,
+            "WEB_WORKERS": str(workers),
+            "WEB_THREADS": "2",
+            "HOST": "127.0.0.1",
+            "PORT": str(port),
+            "GRANIAN": str(Path(sys.executable).parent / "granian"),
+        },
+    )
     url = f"http://127.0.0.1:{port}"
     wait_until(lambda: answers(f"{url}/api/ping"), timeout=90, interval=0.1)
     return process, url
@@ -66,10 +75,17 @@ def start_stream(env: dict[str, str], log: Path | None = None) -> tuple[subproce
     output = log.open("ab") if log else subprocess.DEVNULL
     process = subprocess.Popen(
         [str(ROOT / "scripts" / "stream.sh")],
-        cwd=ROOT, start_new_session=True, stdout=output, stderr=subprocess.STDOUT,
-        env={**env, "HOST": "127.0.0.1", "STREAM_PORT": str(port),
-             "GRANIAN": str(Path(sys.executable).parent / "granian")},
-    )  # fmt: skip
+        cwd=ROOT,
+        start_new_session=True,
+        stdout=output,
+        stderr=subprocess.STDOUT,
+        env={
+            **env,
+            "HOST": "127.0.0.1",
+            "STREAM_PORT": str(port),
+            "GRANIAN": str(Path(sys.executable).parent / "granian"),
+        },
+    )
     url = f"http://127.0.0.1:{port}/api/notifications/stream"
     wait_until(lambda: call(url)[0] == 401 if answers_at(port) else False, timeout=90, interval=0.1)
     return process, port
@@ -102,8 +118,13 @@ def manage(env: dict[str, str], *args: str) -> str:
     """`manage.py <args>` in a process of `env`; its output."""
     done = subprocess.run(
         [sys.executable, "manage.py", *args],
-        cwd=ROOT, env=env, check=True, timeout=300, capture_output=True, text=True,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=env,
+        check=True,
+        timeout=300,
+        capture_output=True,
+        text=True,
+    )
     return done.stdout
 
 

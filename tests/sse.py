@@ -121,12 +121,19 @@ class AppStream(_Reader):
     ) -> AppStream:
         stream = cls()
         scope = {
-            "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
-            "method": method, "scheme": "http", "path": path, "raw_path": path.encode(),
-            "query_string": query.encode(), "root_path": "",
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": method,
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": query.encode(),
+            "root_path": "",
             "headers": [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()],
-            "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8001),
-        }  # fmt: skip
+            "client": ("127.0.0.1", 50000),
+            "server": ("127.0.0.1", 8001),
+        }
         task = stream.task = asyncio.create_task(app(scope, stream._receive, stream._send))
         started = asyncio.create_task(stream._started.wait())
         done, _ = await asyncio.wait({started, task}, timeout=10, return_when="FIRST_COMPLETED")

@@ -78,19 +78,29 @@ def start_celery(
         stdout, stderr = log.open("ab"), subprocess.STDOUT
     return subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "dianping", *args],
-        cwd=ROOT, env=celery_env() if env is None else env, start_new_session=True,
-        stdout=stdout, stderr=stderr,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=celery_env() if env is None else env,
+        start_new_session=True,
+        stdout=stdout,
+        stderr=stderr,
+    )
 
 
 def start_worker(database_url: str, log: Path | None = None, **settings: str) -> subprocess.Popen:
     """A solo-pool worker on `database_url`, its output appended to `log` if given;
     `settings` override env-read settings."""
     return start_celery(
-        "worker", "--pool", "solo", "--loglevel", "WARNING",
-        "--without-heartbeat", "--without-mingle", "--without-gossip",
-        env={**worker_env(database_url), **settings}, log=log,
-    )  # fmt: skip
+        "worker",
+        "--pool",
+        "solo",
+        "--loglevel",
+        "WARNING",
+        "--without-heartbeat",
+        "--without-mingle",
+        "--without-gossip",
+        env={**worker_env(database_url), **settings},
+        log=log,
+    )
 
 
 def kill(process: subprocess.Popen, sig: int = signal.SIGTERM) -> str:

@@ -19,10 +19,16 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models.fields.related import RelatedField
 
 _INTEGERS = {
-    models.AutoField, models.BigAutoField, models.SmallAutoField, models.IntegerField,
-    models.BigIntegerField, models.SmallIntegerField, models.PositiveIntegerField,
-    models.PositiveBigIntegerField, models.PositiveSmallIntegerField,
-}  # fmt: skip
+    models.AutoField,
+    models.BigAutoField,
+    models.SmallAutoField,
+    models.IntegerField,
+    models.BigIntegerField,
+    models.SmallIntegerField,
+    models.PositiveIntegerField,
+    models.PositiveBigIntegerField,
+    models.PositiveSmallIntegerField,
+}
 
 
 T = TypeVar("T")
@@ -47,8 +53,10 @@ def insert_rows(model: type[models.Model], rows: Sequence[Mapping[str, Any]]) ->
     if not rows:
         return
     fields = model._meta.concrete_fields
-    if any(getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False)
-           for field in fields):  # fmt: skip
+    if any(
+        getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False)
+        for field in fields
+    ):
         raise ValueError(f"{model.__name__} has auto_now fields: use bulk_create")
     connection = connections[router.db_for_write(model)]
     # Per column: its name in the rows, its adapter, its default (called per row, as a

@@ -47,7 +47,8 @@ class Code(StrEnum):
 
 class DomainError(Exception):
     """A business rule said no. `code` is the stable machine-readable reason; `detail`
-    is for people, in the language of the request that raised it (SPEC §10)."""
+    is for people, in the language of the request that raised it
+    (docs/product/content.md#languages)."""
 
     status_code = 400
     default_code: str = Code.INVALID

@@ -37,9 +37,11 @@ def seed_views(subject: str, days: dict[date, tuple[list[str], int]]) -> int:
         for key in (keys.visits_pv(subject, name), keys.visits_pv(SITE, name)):
             pipe.incrby(key, views)
         for key in (
-            keys.visits_uv(subject, name), keys.visits_uv(SITE, name),
-            keys.visits_pv(subject, name), keys.visits_pv(SITE, name),
-        ):  # fmt: skip
+            keys.visits_uv(subject, name),
+            keys.visits_uv(SITE, name),
+            keys.visits_pv(subject, name),
+            keys.visits_pv(SITE, name),
+        ):
             pipe.expireat(key, expires)
         written += 1
     pipe.execute()

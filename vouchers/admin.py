@@ -62,9 +62,19 @@ class VoucherAdminForm(forms.ModelForm):
 class VoucherAdmin(admin.ModelAdmin):
     form = VoucherAdminForm
     list_display = [
-        "id", "title", "shop", "type", "discount", "live_status", "stock", "redis_stock",
-        *(f"{name}_count" for name in COUNT_COLUMNS), "begin_time", "end_time", "live_link",
-    ]  # fmt: skip
+        "id",
+        "title",
+        "shop",
+        "type",
+        "discount",
+        "live_status",
+        "stock",
+        "redis_stock",
+        *(f"{name}_count" for name in COUNT_COLUMNS),
+        "begin_time",
+        "end_time",
+        "live_link",
+    ]
     list_filter = ["type", "discount_type", "status"]
     search_fields = ["title", "shop__name"]
     list_select_related = ["shop"]
@@ -311,9 +321,18 @@ class VoucherOrderAdmin(ReadOnlyAdmin):
     list_select_related = ["user", "voucher"]
     # Not the redeem code: only the coupon's owner sees it.
     fields = [
-        "id", "user", "voucher", "status", "live_slot", "created_at", "paid_at", "expires_at",
-        "used_at", "cancelled_at", "refunded_at",
-    ]  # fmt: skip
+        "id",
+        "user",
+        "voucher",
+        "status",
+        "live_slot",
+        "created_at",
+        "paid_at",
+        "expires_at",
+        "used_at",
+        "cancelled_at",
+        "refunded_at",
+    ]
 
 
 @admin.register(ShopOrder)
@@ -340,9 +359,17 @@ class ShopWithWriteOffsFilter(admin.SimpleListFilter):
 
 
 CSV_COLUMNS = [
-    "id", "kind", "shop_id", "voucher_id", "order_id", "shop_order_id", "discount",
-    "redeemed_at", "redeemed_by_id", "reversed_at",
-]  # fmt: skip
+    "id",
+    "kind",
+    "shop_id",
+    "voucher_id",
+    "order_id",
+    "shop_order_id",
+    "discount",
+    "redeemed_at",
+    "redeemed_by_id",
+    "reversed_at",
+]
 
 
 class Echo:
@@ -355,9 +382,16 @@ class Echo:
 @admin.register(WriteOff)
 class WriteOffAdmin(ReadOnlyAdmin):
     list_display = [
-        "id", "kind", "shop", "voucher", "order", "discount", "redeemed_at", "redeemed_by",
+        "id",
+        "kind",
+        "shop",
+        "voucher",
+        "order",
+        "discount",
+        "redeemed_at",
+        "redeemed_by",
         "reversed_at",
-    ]  # fmt: skip
+    ]
     list_filter = ["kind", ShopWithWriteOffsFilter, "redeemed_at"]
     date_hierarchy = "redeemed_at"
     search_fields = ["order__id", "shop__name"]

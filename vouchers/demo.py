@@ -23,17 +23,33 @@ CASH_TITLE = "¥50 代金券"
 # The first demo shop's coupons, one per discount type: (title, fields). A sub-title says
 # what the rule does not (the client spells the rule out itself).
 DISCOUNT_VOUCHERS = [
-    ("满100减20", {
-        "sub_title": "每人限领2张", "rules": "单笔消费满100元立减20元\n每人限领2张",
-        "pay_value": 0, "actual_value": 2000, "discount_type": Voucher.DiscountType.FULL_REDUCTION,
-        "amount_condition": 10000, "discount_amount": 2000, "per_user_limit": 2, "stock": 500,
-    }),
-    ("全场8.8折", {
-        "sub_title": "酒水除外", "rules": "全场菜品8.8折\n最高优惠50元\n酒水除外",
-        "pay_value": 0, "actual_value": 5000, "discount_type": Voucher.DiscountType.PERCENTAGE,
-        "discount_rate": 88, "max_discount": 5000,
-    }),
-]  # fmt: skip
+    (
+        "满100减20",
+        {
+            "sub_title": "每人限领2张",
+            "rules": "单笔消费满100元立减20元\n每人限领2张",
+            "pay_value": 0,
+            "actual_value": 2000,
+            "discount_type": Voucher.DiscountType.FULL_REDUCTION,
+            "amount_condition": 10000,
+            "discount_amount": 2000,
+            "per_user_limit": 2,
+            "stock": 500,
+        },
+    ),
+    (
+        "全场8.8折",
+        {
+            "sub_title": "酒水除外",
+            "rules": "全场菜品8.8折\n最高优惠50元\n酒水除外",
+            "pay_value": 0,
+            "actual_value": 5000,
+            "discount_type": Voucher.DiscountType.PERCENTAGE,
+            "discount_rate": 88,
+            "max_discount": 5000,
+        },
+    ),
+]
 
 
 def demo_shops() -> list[Shop]:

@@ -14,17 +14,36 @@ from .models import VoucherOrder, sale_status
 
 # VoucherSerializer's fields, in its order (`status` is computed, `shop_id` the column).
 VOUCHER_COLUMNS = (
-    "id", "shop_id", "title", "sub_title", "rules", "pay_value", "actual_value", "type",
-    "discount_type", "amount_condition", "discount_amount", "discount_rate", "max_discount",
-    "per_user_limit", "valid_days", "stock", "begin_time", "end_time",
-)  # fmt: skip
+    "id",
+    "shop_id",
+    "title",
+    "sub_title",
+    "rules",
+    "pay_value",
+    "actual_value",
+    "type",
+    "discount_type",
+    "amount_condition",
+    "discount_amount",
+    "discount_rate",
+    "max_discount",
+    "per_user_limit",
+    "valid_days",
+    "stock",
+    "begin_time",
+    "end_time",
+)
 _VOUCHER_TIMES = ("begin_time", "end_time")
 ORDER_TIMES = ("created_at", "paid_at", "expires_at", "used_at", "cancelled_at", "refunded_at")
 # An order's columns, its voucher's through the join (MyVoucherSerializer's shape).
 ORDER_COLUMNS = (
-    "id", "voucher_id", "status", *ORDER_TIMES, *(f"voucher__{c}" for c in VOUCHER_COLUMNS),
+    "id",
+    "voucher_id",
+    "status",
+    *ORDER_TIMES,
+    *(f"voucher__{c}" for c in VOUCHER_COLUMNS),
     "voucher__status",
-)  # fmt: skip
+)
 _time = serializers.DateTimeField()  # DRF's own rendering: the current zone, ISO 8601
 
 

@@ -1,4 +1,4 @@
-"""Every error code the vouchers app answers with, in one place (SPEC §3)."""
+"""Every error code the vouchers app answers with, in one place (docs/product/vouchers.md)."""
 
 from __future__ import annotations
 

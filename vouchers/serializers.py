@@ -24,8 +24,12 @@ from .sale.shard import placement
 
 MAX_MONEY = 100_000_000  # fen: ¥1,000,000, far above any bill or voucher here
 DISCOUNT_FIELDS = [
-    "discount_type", "amount_condition", "discount_amount", "discount_rate", "max_discount",
-]  # fmt: skip
+    "discount_type",
+    "amount_condition",
+    "discount_amount",
+    "discount_rate",
+    "max_discount",
+]
 
 
 class VoucherSerializer(serializers.ModelSerializer):
@@ -35,10 +39,22 @@ class VoucherSerializer(serializers.ModelSerializer):
     class Meta:
         model = Voucher
         fields = [
-            "id", "shop_id", "title", "sub_title", "rules", "pay_value", "actual_value", "type",
-            *DISCOUNT_FIELDS, "per_user_limit", "valid_days", "stock",
-            "begin_time", "end_time", "status",
-        ]  # fmt: skip
+            "id",
+            "shop_id",
+            "title",
+            "sub_title",
+            "rules",
+            "pay_value",
+            "actual_value",
+            "type",
+            *DISCOUNT_FIELDS,
+            "per_user_limit",
+            "valid_days",
+            "stock",
+            "begin_time",
+            "end_time",
+            "status",
+        ]
         read_only_fields = fields
 
     def get_status(self, voucher: Voucher) -> str:
@@ -132,10 +148,21 @@ class VoucherWriteSerializer(fields.StrictModelSerializer):
     class Meta:
         model = Voucher
         fields = [
-            "shop_id", "title", "sub_title", "rules", "pay_value", "actual_value", "type",
-            *DISCOUNT_FIELDS, "per_user_limit", "stock", "begin_time",
-            "end_time", "valid_days", "buckets",
-        ]  # fmt: skip
+            "shop_id",
+            "title",
+            "sub_title",
+            "rules",
+            "pay_value",
+            "actual_value",
+            "type",
+            *DISCOUNT_FIELDS,
+            "per_user_limit",
+            "stock",
+            "begin_time",
+            "end_time",
+            "valid_days",
+            "buckets",
+        ]
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         merged = {**self._current(), **attrs}  # a PATCH is judged with what it leaves alone
@@ -251,9 +278,16 @@ class ShopOrderSerializer(serializers.ModelSerializer):
     class Meta:
         model = ShopOrder
         fields = [
-            "id", "shop_id", "amount", "discount", "payable", "coupon_id", "status",
-            "created_at", "refunded_at",
-        ]  # fmt: skip
+            "id",
+            "shop_id",
+            "amount",
+            "discount",
+            "payable",
+            "coupon_id",
+            "status",
+            "created_at",
+            "refunded_at",
+        ]
         read_only_fields = fields
 
 
@@ -288,9 +322,16 @@ class WriteOffSerializer(serializers.ModelSerializer):
     class Meta:
         model = WriteOff
         fields = [
-            "id", "order_id", "voucher_id", "shop_id", "discount", "redeemed_at", "redeemed_by",
-            "kind", "reversed_at",
-        ]  # fmt: skip
+            "id",
+            "order_id",
+            "voucher_id",
+            "shop_id",
+            "discount",
+            "redeemed_at",
+            "redeemed_by",
+            "kind",
+            "reversed_at",
+        ]
         read_only_fields = fields
 
 

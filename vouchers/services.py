@@ -29,9 +29,15 @@ from .selectors import activities_document, preheat_candidates
 
 # What a coupon holder was promised: fixed once the first coupon exists.
 FROZEN_WITH_ORDERS = (
-    "shop", "type", "actual_value", "discount_type", "amount_condition", "discount_amount",
-    "discount_rate", "max_discount",
-)  # fmt: skip
+    "shop",
+    "type",
+    "actual_value",
+    "discount_type",
+    "amount_condition",
+    "discount_amount",
+    "discount_rate",
+    "max_discount",
+)
 
 
 def voucher_create(*, data: dict[str, Any]) -> Voucher:

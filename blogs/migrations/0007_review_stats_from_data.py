@@ -1,5 +1,5 @@
 """Every shop's review count, histogram and score counted from the notes that exist: no
-note carried a rating before, so shops have no ratings yet and score 0 (SPEC §11)."""
+note carried a rating before, so shops have no ratings yet and score 0 (docs/product/reviews.md#reviews)."""
 
 from django.db import migrations
 from django.db.models import Count

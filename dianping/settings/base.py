@@ -72,8 +72,8 @@ MIDDLEWARE = [
 
 # No inline script anywhere (the web client, the admin and the API docs load theirs from
 # files); inline styles stay allowed, as the admin's templates use them. Pictures may be
-# https URLs (SPEC §10), or the client's blob: preview of one being uploaded. Geolocation
-# for "near me" on our own pages only.
+# https URLs (docs/product/content.md#pictures), or the client's blob: preview of one
+# being uploaded. Geolocation for "near me" on our own pages only.
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data: blob: https:; connect-src 'self'; font-src 'self'; "
@@ -245,7 +245,7 @@ REST_FRAMEWORK = {
         # Searches: per client address for anonymous callers, per user for signed-in ones.
         "search_ip": env.str("THROTTLE_SEARCH_IP", default="60/minute"),
         "search_user": env.str("THROTTLE_SEARCH_USER", default="120/minute"),
-        # Per user: writes one can repeat cheaply (SPEC §0).
+        # Per user: writes one can repeat cheaply (docs/product/limits.md#cheap-writes).
         "blog_user": env.str("THROTTLE_BLOG_USER", default="10/hour"),
         "comment_user": env.str("THROTTLE_COMMENT_USER", default="5/10seconds"),  # seed 001
         "reply_user": env.str("THROTTLE_REPLY_USER", default="5/10seconds"),  # as comments

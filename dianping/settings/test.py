@@ -28,7 +28,7 @@ TEST_REDIS_PORT = env.int("TEST_REDIS_PORT", default=6391)
 REDIS_URL = env.str("TEST_REDIS_URL", default=f"redis://127.0.0.1:{TEST_REDIS_PORT}/15")
 CACHES["default"]["LOCATION"] = REDIS_URL
 # The sale shares the test Redis (a shell's SECKILL_REDIS_URL must not reach `make run`'s);
-# tests/test_chaos.py gives a stack's sale a Redis of its own.
+# tests/platform/test_chaos.py gives a stack's sale a Redis of its own.
 CACHES.pop("seckill", None)
 SECKILL_REDIS_URL = ""
 # On a cluster (make test-cluster) the broker is the single test Redis, as in production.

@@ -8,8 +8,12 @@ from django.db.models import Max, Min
 
 BATCH = 5000
 SHANGHAI = {
-    "name": "上海", "name_en": "Shanghai", "x": 121.4737, "y": 31.2304, "sort": 1,
-}  # fmt: skip
+    "name": "上海",
+    "name_en": "Shanghai",
+    "x": 121.4737,
+    "y": 31.2304,
+    "sort": 1,
+}
 
 
 def shops_into_shanghai(apps, schema_editor):

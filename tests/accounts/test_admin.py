@@ -11,7 +11,7 @@ from tests.helpers import client_for
 
 
 def _token(client) -> str:
-    return client._credentials["HTTP_AUTHORIZATION"].split()[1]
+    return client.token
 
 
 @pytest.mark.django_db

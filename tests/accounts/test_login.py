@@ -222,11 +222,15 @@ def test_a_wrong_code_answers_alike_whether_or_not_the_phone_has_a_live_code(
     answers = {
         (r.status_code, r.content)
         for r in (
-            api.post("/api/auth/login", {"phone": phone, "code": wrong}, format="json",
-                     HTTP_ACCEPT_LANGUAGE=language)
+            api.post(
+                "/api/auth/login",
+                {"phone": phone, "code": wrong},
+                format="json",
+                HTTP_ACCEPT_LANGUAGE=language,
+            )
             for phone in (PHONE, burnt, expired, never)
         )
-    }  # fmt: skip
+    }
 
     assert len(answers) == 1  # a live code, a burnt one, an expired one, none ever sent
     status, content = answers.pop()

@@ -17,17 +17,24 @@ from toolkit import clock
 def test_owner_edits_profile_and_the_public_page_shows_it(api, user, user_api) -> None:
     response = user_api.patch(
         "/api/users/me/info",
-        {"city": "  杭州 ", "introduce": "爱吃面\n也爱拍照", "gender": "female",
-         "birthday": "1990-02-28"},
+        {
+            "city": "  杭州 ",
+            "introduce": "爱吃面\n也爱拍照",
+            "gender": "female",
+            "birthday": "1990-02-28",
+        },
         format="json",
-    )  # fmt: skip
+    )
 
     assert response.status_code == 200
     shown = api.get(f"/api/users/{user.id}/info").json()
     assert response.json() == shown
     assert (shown["city"], shown["introduce"], shown["gender"], shown["birthday"]) == (
-        "杭州", "爱吃面\n也爱拍照", "female", "1990-02-28",
-    )  # fmt: skip
+        "杭州",
+        "爱吃面\n也爱拍照",
+        "female",
+        "1990-02-28",
+    )
     # Only what is sent changes; null clears the birthday.
     user_api.patch("/api/users/me/info", {"birthday": None}, format="json")
     info = UserInfo.objects.get(user=user)

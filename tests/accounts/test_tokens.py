@@ -13,7 +13,7 @@ from tests.helpers import client_for, command_calls, reset_command_stats
 
 
 def _token(client) -> str:
-    return client._credentials["HTTP_AUTHORIZATION"].split()[1]
+    return client.token
 
 
 @pytest.mark.django_db
@@ -124,8 +124,12 @@ def test_me_is_read_from_the_token_and_every_token_follows_a_profile_change(
     me = phone.get("/api/users/me").json()
 
     assert command_calls(redis_client) == {"getex": 1}  # no query, one round trip
-    assert me == {"id": user.id, "nick_name": user.nick_name, "icon": user.icon,
-                  "phone": f"{user.phone[:3]}****{user.phone[-4:]}"}  # fmt: skip
+    assert me == {
+        "id": user.id,
+        "nick_name": user.nick_name,
+        "icon": user.icon,
+        "phone": f"{user.phone[:3]}****{user.phone[-4:]}",
+    }
     phone.patch("/api/users/me", {"nick_name": "Xiao Hong"}, format="json")
     assert laptop.get("/api/users/me").json()["nick_name"] == "Xiao Hong"
 

@@ -33,7 +33,7 @@ def test_me_requires_login(api) -> None:
 def test_profile_edit_updates_db_and_the_live_token(
     user, user_api, redis_client, django_capture_on_commit_callbacks
 ) -> None:
-    token_key = keys.login_token(user_api._credentials["HTTP_AUTHORIZATION"].split()[1])
+    token_key = keys.login_token(user_api.token)
     redis_client.expire(token_key, 600)
     body = {"nick_name": "Foodie", "icon": "https://img.example/a.png", "phone": "13000000000"}
 

@@ -15,10 +15,14 @@ def test_publish_then_read_with_author_and_like_state(user, user_api, api) -> No
     shop = ShopFactory()
     response = user_api.post(
         "/api/blogs",
-        {"title": "Soup dumplings", "content": "Juicy.", "images": ["https://img.example/1.jpg"],
-         "shop_id": shop.id},
+        {
+            "title": "Soup dumplings",
+            "content": "Juicy.",
+            "images": ["https://img.example/1.jpg"],
+            "shop_id": shop.id,
+        },
         format="json",
-    )  # fmt: skip
+    )
 
     assert response.status_code == 201
     body = response.json()
@@ -42,10 +46,16 @@ def test_anonymous_callers_cannot_write(api) -> None:
 def test_a_client_cannot_set_author_likes_or_comment_count(user, other_user, user_api) -> None:
     response = user_api.post(
         "/api/blogs",
-        {"title": "t", "content": "c", "user": other_user.id, "user_id": other_user.id,
-         "liked": 999, "comments": 50},
+        {
+            "title": "t",
+            "content": "c",
+            "user": other_user.id,
+            "user_id": other_user.id,
+            "liked": 999,
+            "comments": 50,
+        },
         format="json",
-    )  # fmt: skip
+    )
 
     blog = Blog.objects.get(pk=response.json()["id"])
     assert (blog.user_id, blog.liked, blog.comments) == (user.id, 0, 0)

@@ -12,33 +12,11 @@ from blogs import feed, keys, tasks
 from blogs.models import Blog
 from dianping.celery import app
 from follows import services as follows
+from tests.blogs.feeds import inbox, publish, scroll
 from tests.factories import BlogFactory, UserFactory
 from tests.helpers import client_for, wait_until
 from tests.workers import current_database_url, kill, start_worker
 from toolkit import clock
-
-
-def _publish(author_api, title: str) -> int:
-    response = author_api.post("/api/blogs", {"title": title, "content": "c"}, format="json")
-    assert response.status_code == 201
-    return response.json()["id"]
-
-
-def _inbox(redis_client, user) -> list[int]:
-    return [int(member) for member in redis_client.zrevrange(keys.feed_inbox(user.id), 0, -1)]
-
-
-def _scroll(reader_api, between_pages=lambda: None) -> list[int]:
-    seen: list[int] = []
-    params: dict[str, int] = {}
-    for _ in range(100):
-        page = reader_api.get("/api/feed", params).json()
-        if not page["results"]:
-            return seen
-        seen += [blog["id"] for blog in page["results"]]
-        params = {"max_time": page["min_time"], "offset": page["offset"]}
-        between_pages()
-    raise AssertionError("the scroll never ended")
 
 
 @pytest.mark.django_db(transaction=True)
@@ -46,7 +24,7 @@ def test_publishing_reaches_followers_only(user, other_user) -> None:
     author = UserFactory()
     follows.follow(user_id=user.id, target_id=author.id)
 
-    blog_id = _publish(client_for(author), "new place")
+    blog_id = publish(client_for(author), "new place")
 
     page = client_for(user).get("/api/feed").json()
     assert [b["id"] for b in page["results"]] == [blog_id]
@@ -75,7 +53,7 @@ def test_scroll_returns_every_item_once_with_shared_timestamps_and_new_arrivals(
         fake_clock.advance(1)
         feed.feed_push_batch(BlogFactory(user=authors[0], created_at=clock.now()).id)
 
-    seen = _scroll(reader, new_post_arrives)
+    seen = scroll(reader, new_post_arrives)
 
     assert sorted(seen) == sorted(old)  # every old item, exactly once, none of the new
     assert len(seen) == len(set(seen)) == 100
@@ -86,13 +64,15 @@ def test_unfollow_removes_the_authors_items_and_stops_pushes(user) -> None:
     kept, dropped = UserFactory(), UserFactory()
     follows.follow(user_id=user.id, target_id=kept.id)
     follows.follow(user_id=user.id, target_id=dropped.id)
-    keep_id = _publish(client_for(kept), "stays")
-    _publish(client_for(dropped), "goes")
+    keep_id = publish(client_for(kept), "stays")
+    publish(client_for(dropped), "goes")
 
     follows.unfollow(user_id=user.id, target_id=dropped.id)
     later = BlogFactory(user=dropped)
     # A push already on its way (it listed the follower before the unfollow) is refused.
-    feed._PUSH(*feed._push_call(user.id, dropped.id, [(feed.score_of(later), later.id)]))
+    feed.feed_push_inbox(
+        user_id=user.id, author_id=dropped.id, items=[(feed.score_of(later), later.id)]
+    )
     feed.feed_push_batch(later.id)
 
     assert [b["id"] for b in client_for(user).get("/api/feed").json()["results"]] == [keep_id]
@@ -121,10 +101,10 @@ def test_inboxes_stay_bounded_and_big_audiences_are_pushed_in_batches(
     for fan in fans:
         follows.follow(user_id=fan.id, target_id=author.id)
 
-    ids = [_publish(client_for(author), f"post {i}") for i in range(8)]
+    ids = [publish(client_for(author), f"post {i}") for i in range(8)]
 
     for fan in fans:  # every batch of the chain ran; each inbox kept the 5 newest
-        assert _inbox(redis_client, fan) == list(reversed(ids))[:5]
+        assert inbox(redis_client, fan) == list(reversed(ids))[:5]
 
 
 @pytest.mark.django_db(transaction=True)  # follows sync Redis after commit
@@ -137,7 +117,7 @@ def test_a_whole_page_of_deleted_blogs_does_not_end_the_scroll(user) -> None:
         feed.feed_push_batch(blog.id)
     Blog.objects.filter(pk__in=[b.id for b in blogs[5:22]]).delete()  # 17 newest but 3
 
-    seen = _scroll(client_for(user))
+    seen = scroll(client_for(user))
 
     assert seen == [b.id for b in [*reversed(blogs[22:]), *reversed(blogs[:5])]]
 
@@ -146,7 +126,7 @@ def test_a_whole_page_of_deleted_blogs_does_not_end_the_scroll(user) -> None:
 def test_deleted_blogs_are_skipped(user) -> None:
     author = UserFactory()
     follows.follow(user_id=user.id, target_id=author.id)
-    first, second = _publish(client_for(author), "a"), _publish(client_for(author), "b")
+    first, second = publish(client_for(author), "a"), publish(client_for(author), "b")
 
     Blog.objects.filter(pk=second).delete()
 
@@ -169,7 +149,7 @@ def test_a_push_marks_the_blog_pushed_only_when_its_last_batch_is_done(
     assert feed.feed_push_batch(blog.id, after_follower=after) is None
 
     assert Blog.objects.get(pk=blog.id).pushed_at is not None
-    blog_id = _publish(client_for(author), "pushed through the task chain")
+    blog_id = publish(client_for(author), "pushed through the task chain")
     assert Blog.objects.get(pk=blog_id).pushed_at is not None
 
 
@@ -188,15 +168,15 @@ def test_the_sweep_pushes_blogs_whose_push_was_lost_once_they_are_overdue(
     delivered = BlogFactory(user=author, created_at=now - timedelta(hours=1), pushed_at=now)
 
     assert tasks.push_unpushed_blogs() == 2  # the two oldest first
-    assert _inbox(redis_client, user) == [lost[1].id, lost[0].id]
+    assert inbox(redis_client, user) == [lost[1].id, lost[0].id]
     assert tasks.push_unpushed_blogs() == 1
     assert tasks.push_unpushed_blogs() == 0  # the fresh one is not overdue yet
-    assert _inbox(redis_client, user) == [b.id for b in reversed(lost)]
+    assert inbox(redis_client, user) == [b.id for b in reversed(lost)]
 
     fake_clock.advance(settings.FEED_PUSH_RETRY_AFTER)
     assert tasks.push_unpushed_blogs() == 1
-    assert _inbox(redis_client, user) == [fresh.id, *(b.id for b in reversed(lost))]
-    assert delivered.id not in _inbox(redis_client, user)  # pushed ones are left alone
+    assert inbox(redis_client, user) == [fresh.id, *(b.id for b in reversed(lost))]
+    assert delivered.id not in inbox(redis_client, user)  # pushed ones are left alone
     assert not Blog.objects.filter(pushed_at__isnull=True).exists()
 
 
@@ -229,7 +209,7 @@ def test_one_followers_broken_inbox_neither_stops_the_others_nor_the_blog(
 
     assert feed.feed_push_batch(blog.id) is None
 
-    assert _inbox(redis_client, user) == [blog.id]
+    assert inbox(redis_client, user) == [blog.id]
     assert Blog.objects.get(pk=blog.id).pushed_at is not None
     assert f"refused for followers: {{{other_user.id}: " in caplog.text
 
@@ -259,7 +239,7 @@ def test_a_second_run_of_a_finished_push_stops_at_once(user, redis_client) -> No
 
     assert feed.feed_push_batch(blog.id) is None  # a sweep's late duplicate
 
-    assert _inbox(redis_client, user) == []
+    assert inbox(redis_client, user) == []
 
 
 def test_the_sweep_runs_every_minute_on_beat_and_drops_stale_runs(settings) -> None:
@@ -278,7 +258,7 @@ def test_is_liked_is_live_when_the_page_is_read_again(user, other_user) -> None:
     for reader in (user, other_user):
         follows.follow(user_id=reader.id, target_id=author.id)
     writer, reader = client_for(author), client_for(user)
-    first, second = _publish(writer, "first"), _publish(writer, "second")
+    first, second = publish(writer, "first"), publish(writer, "second")
 
     def liked() -> dict[int, bool]:
         return {b["id"]: b["is_liked"] for b in reader.get("/api/feed").json()["results"]}
@@ -286,7 +266,7 @@ def test_is_liked_is_live_when_the_page_is_read_again(user, other_user) -> None:
     assert liked() == {second: False, first: False}
     assert reader.post(f"/api/blogs/{first}/like").status_code == 200
     assert liked() == {second: False, first: True}
-    third = _publish(writer, "third")
+    third = publish(writer, "third")
     assert reader.post(f"/api/blogs/{third}/like").status_code == 200
     assert liked() == {third: True, second: False, first: True}
     assert reader.delete(f"/api/blogs/{first}/like").status_code == 200
@@ -316,7 +296,7 @@ def test_a_real_worker_pushes_through_the_broker(user, tmp_path) -> None:
     log = tmp_path / "worker.log"
     worker = start_worker(current_database_url(), log=log)
     try:
-        blog_id = _publish(client_for(author), "via the broker")
+        blog_id = publish(client_for(author), "via the broker")
         reader = client_for(user)
         wait_until(lambda: reader.get("/api/feed").json()["results"], timeout=60, interval=0.2)
     finally:

@@ -114,9 +114,14 @@ def test_reporting_once_per_user_and_target(user, user_api, api) -> None:
 
     assert first.status_code == 201
     assert first.json() | {"created_at": None} == {
-        "id": first.json()["id"], "kind": "blog", "target_id": blog.id, "reason": "spam",
-        "text": "广告", "status": "open", "created_at": None,
-    }  # fmt: skip
+        "id": first.json()["id"],
+        "kind": "blog",
+        "target_id": blog.id,
+        "reason": "spam",
+        "text": "广告",
+        "status": "open",
+        "created_at": None,
+    }
     assert (again.status_code, again.json()) == (200, first.json())
     other = client_for(UserFactory()).post("/api/reports", body, format="json")
     assert other.status_code == 201

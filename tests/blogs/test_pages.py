@@ -129,7 +129,7 @@ class _PausedReader:
 
     def __init__(self, monkeypatch) -> None:
         self.loaded, self.release = threading.Event(), threading.Event()
-        real_load = pages._load
+        real_load = pages.page_load
         reader = self
 
         def load(user_id: int, page: int):
@@ -139,7 +139,7 @@ class _PausedReader:
                 assert reader.release.wait(10)
             return items
 
-        monkeypatch.setattr(pages, "_load", load)
+        monkeypatch.setattr(pages, "page_load", load)
 
     def start(self, user_id: int) -> threading.Thread:
         def read() -> None:

@@ -13,7 +13,7 @@ import pytest
 from blogs import feed, keys
 from blogs.models import Blog
 from follows import services as follows
-from tests.blogs.test_feed import _inbox, _publish, _scroll
+from tests.blogs.feeds import inbox, publish, scroll
 from tests.factories import BlogFactory, UserFactory
 from tests.helpers import client_for
 from toolkit import clock
@@ -27,7 +27,7 @@ def _threshold(settings) -> None:
 
 
 def _feed(reader) -> list[int]:
-    return _scroll(client_for(reader))
+    return scroll(client_for(reader))
 
 
 def test_an_author_crossing_the_threshold_both_ways_loses_no_blog(redis_client) -> None:
@@ -37,18 +37,18 @@ def test_an_author_crossing_the_threshold_both_ways_loses_no_blog(redis_client) 
     for fan in fans[:2]:
         follows.follow(user_id=fan.id, target_id=author.id)
 
-    at_threshold = _publish(author_api, "two followers: pushed")
+    at_threshold = publish(author_api, "two followers: pushed")
     assert not Blog.objects.get(pk=at_threshold).pulled
-    assert _inbox(redis_client, fans[0]) == [at_threshold]
+    assert inbox(redis_client, fans[0]) == [at_threshold]
 
     follows.follow(user_id=fans[2].id, target_id=author.id)  # three: above it
-    above = _publish(author_api, "three followers: pulled")
+    above = publish(author_api, "three followers: pulled")
     assert Blog.objects.get(pk=above).pulled
-    assert all(above not in _inbox(redis_client, fan) for fan in fans)  # pushed nowhere
+    assert all(above not in inbox(redis_client, fan) for fan in fans)  # pushed nowhere
     assert [_feed(fan) for fan in fans] == [[above, at_threshold]] * 3
 
     follows.unfollow(user_id=fans[2].id, target_id=author.id)  # two again: below it
-    below = _publish(author_api, "two followers again: pushed")
+    below = publish(author_api, "two followers again: pushed")
     assert not Blog.objects.get(pk=below).pulled
     assert [_feed(fan) for fan in fans[:2]] == [[below, above, at_threshold]] * 2
     assert _feed(fans[2]) == []  # unfollowed: neither pushed nor pulled items
@@ -79,7 +79,7 @@ def test_pulled_and_pushed_items_scroll_once_each_with_shared_timestamps(
         BlogFactory(user=big, created_at=clock.now(), pulled=True)
         feed.feed_push_batch(BlogFactory(user=small, created_at=clock.now()).id)
 
-    seen = _scroll(reader, new_posts_arrive)
+    seen = scroll(reader, new_posts_arrive)
 
     assert seen == [blog_id for *_, blog_id in sorted(expected, reverse=True)]  # once, in order
     assert redis_client.sismember(keys.feed_pull_authors(), big.id)

@@ -55,8 +55,11 @@ def test_a_member_replies_edits_and_deletes(review, api, role) -> None:
     assert created.status_code == 201, created.content
     body = created.json()
     assert (body["shop_id"], body["shop_name"], body["role"], body["text"]) == (
-        review.shop_id, "老王面馆", "merchant", "谢谢光临，欢迎再来",
-    )  # fmt: skip
+        review.shop_id,
+        "老王面馆",
+        "merchant",
+        "谢谢光临，欢迎再来",
+    )
     assert api.get(f"/api/blogs/{review.id}").json()["reply"] == body
     assert _reviews(api, review.shop_id) == {review.id: body}
 
@@ -171,8 +174,9 @@ def test_a_hidden_reply_is_not_shown_and_its_notification_goes(review, api) -> N
     assert api.get(f"/api/blogs/{review.id}").json()["reply"]["id"] == reply_id  # cached
     assert _reviews(api, review.shop_id)[review.id]["id"] == reply_id
 
-    report = reader.post("/api/reports", {"kind": "reply", "id": reply_id, "reason": "spam"},
-                         format="json")  # fmt: skip
+    report = reader.post(
+        "/api/reports", {"kind": "reply", "id": reply_id, "reason": "spam"}, format="json"
+    )
     assert report.status_code == 201, report.content
     services.moderate(kind=Report.Kind.REPLY, target_id=reply_id, hide=True, by_user_id=None)
 
@@ -180,8 +184,9 @@ def test_a_hidden_reply_is_not_shown_and_its_notification_goes(review, api) -> N
     assert _reviews(api, review.shop_id) == {review.id: None}
     assert Report.objects.get().status == Report.Status.HIDDEN
     assert not Notification.objects.filter(kind=Kind.REVIEW_REPLIED).exists()
-    again = reader.post("/api/reports", {"kind": "reply", "id": reply_id, "reason": "spam"},
-                        format="json")  # fmt: skip
+    again = reader.post(
+        "/api/reports", {"kind": "reply", "id": reply_id, "reason": "spam"}, format="json"
+    )
     assert (again.status_code, again.json()["code"]) == (409, "report_target_not_found")
     # Not edited back into view; deleted, it may be written anew.
     refused = _put(member, review.id, "换个说法")
@@ -280,6 +285,8 @@ def test_the_shop_s_owners_hear_of_a_new_review(api) -> None:
     assert not Notification.objects.filter(recipient=clerk).exists()
     item = client_for(owners[0]).get("/api/notifications").json()["results"][0]
     assert (item["kind"], item["shop"], item["actor"]["id"]) == (
-        "shop_reviewed", {"id": shop.id, "name": "小李烧烤"}, reviewer.id,
-    )  # fmt: skip
+        "shop_reviewed",
+        {"id": shop.id, "name": "小李烧烤"},
+        reviewer.id,
+    )
     assert Blog.objects.count() == 3

@@ -121,8 +121,9 @@ def test_the_migration_counts_existing_shops_by_reviewer() -> None:
         place = {"type": shop_type, "address": "a", "x": 121.0, "y": 31.0}
         reviewed = Shop.objects.create(name="r", comments=5, **place)
         drifted = Shop.objects.create(name="d", comments=7, **place)  # no note supports it
-        a, b, c = (User.objects.create(username=n, phone=f"1370000000{i}") for i, n in
-                   enumerate("abc"))  # fmt: skip
+        a, b, c = (
+            User.objects.create(username=n, phone=f"1370000000{i}") for i, n in enumerate("abc")
+        )
         for author, status in [(a, 0), (a, 0), (a, 0), (b, 0), (c, 1)]:  # c's is hidden
             Blog.objects.create(user=author, shop=reviewed, title="t", content="c", status=status)
 

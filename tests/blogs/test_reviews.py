@@ -1,7 +1,7 @@
-"""Reviews (SPEC §11): a note about a shop may rate it; the shop's review count, rating
-histogram and score follow every create, edit, move and delete, and show on the next
-load of the shop (its cached document evicted); a shop's reviews are listed newest or
-most liked first."""
+"""Reviews (docs/product/reviews.md#reviews): a note about a shop may rate it; the
+shop's review count, rating histogram and score follow every create, edit, move and
+delete, and show on the next load of the shop (its cached document evicted); a shop's
+reviews are listed newest or most liked first."""
 
 from __future__ import annotations
 

@@ -253,9 +253,10 @@ def world(shop, owner, clerk):
     other_owner = UserFactory()
     ShopStaff.objects.create(shop=ShopFactory(), user=other_owner, role=OWNER)
     offer = services.offer_create(
-        owner_id=owner.id, shop_id=shop.id,
+        owner_id=owner.id,
+        shop_id=shop.id,
         fields={"title": "Ours", "pay_value": 0, "actual_value": 100, "type": "normal"},
-    )  # fmt: skip
+    )
     review = BlogFactory(shop=shop, rating=4)
     assert Blog.objects.filter(pk=review.id, rating=4).exists()
     ids = {"shop": shop.id, "offer": offer.id, "member": clerk.id, "review": review.id}

@@ -19,8 +19,11 @@ def _state(api, shop_id: int):
 
 def test_a_shop_without_owner_can_be_claimed_until_my_claim_waits(user, user_api, shop) -> None:
     assert _state(user_api, shop.id).json() == {
-        "can_claim": True, "has_owner": False, "role": None, "claim": None,
-    }  # fmt: skip
+        "can_claim": True,
+        "has_owner": False,
+        "role": None,
+        "claim": None,
+    }
 
     created = user_api.post(
         "/api/merchant/claims", {"shop_id": shop.id, "evidence": "I run it."}, format="json"
@@ -39,8 +42,11 @@ def test_a_shop_without_owner_can_be_claimed_until_my_claim_waits(user, user_api
         claim_id=services.claim_submit(user_id=user.id, shop_id=shop.id, evidence="Licence.").id
     )
     assert _state(user_api, shop.id).json() | {"claim": None} == {
-        "can_claim": False, "has_owner": True, "role": "owner", "claim": None,
-    }  # fmt: skip
+        "can_claim": False,
+        "has_owner": True,
+        "role": "owner",
+        "claim": None,
+    }
     assert _state(user_api, shop.id).json()["claim"]["status"] == "approved"
 
 

@@ -162,8 +162,10 @@ def test_a_rejection_asks_a_reason_and_tells_the_user(user, user_api, shop, admi
     assert _roles(shop) == {}
     told = Notification.objects.get(recipient=user)
     assert (told.kind, told.shop_id, told.reason) == (
-        Kind.CLAIM_REJECTED, shop.id, "The licence names someone else.",
-    )  # fmt: skip
+        Kind.CLAIM_REJECTED,
+        shop.id,
+        "The licence names someone else.",
+    )
     mine = user_api.get("/api/merchant/claims").json()["results"]
     assert [(c["status"], c["reason"]) for c in mine] == [
         ("rejected", "The licence names someone else.")
@@ -198,8 +200,12 @@ def test_the_queue_s_bulk_actions_go_through_the_services(admin_client) -> None:
     assert f"Claim {rival.id}: The shop already has an owner." in messages
     assert "2 claims approved." in messages
     statuses = dict(ShopClaim.objects.values_list("id", "status"))
-    assert statuses == {first.id: "approved", second.id: "approved", third.id: "rejected",
-                        rival.id: "pending"}  # fmt: skip
+    assert statuses == {
+        first.id: "approved",
+        second.id: "approved",
+        third.id: "rejected",
+        rival.id: "pending",
+    }
     assert _roles(shops[0]) == {users[0].id: OWNER}
 
     ask = admin_client.post(

@@ -39,17 +39,28 @@ def _at(day: int, hour: int = 12, minute: int = 0, second: int = 0, month: int =
 
 def _order(voucher, when: datetime, *, user=None) -> VoucherOrder:
     return VoucherOrder.objects.create(
-        id=next(_ids), user=user or UserFactory(), voucher=voucher, status="paid",
-        created_at=when, expires_at=when + timedelta(days=30), live_slot=None,
-    )  # fmt: skip
+        id=next(_ids),
+        user=user or UserFactory(),
+        voucher=voucher,
+        status="paid",
+        created_at=when,
+        expires_at=when + timedelta(days=30),
+        live_slot=None,
+    )
 
 
 def _write_off(order: VoucherOrder, when: datetime, *, standing: bool = True) -> WriteOff:
     return WriteOff.objects.create(
-        order=order, voucher=order.voucher, shop=order.voucher.shop, kind="redeem", discount=500,
-        redeemed_at=when, redeemed_by=order.user, standing=True if standing else None,
+        order=order,
+        voucher=order.voucher,
+        shop=order.voucher.shop,
+        kind="redeem",
+        discount=500,
+        redeemed_at=when,
+        redeemed_by=order.user,
+        standing=True if standing else None,
         reversed_at=None if standing else when,
-    )  # fmt: skip
+    )
 
 
 def _view(api, shop_id: int, fake_clock, when: datetime, *client_ids: str) -> None:
@@ -110,11 +121,21 @@ def test_the_dashboard_counts_each_local_day_of_the_window(seeded, shop, owner) 
     assert _row(body["by_day"], "2026-07-04") == {"date": "2026-07-04", **zero, "claims": 1}
     assert _row(body["by_day"], "2026-07-05") == {"date": "2026-07-05", **zero}
     assert _row(body["by_day"], "2026-07-09") == {
-        "date": "2026-07-09", "uv": 3, "pv": 4, "claims": 1, "sales": 0, "redemptions": 0,
-    }  # fmt: skip
+        "date": "2026-07-09",
+        "uv": 3,
+        "pv": 4,
+        "claims": 1,
+        "sales": 0,
+        "redemptions": 0,
+    }
     assert _row(body["by_day"], "2026-07-10") == {
-        "date": "2026-07-10", "uv": 2, "pv": 2, "claims": 3, "sales": 2, "redemptions": 1,
-    }  # fmt: skip
+        "date": "2026-07-10",
+        "uv": 2,
+        "pv": 2,
+        "claims": 3,
+        "sales": 2,
+        "redemptions": 1,
+    }
     # phone-aaaa came on both days: once in the window's visitors.
     assert body["totals"] == {"uv": 4, "pv": 6, "claims": 5, "sales": 2, "redemptions": 1}
     assert body["ratings"] == {"score": 43, "histogram": [0, 0, 1, 1, 2]}
@@ -122,11 +143,17 @@ def test_the_dashboard_counts_each_local_day_of_the_window(seeded, shop, owner) 
     trend = body["rating_trend"]
     assert len(trend) == 8
     assert trend[-1] == {
-        "week_start": "2026-07-04", "week_end": "2026-07-10", "average": 4.0, "reviews": 3,
-    }  # fmt: skip
+        "week_start": "2026-07-04",
+        "week_end": "2026-07-10",
+        "average": 4.0,
+        "reviews": 3,
+    }
     assert trend[-2] == {
-        "week_start": "2026-06-27", "week_end": "2026-07-03", "average": 2.0, "reviews": 1,
-    }  # fmt: skip
+        "week_start": "2026-06-27",
+        "week_end": "2026-07-03",
+        "average": 2.0,
+        "reviews": 1,
+    }
     assert trend[0]["week_start"] == "2026-05-16"
     assert all(week["average"] is None and week["reviews"] == 0 for week in trend[:-2])
 
@@ -143,8 +170,10 @@ def test_thirty_days_reach_back_and_the_window_moves_at_local_midnight(
     owner_api = client_for(owner)
     month = owner_api.get(f"/api/merchant/shops/{shop.id}/dashboard", {"days": 30}).json()
     assert (month["date_from"], month["date_to"], len(month["by_day"])) == (
-        "2026-06-11", "2026-07-10", 30,
-    )  # fmt: skip
+        "2026-06-11",
+        "2026-07-10",
+        30,
+    )
     assert _row(month["by_day"], "2026-07-03")["claims"] == 1
     assert month["totals"]["claims"] == 6
 
@@ -157,8 +186,13 @@ def test_thirty_days_reach_back_and_the_window_moves_at_local_midnight(
     assert (week["date_from"], week["date_to"]) == ("2026-07-05", "2026-07-11")
     assert week["totals"]["claims"] == 4  # 4 July's order left the window
     assert _row(week["by_day"], "2026-07-11") == {
-        "date": "2026-07-11", "uv": 0, "pv": 0, "claims": 0, "sales": 0, "redemptions": 0,
-    }  # fmt: skip
+        "date": "2026-07-11",
+        "uv": 0,
+        "pv": 0,
+        "claims": 0,
+        "sales": 0,
+        "redemptions": 0,
+    }
 
 
 def test_the_dashboard_costs_a_bounded_number_of_queries(seeded, shop, owner) -> None:

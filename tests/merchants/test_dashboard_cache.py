@@ -40,9 +40,13 @@ def _at(day: int, hour: int = 12, minute: int = 0, second: int = 0, month: int =
 
 def _order(voucher, when: datetime) -> VoucherOrder:
     return VoucherOrder.objects.create(
-        id=next(_ids), user=UserFactory(), voucher=voucher, status="paid", created_at=when,
+        id=next(_ids),
+        user=UserFactory(),
+        voucher=voucher,
+        status="paid",
+        created_at=when,
         expires_at=when + timedelta(days=30),
-    )  # fmt: skip
+    )
 
 
 def _board(owner, shop, days: int = 7) -> dict:
@@ -73,9 +77,14 @@ def month(shop, fake_clock):
         coupon = _order(normal if back % 2 else sale, moment)
         if back % 4 == 0:
             WriteOff.objects.create(
-                order=coupon, voucher=coupon.voucher, shop=shop, kind="redeem", discount=100,
-                redeemed_at=moment + timedelta(hours=1), redeemed_by=coupon.user,
-            )  # fmt: skip
+                order=coupon,
+                voucher=coupon.voucher,
+                shop=shop,
+                kind="redeem",
+                discount=100,
+                redeemed_at=moment + timedelta(hours=1),
+                redeemed_by=coupon.user,
+            )
         BlogFactory(shop=shop, rating=1 + back % 5, created_at=moment)
         fake_clock.value = moment.timestamp()
         visits.record(visits.shop_subject(shop.id), visits.Visitor(f"client:c{back % 7}"))
@@ -133,8 +142,13 @@ def test_a_refund_of_yesterdays_bill_takes_its_redemption_off_that_day_at_once(
     bill = buyer.post("/api/shop-orders", body, format="json").json()["id"]
     fake_clock.value = _at(10)
     assert _day(_board(owner, shop), "2026-07-09") | {"uv": 0, "pv": 0} == {
-        "date": "2026-07-09", "uv": 0, "pv": 0, "claims": 1, "sales": 0, "redemptions": 1,
-    }  # fmt: skip
+        "date": "2026-07-09",
+        "uv": 0,
+        "pv": 0,
+        "claims": 1,
+        "sales": 0,
+        "redemptions": 1,
+    }
     assert _kept(redis_client, shop, "2026-07-09") == b"1,0,1"
 
     assert buyer.post(f"/api/shop-orders/{bill}/refund").status_code == 200
@@ -170,8 +184,11 @@ def test_an_edited_or_deleted_review_changes_the_trend_at_once(shop, owner, fake
     note = author.post("/api/blogs", body, format="json").json()["id"]
     fake_clock.value = _at(10)
     assert _week(_board(owner, shop), "2026-06-27") | {"week_end": ""} == {
-        "week_start": "2026-06-27", "week_end": "", "average": 2.0, "reviews": 1,
-    }  # fmt: skip
+        "week_start": "2026-06-27",
+        "week_end": "",
+        "average": 2.0,
+        "reviews": 1,
+    }
 
     assert author.patch(f"/api/blogs/{note}", {"rating": 5}, format="json").status_code == 200
     assert _week(_board(owner, shop), "2026-06-27")["average"] == 5.0
@@ -249,10 +266,16 @@ def test_a_weeks_average_is_the_databases_avg_of_its_reviews(shop, owner, fake_c
     author = UserFactory()
     when = datetime.fromtimestamp(_at(3), LOCAL)
     Blog.objects.bulk_create(
-        Blog(user=author, shop=shop, title=f"n{i}", content="x", created_at=when,
-             rating=3 if i < 313 else 2)
+        Blog(
+            user=author,
+            shop=shop,
+            title=f"n{i}",
+            content="x",
+            created_at=when,
+            rating=3 if i < 313 else 2,
+        )
         for i in range(2503)
-    )  # fmt: skip
+    )
     fake_clock.value = _at(10)
     database = Blog.objects.filter(shop=shop).aggregate(avg=Avg("rating"))["avg"]
 

@@ -33,11 +33,17 @@ def _sale(**overrides) -> dict:
     """A flash sale on now, as the staff API takes it less the shop."""
     now = clock.now()
     body = {
-        "title": "¥100 for ¥59", "sub_title": "weekdays", "rules": "1 each",
-        "pay_value": 5900, "actual_value": 10000, "type": "seckill", "stock": 3,
+        "title": "¥100 for ¥59",
+        "sub_title": "weekdays",
+        "rules": "1 each",
+        "pay_value": 5900,
+        "actual_value": 10000,
+        "type": "seckill",
+        "stock": 3,
         "begin_time": _iso(now - timedelta(minutes=1)),
-        "end_time": _iso(now + timedelta(hours=3)), "valid_days": 30,
-    }  # fmt: skip
+        "end_time": _iso(now + timedelta(hours=3)),
+        "valid_days": 30,
+    }
     return {**body, **overrides}
 
 
@@ -101,14 +107,20 @@ def test_an_offer_from_draft_to_a_sale_stopped_early(
     offer.refresh_from_db()
     voucher = Voucher.objects.get()
     assert (offer.state, offer.voucher_id, offer.decided_by_id) == (
-        State.PUBLISHED, voucher.id, staff_user.id,
-    )  # fmt: skip
+        State.PUBLISHED,
+        voucher.id,
+        staff_user.id,
+    )
     assert (voucher.shop_id, voucher.title, voucher.stock, voucher.type) == (
-        shop.id, "¥100 for ¥59", 2, Voucher.Kind.SECKILL,
-    )  # fmt: skip
+        shop.id,
+        "¥100 for ¥59",
+        2,
+        Voucher.Kind.SECKILL,
+    )
     assert _told(Kind.OFFER_APPROVED) == [
-        (owner.id, shop.id, voucher.id), (co_owner.id, shop.id, voucher.id),
-    ]  # fmt: skip
+        (owner.id, shop.id, voucher.id),
+        (co_owner.id, shop.id, voucher.id),
+    ]
     assert not Notification.objects.filter(recipient=clerk).exists()
 
     # Buyers grab it through the sale's own endpoint; the owner sees the live stock.
@@ -116,8 +128,9 @@ def test_an_offer_from_draft_to_a_sale_stopped_early(
     assert client_for(buyer).post(f"/api/vouchers/{voucher.id}/seckill").status_code == 200
     listed = api.get(_url(shop.id)).json()["results"]
     assert [(o["id"], o["state"], o["remaining"]) for o in listed] == [
-        (later.id, "draft", None), (offer.id, "published", 1),
-    ]  # fmt: skip
+        (later.id, "draft", None),
+        (offer.id, "published", 1),
+    ]
 
     stopped = api.post(_url(shop.id, offer.id, "stop"))
     assert stopped.status_code == 200
@@ -168,8 +181,9 @@ def test_sent_back_with_a_reason_edited_and_submitted_again(owner, shop, admin_c
     # Each round's notification keeps the reason said then.
     reasons = Notification.objects.filter(kind=Kind.OFFER_RETURNED, recipient=owner)
     assert list(reasons.order_by("id").values_list("reason", flat=True)) == [
-        "Stock too low.", "Not yet.",
-    ]  # fmt: skip
+        "Stock too low.",
+        "Not yet.",
+    ]
     assert OfferDraft.objects.get().submissions == 2
 
 
@@ -233,8 +247,9 @@ def test_the_staff_api_s_validation_errors_and_nothing_written(
 ) -> None:
     api = client_for(owner)
     offer = api.post(_url(shop.id), _sale(**overrides), format="json")
-    staff = staff_api.post("/api/vouchers", {**_sale(**overrides), "shop_id": shop.id},
-                           format="json")  # fmt: skip
+    staff = staff_api.post(
+        "/api/vouchers", {**_sale(**overrides), "shop_id": shop.id}, format="json"
+    )
 
     assert (offer.status_code, staff.status_code) == (400, 400)
     assert offer.json() == staff.json()

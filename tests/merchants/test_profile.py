@@ -87,15 +87,19 @@ def test_the_owner_sets_price_phone_pictures_and_hours_at_once(
     assert response.status_code == 200, response.content
     mine = response.json()
     assert (mine["avg_price"], mine["phone"], mine["images"]) == (
-        88, "021-6234 5678", body["images"],
-    )  # fmt: skip
+        88,
+        "021-6234 5678",
+        body["images"],
+    )
     assert mine["hours"] == hours.validate(NIGHTS)
     assert (mine["open_now"], mine["open_hours"]) == (True, "17:00-02:00")
     assert (mine["pending_change"], mine["last_decision"]) == (None, None)
     public = api.get(f"/api/shops/{shop.id}").json()  # the cached copy was evicted
     assert (public["avg_price"], public["images"], public["open_now"]) == (
-        88, body["images"], True,
-    )  # fmt: skip
+        88,
+        body["images"],
+        True,
+    )
     assert public["phone"] == "021-6234 5678"  # public: customers dial it
     assert _listed_phone(api, shop) == "021-6234 5678"
     assert ShopChange.objects.count() == 0
@@ -142,8 +146,10 @@ def test_name_address_and_position_wait_for_approval_then_everything_follows(
     assert mine["name"] == "阿牛火锅"  # as it is until approved
     pending = mine["pending_change"]
     assert (pending["proposed"], pending["status"], pending["reason"]) == (
-        proposed, "pending", "",
-    )  # fmt: skip
+        proposed,
+        "pending",
+        "",
+    )
     # Nothing moved yet: the cached detail, the GEO entry, the search document.
     assert api.get(f"/api/shops/{shop.id}").json()["name"] == "阿牛火锅"
     assert (_near(api, shop, HERE), _near(api, shop, THERE)) == ([shop.id], [])
@@ -159,14 +165,19 @@ def test_name_address_and_position_wait_for_approval_then_everything_follows(
     assert approved.status_code == 302
     detail = api.get(f"/api/shops/{shop.id}").json()
     assert (detail["name"], detail["address"], detail["x"], detail["y"]) == (
-        "阿牛咖啡", "愚园路 9 号", THERE["x"], THERE["y"],
-    )  # fmt: skip
+        "阿牛咖啡",
+        "愚园路 9 号",
+        THERE["x"],
+        THERE["y"],
+    )
     assert (_near(api, shop, HERE), _near(api, shop, THERE)) == ([], [shop.id])
     assert (_found(api, "火锅"), _found(api, "咖啡")) == ([], [shop.id])
     change = ShopChange.objects.get(pk=pending["id"])
     assert (change.status, change.pending, change.decided_by_id) == (
-        Status.APPROVED, None, approved.wsgi_request.user.pk,
-    )  # fmt: skip
+        Status.APPROVED,
+        None,
+        approved.wsgi_request.user.pk,
+    )
     mine = client_for(owner).get(_url(shop.id)).json()
     assert mine["pending_change"] is None
     assert (mine["last_decision"]["id"], mine["last_decision"]["status"]) == (change.id, "approved")
@@ -196,13 +207,16 @@ def test_a_rejected_change_leaves_the_shop_as_it_was(shop, owner, api, admin_cli
     assert api.get(f"/api/shops/{shop.id}").json()["name"] == shop.name
     change.refresh_from_db()
     assert (change.status, change.pending, change.reason) == (
-        Status.REJECTED, None, "The licence names another shop.",
-    )  # fmt: skip
+        Status.REJECTED,
+        None,
+        "The licence names another shop.",
+    )
     mine = client_for(owner).get(_url(shop.id)).json()
     assert mine["pending_change"] is None
     assert (mine["last_decision"]["status"], mine["last_decision"]["reason"]) == (
-        "rejected", "The licence names another shop.",
-    )  # fmt: skip
+        "rejected",
+        "The licence names another shop.",
+    )
     with pytest.raises(DomainError) as refused:
         services.shop_change_approve(change_id=change.id)
     assert refused.value.code == "change_decided"
@@ -218,8 +232,9 @@ def test_a_new_request_replaces_the_pending_change(shop, owner) -> None:
     assert second.status_code == 202
     assert second.json()["pending_change"]["proposed"] == {"address": "2 Second St"}
     assert list(ShopChange.objects.order_by("id").values_list("status", "pending")) == [
-        (Status.REPLACED, None), (Status.PENDING, True),
-    ]  # fmt: skip
+        (Status.REPLACED, None),
+        (Status.PENDING, True),
+    ]
     # What an operator read and approves is what applies: the replaced one is decided.
     with pytest.raises(DomainError) as refused:
         services.shop_change_approve(change_id=first["id"])
@@ -249,9 +264,13 @@ def test_a_decision_tells_the_shop_s_owners_with_the_reason(
     told = Notification.objects.filter(recipient=owner).order_by("id")
     assert list(told.values_list("kind", "shop_id", "dedup_key", "reason")) == [
         (Kind.SHOP_CHANGE_APPROVED, shop.id, f"shop_change_approved:{approved}", ""),
-        (Kind.SHOP_CHANGE_REJECTED, shop.id, f"shop_change_rejected:{rejected}",
-         "The licence says Near."),
-    ]  # fmt: skip
+        (
+            Kind.SHOP_CHANGE_REJECTED,
+            shop.id,
+            f"shop_change_rejected:{rejected}",
+            "The licence says Near.",
+        ),
+    ]
     # The replaced change was decided by nobody: nobody is told of it; clerks are not told.
     assert ShopChange.objects.get(pk=replaced).status == Status.REPLACED
     assert not Notification.objects.exclude(recipient=owner).exists()

@@ -115,10 +115,15 @@ def _submitted_offer(owner) -> tuple[OfferDraft, dict[str, Any]]:
     shop_id = ShopStaff.objects.get(user=owner, role=ShopStaff.Role.OWNER).shop_id
     now = clock.now()
     fields = {
-        "title": "¥100 for ¥59", "pay_value": 5900, "actual_value": 10000, "type": "seckill",
-        "stock": 5, "begin_time": (now - timedelta(minutes=1)).isoformat(),
-        "end_time": (now + timedelta(hours=3)).isoformat(), "valid_days": 30,
-    }  # fmt: skip
+        "title": "¥100 for ¥59",
+        "pay_value": 5900,
+        "actual_value": 10000,
+        "type": "seckill",
+        "stock": 5,
+        "begin_time": (now - timedelta(minutes=1)).isoformat(),
+        "end_time": (now + timedelta(hours=3)).isoformat(),
+        "valid_days": 30,
+    }
     offer = services.offer_create(owner_id=owner.id, shop_id=shop_id, fields=fields)
     services.offer_submit(owner_id=owner.id, shop_id=shop_id, offer_id=offer.id)
     data = OfferVoucherSerializer(data=offer.fields)
@@ -145,8 +150,10 @@ def test_operators_publishing_one_offer_at_once_make_one_voucher(
     offer.refresh_from_db()
     winner = deciders[outcomes.index("ok")]
     assert (offer.state, offer.voucher_id, offer.decided_by_id) == (
-        OfferDraft.State.PUBLISHED, voucher.id, winner.id,
-    )  # fmt: skip
+        OfferDraft.State.PUBLISHED,
+        voucher.id,
+        winner.id,
+    )
     assert live_stock([voucher.id]) == {voucher.id: 5}  # loaded once, whole
     assert list(Notification.objects.values_list("recipient_id", "kind", "voucher_id")) == [
         (owner.id, Kind.OFFER_APPROVED, voucher.id)

@@ -54,9 +54,11 @@ def _unread(user) -> int:
 
 def _comment(note, author, content: str, parent: BlogComment | None = None) -> BlogComment:
     return blogs.comment_create(
-        blog_id=note.id, user_id=author.id, content=content,
+        blog_id=note.id,
+        user_id=author.id,
+        content=content,
         parent_id=parent.id if parent is not None else None,
-    )  # fmt: skip
+    )
 
 
 def _real_notifications(victim) -> tuple[Any, Any, Any, Any, Any]:

@@ -62,40 +62,89 @@ def _everything(recipient) -> dict[str, Any]:
         recipient_id=recipient.id, actor_id=actor.id, blog_id=note.id, comment_id=long_comment.id
     )
     add(recipient_id=recipient.id, kind=Kind.SALE_STARTING, key="s", voucher_id=sale.id)
-    add(recipient_id=recipient.id, kind=Kind.COUPON_EXPIRING, key="c", voucher_id=open_voucher.id,
-        order_id=2**60 + 7)  # fmt: skip
+    add(
+        recipient_id=recipient.id,
+        kind=Kind.COUPON_EXPIRING,
+        key="c",
+        voucher_id=open_voucher.id,
+        order_id=2**60 + 7,
+    )
     gone_id = gone.id
     gone.delete()  # no database constraint: a row may point at a voucher that is gone
     Notification.objects.create(
-        recipient_id=recipient.id, kind=Kind.ORDER_CANCELLED, dedup_key="o",
-        voucher_id=gone_id, order_id=13, read_at=clock.now(),
-    )  # fmt: skip
+        recipient_id=recipient.id,
+        kind=Kind.ORDER_CANCELLED,
+        dedup_key="o",
+        voucher_id=gone_id,
+        order_id=13,
+        read_at=clock.now(),
+    )
     shop = ShopFactory(name="老王面馆")
-    add(recipient_id=recipient.id, kind=Kind.REVIEW_REPLIED, key="r", blog_id=note.id,
-        shop_id=shop.id)  # fmt: skip
-    add(recipient_id=recipient.id, kind=Kind.SHOP_REVIEWED, key="v", actor_id=actor.id,
-        blog_id=note.id, shop_id=shop.id)  # fmt: skip
+    add(
+        recipient_id=recipient.id,
+        kind=Kind.REVIEW_REPLIED,
+        key="r",
+        blog_id=note.id,
+        shop_id=shop.id,
+    )
+    add(
+        recipient_id=recipient.id,
+        kind=Kind.SHOP_REVIEWED,
+        key="v",
+        actor_id=actor.id,
+        blog_id=note.id,
+        shop_id=shop.id,
+    )
     # A shop's side: its offer published (with the voucher) or sent back (without), its
     # sale started and sold out.
-    add(recipient_id=recipient.id, kind=Kind.OFFER_APPROVED, key="oa", shop_id=shop.id,
-        voucher_id=sale.id)  # fmt: skip
+    add(
+        recipient_id=recipient.id,
+        kind=Kind.OFFER_APPROVED,
+        key="oa",
+        shop_id=shop.id,
+        voucher_id=sale.id,
+    )
     add(recipient_id=recipient.id, kind=Kind.OFFER_RETURNED, key="or", shop_id=shop.id)
-    add(recipient_id=recipient.id, kind=Kind.SALE_STARTED, key="ss", shop_id=shop.id,
-        voucher_id=sale.id)  # fmt: skip
-    add(recipient_id=recipient.id, kind=Kind.SALE_SOLD_OUT, key="so", shop_id=shop.id,
-        voucher_id=sale.id)  # fmt: skip
+    add(
+        recipient_id=recipient.id,
+        kind=Kind.SALE_STARTED,
+        key="ss",
+        shop_id=shop.id,
+        voucher_id=sale.id,
+    )
+    add(
+        recipient_id=recipient.id,
+        kind=Kind.SALE_SOLD_OUT,
+        key="so",
+        shop_id=shop.id,
+        voucher_id=sale.id,
+    )
     # Decisions on a claim and on a change of the shop's profile, turned down with a reason.
     add(recipient_id=recipient.id, kind=Kind.CLAIM_APPROVED, key="ca", shop_id=shop.id)
-    add(recipient_id=recipient.id, kind=Kind.CLAIM_REJECTED, key="cr", shop_id=shop.id,
-        reason="营业执照上的名字不对")  # fmt: skip
+    add(
+        recipient_id=recipient.id,
+        kind=Kind.CLAIM_REJECTED,
+        key="cr",
+        shop_id=shop.id,
+        reason="营业执照上的名字不对",
+    )
     add(recipient_id=recipient.id, kind=Kind.SHOP_CHANGE_APPROVED, key="sa", shop_id=shop.id)
-    add(recipient_id=recipient.id, kind=Kind.SHOP_CHANGE_REJECTED, key="sr", shop_id=shop.id,
-        reason='The "new" address is a street away.')  # fmt: skip
+    add(
+        recipient_id=recipient.id,
+        kind=Kind.SHOP_CHANGE_REJECTED,
+        key="sr",
+        shop_id=shop.id,
+        reason='The "new" address is a street away.',
+    )
     blogs.comment_create(blog_id=note.id, user_id=UserFactory().id, content="早")
     Notification.objects.create(
-        recipient_id=recipient.id, kind=Kind.COMMENTED, dedup_key="old",
-        actor_id=actor.id, blog_id=note.id, comment_id=long_comment.id,
-    )  # fmt: skip
+        recipient_id=recipient.id,
+        kind=Kind.COMMENTED,
+        dedup_key="old",
+        actor_id=actor.id,
+        blog_id=note.id,
+        comment_id=long_comment.id,
+    )
     return {"note": note, "actor": actor}
 
 
@@ -108,8 +157,9 @@ def _serializer_page(recipient, last_id: int | None) -> dict[str, Any]:
 def test_the_inbox_is_byte_for_byte_the_serializers(user, settings) -> None:
     _everything(user)
     for i in range(21):  # a second page
-        services.notification_add(recipient_id=user.id, kind=Kind.FOLLOWED, key=f"n{i}",
-                                  actor_id=UserFactory().id)  # fmt: skip
+        services.notification_add(
+            recipient_id=user.id, kind=Kind.FOLLOWED, key=f"n{i}", actor_id=UserFactory().id
+        )
     api = client_for(user)
 
     first = api.get("/api/notifications")
@@ -206,9 +256,14 @@ def _coupon_reminders(ctx: dict[str, Any]) -> None:
 
     now, voucher = clock.now(), NormalVoucherFactory(pay_value=0, valid_days=1)
     VoucherOrder.objects.create(
-        id=991, user=ctx["user"], voucher=voucher, status="paid", created_at=now,
-        expires_at=now + timedelta(hours=1), live_slot=1,
-    )  # fmt: skip
+        id=991,
+        user=ctx["user"],
+        voucher=voucher,
+        status="paid",
+        created_at=now,
+        expires_at=now + timedelta(hours=1),
+        live_slot=1,
+    )
     assert reminders.coupons_expiring_notify() == 1  # a bulk insert
 
 
@@ -225,8 +280,9 @@ def _mark_all_read(ctx: dict[str, Any]) -> None:
 
 def _trimmed(ctx: dict[str, Any]) -> None:
     ctx["settings"].NOTIFICATIONS_MAX = 2  # the next arrival trims the older unread items
-    services.notification_add(recipient_id=ctx["user"].id, kind=Kind.FOLLOWED, key="new",
-                              actor_id=UserFactory().id)  # fmt: skip
+    services.notification_add(
+        recipient_id=ctx["user"].id, kind=Kind.FOLLOWED, key="new", actor_id=UserFactory().id
+    )
 
 
 def _note_deleted(ctx: dict[str, Any]) -> None:
@@ -292,8 +348,9 @@ def test_a_count_loaded_before_a_change_is_not_stored_after_it(user, monkeypatch
 
     def count_then_change(*, recipient_id: int) -> int:
         counted = real(recipient_id=recipient_id)
-        services.notification_add(recipient_id=user.id, kind=Kind.FOLLOWED, key="late",
-                                  actor_id=UserFactory().id)  # fmt: skip
+        services.notification_add(
+            recipient_id=user.id, kind=Kind.FOLLOWED, key="late", actor_id=UserFactory().id
+        )
         return counted
 
     monkeypatch.setattr(unread, "unread_count", count_then_change)

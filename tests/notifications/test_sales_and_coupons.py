@@ -88,9 +88,14 @@ def test_the_coupon_job_walks_its_window_in_bounded_batches(fake_clock) -> None:
     now = clock.now()
     for i, owner in enumerate(owners):
         VoucherOrder.objects.create(
-            id=1000 + i, user=owner, voucher=voucher, status="paid", created_at=now,
-            expires_at=now + timedelta(hours=1), live_slot=1,
-        )  # fmt: skip
+            id=1000 + i,
+            user=owner,
+            voucher=voucher,
+            status="paid",
+            created_at=now,
+            expires_at=now + timedelta(hours=1),
+            live_slot=1,
+        )
 
     assert reminders.coupons_expiring_notify(batch=2, max_batches=1) == 2  # one query's worth
     assert reminders.coupons_expiring_notify(batch=2) == 3  # the rest, three batches on

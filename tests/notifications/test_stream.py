@@ -126,9 +126,10 @@ def test_a_reconnect_from_last_event_id_misses_nothing_and_repeats_nothing(user)
         again, first_event = await opened({**headers, "Last-Event-ID": last_id})
         caught_up = [first_event, await again.next_event(), await again.next_event()]
         assert [(e.event, e.id) for e in caught_up] == [
-            ("notification", str(two.id)), ("notification", str(three.id)),
+            ("notification", str(two.id)),
+            ("notification", str(three.id)),
             ("unread", str(three.id)),
-        ]  # fmt: skip
+        ]
         assert caught_up[2].json() == {"unread": 3}  # older, two, three
         seen += [e.json()["id"] for e in caught_up[:2]]
 

@@ -34,9 +34,11 @@ STOP_SECONDS = 1
 @pytest.fixture
 def stream_server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen, int]]:
     env = production_env(
-        current_database_url(), tmp_path,
-        NOTIFICATIONS_STREAM_HEARTBEAT="2", STREAM_STOP_SECONDS=str(STOP_SECONDS),
-    )  # fmt: skip
+        current_database_url(),
+        tmp_path,
+        NOTIFICATIONS_STREAM_HEARTBEAT="2",
+        STREAM_STOP_SECONDS=str(STOP_SECONDS),
+    )
     process, port = start_stream(env, tmp_path / "stream.log")
     yield process, port
     if process.poll() is None:
@@ -73,9 +75,11 @@ def test_many_open_streams_each_get_their_notifications_once_on_a_few_threads(st
 
     async def scenario() -> int:
         streams = await asyncio.gather(
-            *(HttpStream.open("127.0.0.1", port, headers={"Authorization": f"Bearer {bearer[u]}"})
-              for u in bearer)
-        )  # fmt: skip
+            *(
+                HttpStream.open("127.0.0.1", port, headers={"Authorization": f"Bearer {bearer[u]}"})
+                for u in bearer
+            )
+        )
         assert {s.status for s in streams} == {200}
         starts = await asyncio.gather(*(s.next_event(timeout=30) for s in streams))
         assert {(e.event, e.data) for e in starts} == {("unread", '{"unread":0}')}

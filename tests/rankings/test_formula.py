@@ -11,9 +11,12 @@ from rankings.formula import Signals
 
 def _shop(shop_id: int, *, reviewers: int = 5, ratings=(0, 0, 0, 0, 5), favourites=0, visitors=0):
     return Signals(
-        shop_id=shop_id, reviewers=reviewers, ratings=ratings,
-        favourites=favourites, visitors=visitors,
-    )  # fmt: skip
+        shop_id=shop_id,
+        reviewers=reviewers,
+        ratings=ratings,
+        favourites=favourites,
+        visitors=visitors,
+    )
 
 
 def test_few_ratings_stay_near_the_city_mean(settings) -> None:

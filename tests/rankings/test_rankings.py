@@ -127,9 +127,11 @@ def test_a_reader_never_sees_a_half_list(api, redis_client) -> None:
 def test_before_the_first_computation_the_list_is_empty(api) -> None:
     answer = api.get("/api/rankings", {"type_id": 1}).json()
     assert answer == {
-        "week": None, "computed_at": None, "results": [],
+        "week": None,
+        "computed_at": None,
+        "results": [],
         "lists": {"type_ids": [], "areas": []},
-    }  # fmt: skip
+    }
 
 
 @pytest.mark.parametrize(

@@ -45,13 +45,25 @@ def test_a_shop_saved_through_the_service_is_found_by_a_word_of_its_name(
 ) -> None:
     with django_capture_on_commit_callbacks(execute=True):
         hotpot = shop_services.shop_save(
-            shop=Shop(name="海底捞火锅", type=ShopTypeFactory(name="美食"), area="人民广场",
-                      address="西藏中路 1 号", x=121.47, y=31.23)
-        )  # fmt: skip
+            shop=Shop(
+                name="海底捞火锅",
+                type=ShopTypeFactory(name="美食"),
+                area="人民广场",
+                address="西藏中路 1 号",
+                x=121.47,
+                y=31.23,
+            )
+        )
         shop_services.shop_save(
-            shop=Shop(name="纯K", type=ShopTypeFactory(name="KTV"), area="静安寺",
-                      address="愚园路 2 号", x=121.44, y=31.22)
-        )  # fmt: skip
+            shop=Shop(
+                name="纯K",
+                type=ShopTypeFactory(name="KTV"),
+                area="静安寺",
+                address="愚园路 2 号",
+                x=121.44,
+                y=31.22,
+            )
+        )
 
     body = api.get("/api/search", {"q": "火锅"}).json()
 
@@ -320,8 +332,16 @@ def test_an_operator_renaming_a_user_in_the_admin_reaches_search(api, client) ->
     form = client.get(f"/admin/accounts/user/{user.id}/change/").context["adminform"].form
     data = {name: value for name, value in form.initial.items() if value is not None}
     data.update(nick_name="咖啡老张", date_joined_0="2026-01-01", date_joined_1="00:00:00")
-    data.update({"info-TOTAL_FORMS": 1, "info-INITIAL_FORMS": 1, "info-0-user": user.id,
-                 "info-0-gender": 0, "info-0-credits": 0, "info-0-level": 0})  # fmt: skip
+    data.update(
+        {
+            "info-TOTAL_FORMS": 1,
+            "info-INITIAL_FORMS": 1,
+            "info-0-user": user.id,
+            "info-0-gender": 0,
+            "info-0-credits": 0,
+            "info-0-level": 0,
+        }
+    )
     data.pop("last_login", None)
     data.pop("groups", None)
     data.pop("user_permissions", None)

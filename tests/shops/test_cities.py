@@ -61,8 +61,14 @@ def test_an_admin_edit_of_a_city_reaches_both_lists(
     hangzhou = _hangzhou()
     api.get("/api/cities")
     api.get("/api/cities", HTTP_ACCEPT_LANGUAGE="en")  # both cached
-    form = {"code": "hz", "name": "杭州市", "name_en": "Hangzhou City", "x": 120.2, "y": 30.3,
-            "sort": 20}  # fmt: skip
+    form = {
+        "code": "hz",
+        "name": "杭州市",
+        "name_en": "Hangzhou City",
+        "x": 120.2,
+        "y": 30.3,
+        "sort": 20,
+    }
 
     with django_capture_on_commit_callbacks(execute=True):
         saved = admin_client.post(f"/admin/shops/city/{hangzhou.id}/change/", form)
@@ -204,9 +210,11 @@ def test_a_shop_moving_city_leaves_every_list_of_its_old_city_at_once(
     }
     before = {name: _names(read("shanghai")) for name, read in reads.items()}
     assert before == {
-        "list": ["火锅 Mover"], "nearby": ["火锅 Mover"], "search": ["火锅 Mover"],
+        "list": ["火锅 Mover"],
+        "nearby": ["火锅 Mover"],
+        "search": ["火锅 Mover"],
         "sales": ["Mover's sale"],
-    }  # fmt: skip
+    }
     assert all(_names(read("hangzhou")) == [] for read in reads.values())
 
     moved = staff_api.patch(f"/api/shops/{shop.id}", {"city_id": hangzhou.id}, format="json")
@@ -214,8 +222,11 @@ def test_a_shop_moving_city_leaves_every_list_of_its_old_city_at_once(
     assert moved.status_code == 200
     assert api.get(f"/api/shops/{shop.id}").json()["city_id"] == hangzhou.id
     assert {name: _names(read("shanghai")) for name, read in reads.items()} == {
-        "list": [], "nearby": [], "search": [], "sales": [],
-    }  # fmt: skip
+        "list": [],
+        "nearby": [],
+        "search": [],
+        "sales": [],
+    }
     assert {name: _names(read("hangzhou")) for name, read in reads.items()} == before
     assert redis_client.zscore(keys.geo_shops(default_city().id, food.id), shop.id) is None
     assert redis_client.zscore(keys.geo_shops(hangzhou.id, food.id), shop.id) is not None

@@ -126,13 +126,20 @@ def test_an_overnight_range_may_end_where_the_next_day_opens() -> None:
 @pytest.mark.parametrize(
     ("day", "time", "expected"),
     [
-        (MON, "09:59", False), (MON, "10:00", True), (MON, "13:59", True), (MON, "14:00", False),
-        (MON, "16:59", False), (MON, "17:00", True), (MON, "23:59", True),
-        (TUE, "00:00", True), (TUE, "01:59", True), (TUE, "02:00", False),  # Monday's night
+        (MON, "09:59", False),
+        (MON, "10:00", True),
+        (MON, "13:59", True),
+        (MON, "14:00", False),
+        (MON, "16:59", False),
+        (MON, "17:00", True),
+        (MON, "23:59", True),
+        (TUE, "00:00", True),
+        (TUE, "01:59", True),
+        (TUE, "02:00", False),  # Monday's night
         (TUE, "12:00", False),  # Tuesday itself is closed
         (SUN, "01:00", False),  # Saturday has no overnight range
     ],
-)  # fmt: skip
+)
 def test_an_overnight_range_runs_past_midnight(day, time, expected) -> None:
     monday = week(mon=[["10:00", "14:00"], ["17:00", "02:00"]])
 
@@ -212,11 +219,14 @@ def test_summary_is_the_most_common_weekday_or_a_given_day() -> None:
     lunch_and_night = [["10:00", "14:00"], ["17:00", "02:00"]]
     data = hours.validate(
         {
-            "weekly": {**dict.fromkeys(("mon", "tue", "wed", "thu"), lunch_and_night),
-                       "fri": [["10:00", "24:00"]], "sat": [["10:00", "24:00"]]},
+            "weekly": {
+                **dict.fromkeys(("mon", "tue", "wed", "thu"), lunch_and_night),
+                "fri": [["10:00", "24:00"]],
+                "sat": [["10:00", "24:00"]],
+            },
             "closed_dates": ["2026-12-25"],
         }
-    )  # fmt: skip
+    )
 
     assert hours.summary(data) == "10:00-14:00, 17:00-02:00"
     assert hours.summary(data, date(2026, 12, 4)) == "10:00-24:00"  # a Friday

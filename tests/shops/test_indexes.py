@@ -143,7 +143,7 @@ def test_a_logged_in_viewer_counts_once_and_gets_the_token_refreshed(
     user, user_api, redis_client, fake_clock
 ) -> None:
     shop = ShopFactory()
-    token = user_api._credentials["HTTP_AUTHORIZATION"].split()[1]
+    token = user_api.token
     redis_client.expire(accounts_keys.login_token(token), 10)
 
     for client_id in ("device-aaaa", "device-bbbb"):

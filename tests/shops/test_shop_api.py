@@ -11,14 +11,35 @@ from shops import keys, selectors, services
 from shops.caches import shop_bloom
 from shops.models import Shop, ShopType
 from tests.factories import ShopFactory, ShopTypeFactory, default_city
-from tests.helpers import run_concurrently
+from tests.helpers import TokenClient, run_concurrently
 from toolkit.redis import keys as toolkit_keys
 
 SHOP_FIELDS = {
-    "id", "name", "type_id", "city_id", "images", "area", "address", "x", "y", "avg_price",
-    "phone", "sold", "comments", "score", "ratings", "sub_scores", "sub_score_counts",
-    "open_hours", "created_at", "updated_at", "favourites", "rank", "hours", "open_now",
-}  # fmt: skip
+    "id",
+    "name",
+    "type_id",
+    "city_id",
+    "images",
+    "area",
+    "address",
+    "x",
+    "y",
+    "avg_price",
+    "phone",
+    "sold",
+    "comments",
+    "score",
+    "ratings",
+    "sub_scores",
+    "sub_score_counts",
+    "open_hours",
+    "created_at",
+    "updated_at",
+    "favourites",
+    "rank",
+    "hours",
+    "open_now",
+}
 
 
 def _geo(type_id: int) -> str:
@@ -28,10 +49,16 @@ def _geo(type_id: int) -> str:
 
 def _payload(type_id: int, **overrides) -> dict:
     body = {
-        "name": "Lao Wang Noodles", "type_id": type_id, "images": ["https://img.example/1.jpg"],
-        "area": "People's Square", "address": "1 Xizang Middle Road", "x": 121.47, "y": 31.23,
-        "avg_price": 45, "open_hours": "07:00-21:00",
-    }  # fmt: skip
+        "name": "Lao Wang Noodles",
+        "type_id": type_id,
+        "images": ["https://img.example/1.jpg"],
+        "area": "People's Square",
+        "address": "1 Xizang Middle Road",
+        "x": 121.47,
+        "y": 31.23,
+        "avg_price": 45,
+        "open_hours": "07:00-21:00",
+    }
     return {**body, **overrides}
 
 
@@ -39,13 +66,20 @@ def _admin_form(shop: Shop, **overrides) -> dict:
     """The admin change form of `shop` as the page shows it (the counters are read-only
     there, so not posted), with `overrides` applied."""
     form = {
-        "name": shop.name, "type": shop.type_id, "city": shop.city_id, "images": "[]",
-        "area": shop.area, "address": shop.address, "x": shop.x, "y": shop.y,
+        "name": shop.name,
+        "type": shop.type_id,
+        "city": shop.city_id,
+        "images": "[]",
+        "area": shop.area,
+        "address": shop.address,
+        "x": shop.x,
+        "y": shop.y,
         "avg_price": shop.avg_price,
         "open_hours": shop.open_hours,
         # the shop staff inline, empty
-        "staff-TOTAL_FORMS": 0, "staff-INITIAL_FORMS": 0,
-    }  # fmt: skip
+        "staff-TOTAL_FORMS": 0,
+        "staff-INITIAL_FORMS": 0,
+    }
     return {**form, **overrides}
 
 
@@ -339,8 +373,7 @@ def test_concurrent_type_changes_leave_the_shop_in_exactly_one_geo_set(
     services.shop_geo_rebuild()
 
     def patch(i: int) -> int:
-        client = staff_api.__class__()
-        client.credentials(**staff_api._credentials)
+        client = TokenClient(staff_api.token)
         target = types[1 + i % 3]
         return client.patch(
             f"/api/shops/{shop.id}", {"type_id": target.id}, format="json"
@@ -411,7 +444,7 @@ def test_a_redis_failure_after_commit_does_not_fail_the_write(staff_api, monkeyp
     def redis_down(*args, **kwargs):
         raise ConnectionError("redis is down")
 
-    monkeypatch.setattr(services, "_sync_indexes", redis_down)
+    monkeypatch.setattr(services, "shop_indexes_sync", redis_down)
 
     response = staff_api.patch(f"/api/shops/{shop.id}", {"name": "Saved anyway"}, format="json")
 

@@ -124,8 +124,10 @@ def test_every_list_of_shops_carries_open_now(
 
     _set_local(fake_clock, "2026-12-01 12:00")
     assert _open(api.get("/api/shops", {"type_id": kind.id})) == {
-        night.id: False, day.id: True, bare.id: None
-    }  # fmt: skip
+        night.id: False,
+        day.id: True,
+        bare.id: None,
+    }
 
 
 @pytest.fixture
@@ -241,8 +243,15 @@ def test_staff_patch_of_hours_evicts_the_cached_shop_and_derives_open_hours(
 def test_staff_create_with_hours(staff_api, fake_clock) -> None:
     kind = ShopTypeFactory()
     _set_local(fake_clock, "2026-11-30 12:00")
-    payload = {"name": "N", "type_id": kind.id, "address": "a", "x": 121.47, "y": 31.23,
-               "hours": DAYS_ONLY, "open_hours": "ignored"}  # fmt: skip
+    payload = {
+        "name": "N",
+        "type_id": kind.id,
+        "address": "a",
+        "x": 121.47,
+        "y": 31.23,
+        "hours": DAYS_ONLY,
+        "open_hours": "ignored",
+    }
 
     body = staff_api.post("/api/shops", payload, format="json").json()
 
@@ -292,12 +301,20 @@ def test_shop_hours_set_validates_saves_and_evicts(api, fake_clock) -> None:
 
 def _admin_form(shop: Shop, **overrides) -> dict:
     form = {
-        "name": shop.name, "type": shop.type_id, "city": shop.city_id, "images": "[]",
+        "name": shop.name,
+        "type": shop.type_id,
+        "city": shop.city_id,
+        "images": "[]",
         "area": shop.area,
-        "address": shop.address, "x": shop.x, "y": shop.y, "avg_price": shop.avg_price,
-        "open_hours": shop.open_hours, "hours": "",
-        "staff-TOTAL_FORMS": 0, "staff-INITIAL_FORMS": 0,
-    }  # fmt: skip
+        "address": shop.address,
+        "x": shop.x,
+        "y": shop.y,
+        "avg_price": shop.avg_price,
+        "open_hours": shop.open_hours,
+        "hours": "",
+        "staff-TOTAL_FORMS": 0,
+        "staff-INITIAL_FORMS": 0,
+    }
     return {**form, **overrides}
 
 

@@ -55,15 +55,33 @@ def test_search_by_name(api) -> None:
 @pytest.mark.parametrize(
     "query",
     [
-        "type_id=abc", "type_id=0", "type_id=99999999999999999999", "page=abc", "page=0",
-        "page_size=-1", "type_id=1&x=121.4", "type_id=1&y=31.2",
-        "type_id=1&x=181&y=31.2", "type_id=1&x=121.4&y=86", "type_id=1&x=nan&y=31.2",
-        "type_id=1&x=121.4&y=-inf", "type_id=1&x=east&y=north", "name=" + "n" * 65,
+        "type_id=abc",
+        "type_id=0",
+        "type_id=99999999999999999999",
+        "page=abc",
+        "page=0",
+        "page_size=-1",
+        "type_id=1&x=121.4",
+        "type_id=1&y=31.2",
+        "type_id=1&x=181&y=31.2",
+        "type_id=1&x=121.4&y=86",
+        "type_id=1&x=nan&y=31.2",
+        "type_id=1&x=121.4&y=-inf",
+        "type_id=1&x=east&y=north",
+        "name=" + "n" * 65,
         # Present but empty is not absent; full-width and signed digits are no ids.
-        "type_id=", "page=", "page_size=", "name=", "x=&y=", "type_id=%EF%BC%91",
-        "type_id=+1", "type_id=1.0", "x=1e999&y=0", "x=0x10&y=0",
+        "type_id=",
+        "page=",
+        "page_size=",
+        "name=",
+        "x=&y=",
+        "type_id=%EF%BC%91",
+        "type_id=+1",
+        "type_id=1.0",
+        "x=1e999&y=0",
+        "x=0x10&y=0",
     ],
-)  # fmt: skip
+)
 def test_bad_list_queries_are_400(api, query) -> None:
     response = api.get(f"/api/shops?{query}")
 

@@ -65,8 +65,15 @@ def test_only_staff_and_only_sane_windows(api, user_api, staff_api) -> None:
     assert api.get("/api/stats/uv").status_code == 401
     assert user_api.get("/api/stats/uv").status_code == 403
     assert staff_api.get("/api/stats/uv").status_code == 200
-    for params in ({"date": "2026-02-30"}, {"date": "yesterday"}, {"days": "0"}, {"days": "93"},
-                   {"shop_id": "abc"}, {"date": "2026-W47-6"}, {"date": "0001-01-01", "days": 2},
-                   {"date": "20261121"}):  # fmt: skip
+    for params in (
+        {"date": "2026-02-30"},
+        {"date": "yesterday"},
+        {"days": "0"},
+        {"days": "93"},
+        {"shop_id": "abc"},
+        {"date": "2026-W47-6"},
+        {"date": "0001-01-01", "days": 2},
+        {"date": "20261121"},
+    ):
         assert staff_api.get("/api/stats/uv", params).status_code == 400, params
     assert staff_api.get("/api/stats/uv", {"shop_id": 424242}).status_code == 404

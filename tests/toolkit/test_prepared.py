@@ -55,8 +55,11 @@ def test_it_answers_what_the_orm_answers_for_every_value(monkeypatch) -> None:
 
 def test_it_is_one_query_as_the_database_sees_it() -> None:
     user = UserFactory()
-    read = PreparedRead(lambda user_id: UserFactory._meta.model.objects.filter(pk=user_id)
-                        .values_list("id", "nick_name"))  # fmt: skip
+    read = PreparedRead(
+        lambda user_id: UserFactory._meta.model.objects.filter(pk=user_id).values_list(
+            "id", "nick_name"
+        )
+    )
     read.rows(user_id=user.id)
 
     with CaptureQueriesContext(connection) as queries:
@@ -119,10 +122,11 @@ def test_moments_are_placed_as_a_datetime_field_takes_them() -> None:
 
 def test_a_moment_not_compared_as_a_datetime_field_is_refused() -> None:
     as_text = PreparedRead(
-        lambda shop_id, since: Voucher.objects.filter(shop_id=shop_id, title=str(since))
-        .values_list("id"),
+        lambda shop_id, since: Voucher.objects.filter(
+            shop_id=shop_id, title=str(since)
+        ).values_list("id"),
         times=("since",),
-    )  # fmt: skip
+    )
 
     with pytest.raises(ValueError, match="parameter"):
         as_text.rows(shop_id=1, since=datetime(2026, 1, 1, tzinfo=UTC))

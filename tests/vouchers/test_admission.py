@@ -19,7 +19,7 @@ from accounts import tokens
 from accounts.services import users_ensure
 from tests.factories import UserFactory
 from tests.helpers import client_for, command_calls, reset_command_stats, run_concurrently
-from tests.test_metrics import scrape, value
+from tests.metrics import scrape, value
 from tests.vouchers.sales import start_sale
 from toolkit.errors import RateLimited
 from vouchers import keys

@@ -136,7 +136,7 @@ def test_a_repair_measures_again_only_when_its_own_voucher_sells_meanwhile(
         neighbour = start_sale(stock=10)
     sales_meanwhile = iter([neighbour.id, sale.id])
     measured = []
-    real_measure = reconcile._measure
+    real_measure = reconcile.bucket_drift
 
     def then_a_sale(voucher, bucket, client):
         measured.append(voucher.id)
@@ -146,7 +146,7 @@ def test_a_repair_measures_again_only_when_its_own_voucher_sells_meanwhile(
             seckill.voucher_seckill(user_id=UserFactory().id, voucher_id=voucher_id)
         return drift
 
-    monkeypatch.setattr(reconcile, "_measure", then_a_sale)
+    monkeypatch.setattr(reconcile, "bucket_drift", then_a_sale)
 
     reconcile.seckill_repair(sale.id)  # a neighbour sold (same shard, same pending hash)
     assert measured == [sale.id]  # nothing of this voucher changed: written at once
@@ -191,7 +191,7 @@ def test_reconcile_counts_an_order_committed_but_not_acked_once(sale, redis_clie
     for buyer in UserFactory.create_batch(3):
         seckill.voucher_seckill(user_id=buyer.id, voucher_id=sale.id)
     shard_no = shard.shard_of(sale.id)
-    accepted, _ = drain._parse(drain._read(shard_no, 10, recover=False))
+    accepted = drain.read_orders(shard_no, 10)
     with transaction.atomic():
         drain.persist(accepted)  # committed; the ack never came
     assert redis_client.hlen(keys.seckill_pending(shard_no)) == 3

@@ -3,7 +3,7 @@ real Redis and a real database: each buyer buys in their home bucket, an empty b
 refills from the others, "sold out" means every bucket, a move a dead process left
 halfway is settled once, and reconcile, the heal, release, the metrics and the admin
 count every bucket. (The Cluster's crash test sells a split sale through a killed master:
-tests/test_chaos.py.)"""
+tests/platform/test_chaos.py.)"""
 
 from __future__ import annotations
 
@@ -287,10 +287,15 @@ def test_operators_choose_buckets_when_creating_a_sale_only(staff_api, settings)
     shop = ShopFactory()
     begin = clock.now() + timedelta(hours=1)
     body = {
-        "shop_id": shop.id, "title": "split", "pay_value": 100, "actual_value": 200,
-        "type": "seckill", "stock": 90, "begin_time": begin.isoformat(),
+        "shop_id": shop.id,
+        "title": "split",
+        "pay_value": 100,
+        "actual_value": 200,
+        "type": "seckill",
+        "stock": 90,
+        "begin_time": begin.isoformat(),
         "end_time": (begin + timedelta(hours=1)).isoformat(),
-    }  # fmt: skip
+    }
 
     created = staff_api.post("/api/vouchers", {**body, "buckets": 3}, format="json")
     too_many = staff_api.post(
@@ -298,10 +303,16 @@ def test_operators_choose_buckets_when_creating_a_sale_only(staff_api, settings)
     )
     normal = staff_api.post(
         "/api/vouchers",
-        {**body, "type": "normal", "stock": None, "begin_time": None, "end_time": None,
-         "buckets": 2},
+        {
+            **body,
+            "type": "normal",
+            "stock": None,
+            "begin_time": None,
+            "end_time": None,
+            "buckets": 2,
+        },
         format="json",
-    )  # fmt: skip
+    )
 
     assert created.status_code == 201, created.json()
     voucher_id = created.json()["id"]
@@ -319,7 +330,7 @@ def test_operators_choose_buckets_when_creating_a_sale_only(staff_api, settings)
 def test_metrics_and_the_live_page_show_every_bucket(
     client, admin_client, redis_client, fake_clock
 ) -> None:
-    from tests.test_metrics import scrape, value
+    from tests.metrics import scrape, value
 
     sale = start_sale(stock=10, buckets=3)
     per_bucket = _bucket_stock(redis_client, sale)

@@ -33,16 +33,24 @@ def shop(db):
 def test_usable_coupons_best_first_and_the_rest_with_a_reason(user_api, shop) -> None:
     cash = NormalVoucherFactory(shop=shop, pay_value=0, actual_value=1500)
     reduction = NormalVoucherFactory(
-        shop=shop, pay_value=0, actual_value=2000, discount_type="full_reduction",
-        amount_condition=10000, discount_amount=2000,
-    )  # fmt: skip
+        shop=shop,
+        pay_value=0,
+        actual_value=2000,
+        discount_type="full_reduction",
+        amount_condition=10000,
+        discount_amount=2000,
+    )
     rate = NormalVoucherFactory(
         shop=shop, pay_value=0, actual_value=0, discount_type="percentage", discount_rate=88
     )
     far = NormalVoucherFactory(
-        shop=shop, pay_value=0, actual_value=5000, discount_type="full_reduction",
-        amount_condition=50000, discount_amount=5000,
-    )  # fmt: skip
+        shop=shop,
+        pay_value=0,
+        actual_value=5000,
+        discount_type="full_reduction",
+        amount_condition=50000,
+        discount_amount=5000,
+    )
     NormalVoucherFactory(pay_value=0)  # another shop's: not listed
     ids = {v.id: _coupon(user_api, v) for v in (cash, reduction, rate, far)}
     _coupon(user_api, NormalVoucherFactory(pay_value=0))
@@ -75,9 +83,13 @@ def test_usable_coupons_of_an_unknown_shop_404_and_need_login(api, user_api) -> 
 @pytest.mark.django_db
 def test_checkout_with_a_coupon_uses_it_and_writes_its_write_off(user, user_api, shop) -> None:
     voucher = NormalVoucherFactory(
-        shop=shop, pay_value=0, actual_value=2000, discount_type="full_reduction",
-        amount_condition=10000, discount_amount=2000,
-    )  # fmt: skip
+        shop=shop,
+        pay_value=0,
+        actual_value=2000,
+        discount_type="full_reduction",
+        amount_condition=10000,
+        discount_amount=2000,
+    )
     coupon = _coupon(user_api, voucher)
 
     response = _checkout(user_api, shop, 12345, coupon)
@@ -85,9 +97,12 @@ def test_checkout_with_a_coupon_uses_it_and_writes_its_write_off(user, user_api,
     assert response.status_code == 201
     body = response.json()
     assert {k: body[k] for k in ("shop_id", "amount", "discount", "payable", "coupon_id")} == {
-        "shop_id": shop.id, "amount": 12345, "discount": 2000, "payable": 10345,
+        "shop_id": shop.id,
+        "amount": 12345,
+        "discount": 2000,
+        "payable": 10345,
         "coupon_id": coupon,
-    }  # fmt: skip
+    }
     assert body["status"] == "paid"
     assert isinstance(body["id"], str)
     used = VoucherOrder.objects.get(pk=coupon)
@@ -113,9 +128,12 @@ def test_checkout_without_a_coupon(user_api, shop) -> None:
 @pytest.mark.django_db
 def test_every_refusal_is_its_409_and_writes_nothing(user, user_api, other_user, shop, fake_clock):
     threshold = NormalVoucherFactory(
-        shop=shop, pay_value=0, discount_type="full_reduction", amount_condition=10000,
+        shop=shop,
+        pay_value=0,
+        discount_type="full_reduction",
+        amount_condition=10000,
         discount_amount=1000,
-    )  # fmt: skip
+    )
     elsewhere = NormalVoucherFactory(pay_value=0)
     unpaid_voucher = NormalVoucherFactory(shop=shop, pay_value=100)
     short_lived = NormalVoucherFactory(shop=shop, pay_value=0, valid_days=1)
@@ -136,23 +154,37 @@ def test_every_refusal_is_its_409_and_writes_nothing(user, user_api, other_user,
     codes = {
         name: _checkout(user_api, shop, 9999, coupon).json().get("code")
         for name, coupon in [
-            ("below", below), ("wrong", wrong), ("unpaid", unpaid), ("expired", expired),
-            ("refunded", refunded), ("used", used), ("theirs", theirs),
+            ("below", below),
+            ("wrong", wrong),
+            ("unpaid", unpaid),
+            ("expired", expired),
+            ("refunded", refunded),
+            ("used", used),
+            ("theirs", theirs),
         ]
-    }  # fmt: skip
+    }
 
     assert codes == {
-        "below": "below_threshold", "wrong": "wrong_shop", "unpaid": "coupon_unpaid",
-        "expired": "coupon_expired", "refunded": "coupon_refunded", "used": "coupon_used",
+        "below": "below_threshold",
+        "wrong": "wrong_shop",
+        "unpaid": "coupon_unpaid",
+        "expired": "coupon_expired",
+        "refunded": "coupon_refunded",
+        "used": "coupon_used",
         "theirs": "coupon_not_found",
-    }  # fmt: skip
+    }
     assert _checkout(user_api, shop, 9999, theirs).status_code == 404
     assert (ShopOrder.objects.count(), WriteOff.objects.count()) == before
     states = {str(k): v for k, v in VoucherOrder.objects.values_list("id", "status")}
     assert states == {
-        below: "paid", wrong: "paid", unpaid: "unpaid", expired: "paid", refunded: "refunded",
-        used: "used", theirs: "paid",
-    }  # fmt: skip
+        below: "paid",
+        wrong: "paid",
+        unpaid: "unpaid",
+        expired: "paid",
+        refunded: "refunded",
+        used: "used",
+        theirs: "paid",
+    }
     assert VoucherOrder.objects.filter(used_at__isnull=False).count() == 1  # `used`'s own
 
 

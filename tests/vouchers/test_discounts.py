@@ -146,10 +146,16 @@ def test_a_patch_is_judged_with_the_fields_it_leaves_alone(staff_api) -> None:
 def test_admin_refuses_the_same_rules(admin_client) -> None:
     shop = ShopFactory()
     form = {
-        "shop": shop.id, "title": "bad", "pay_value": 0, "actual_value": 100, "type": "normal",
-        "valid_days": 30, "discount_type": "percentage", "amount_condition": 0,
+        "shop": shop.id,
+        "title": "bad",
+        "pay_value": 0,
+        "actual_value": 100,
+        "type": "normal",
+        "valid_days": 30,
+        "discount_type": "percentage",
+        "amount_condition": 0,
         "per_user_limit": 1,
-    }  # fmt: skip
+    }
 
     response = admin_client.post("/admin/vouchers/voucher/add/", form)
 

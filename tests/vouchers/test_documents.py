@@ -26,15 +26,24 @@ def test_documents_are_the_serializers_output(fake_clock, zone) -> None:
     user = UserFactory()
     now = clock.now()  # what the serializers read
     for i, (voucher, status) in enumerate(
-        [(sale, "unpaid"), (normal, "paid"), (void, "used"), (normal, "refunded"),
-         (normal, "cancelled")]
-    ):  # fmt: skip
+        [
+            (sale, "unpaid"),
+            (normal, "paid"),
+            (void, "used"),
+            (normal, "refunded"),
+            (normal, "cancelled"),
+        ]
+    ):
         VoucherOrder.objects.create(
-            id=10_000 + i, user=user, voucher=voucher, status=status, created_at=now,
+            id=10_000 + i,
+            user=user,
+            voucher=voucher,
+            status=status,
+            created_at=now,
             live_slot=i + 1,
             paid_at=now if status != "unpaid" else None,
             expires_at=now if i == 1 else now + timedelta(days=3),
-        )  # fmt: skip
+        )
 
     with timezone.override(zone):
         for voucher in (sale, normal, void):
@@ -58,9 +67,15 @@ def test_cached_documents_are_the_serializers_output(fake_clock) -> None:
     now = clock.now()
     for i, (voucher, status) in enumerate([(sale, "unpaid"), (normal, "paid"), (normal, "used")]):
         VoucherOrder.objects.create(
-            id=20_000 + i, user=user, voucher=voucher, status=status, created_at=now,
-            live_slot=i + 1, paid_at=now, expires_at=now + timedelta(days=3),
-        )  # fmt: skip
+            id=20_000 + i,
+            user=user,
+            voucher=voucher,
+            status=status,
+            created_at=now,
+            live_slot=i + 1,
+            paid_at=now,
+            expires_at=now + timedelta(days=3),
+        )
     orders = VoucherOrder.objects.select_related("voucher")
 
     for tab, status in [("unpaid", "unpaid"), ("unused", "paid"), ("used", "used")]:

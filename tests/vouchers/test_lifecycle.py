@@ -180,8 +180,11 @@ def test_wrong_state_moves_are_409_and_change_nothing(user, user_api, other_user
     assert others.status_code == 404
     order = VoucherOrder.objects.get(pk=order_id)
     assert (order.status, order.live_slot, order.cancelled_at, order.refunded_at) == (
-        "paid", 1, None, None,
-    )  # fmt: skip
+        "paid",
+        1,
+        None,
+        None,
+    )
     assert Voucher.objects.get(pk=voucher.pk).stock == 9  # the one unit it took
 
 

@@ -41,17 +41,30 @@ def test_existing_orders_and_vouchers_are_carried_over() -> None:
             shop=shop, title="n", pay_value=0, actual_value=1, valid_days=7, stock=0
         )
         sale = Voucher.objects.create(
-            shop=shop, title="s", pay_value=1, actual_value=2, type="seckill", valid_days=3,
-            stock=5, begin_time=created, end_time=created + timedelta(hours=1),
-        )  # fmt: skip
+            shop=shop,
+            title="s",
+            pay_value=1,
+            actual_value=2,
+            type="seckill",
+            valid_days=3,
+            stock=5,
+            begin_time=created,
+            end_time=created + timedelta(hours=1),
+        )
         Order = old.get_model("vouchers", "VoucherOrder")
         Order.objects.create(
             id=1, user=user, voucher=sale, created_at=created, status="cancelled", live=None
         )
         Order.objects.create(
-            id=2, user=user, voucher=sale, created_at=created, status="paid", live=True,
-            paid_at=created + timedelta(days=1), expires_at=created + timedelta(days=4),
-        )  # fmt: skip
+            id=2,
+            user=user,
+            voucher=sale,
+            created_at=created,
+            status="paid",
+            live=True,
+            paid_at=created + timedelta(days=1),
+            expires_at=created + timedelta(days=4),
+        )
 
         new = _migrate(latest)
 

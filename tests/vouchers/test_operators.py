@@ -60,8 +60,13 @@ def test_staff_see_a_voucher_with_its_counts_and_stock(staff_api, fake_clock) ->
     body = staff_api.get(f"/api/vouchers/{sale.id}").json()
 
     assert body["counts"] == {
-        "claimed": 4, "unpaid": 1, "paid": 1, "used": 1, "refunded": 1, "cancelled": 0,
-    }  # fmt: skip
+        "claimed": 4,
+        "unpaid": 1,
+        "paid": 1,
+        "used": 1,
+        "refunded": 1,
+        "cancelled": 0,
+    }
     assert (body["stock"], body["remaining"]) == (7, 7)  # the refund's unit went back
 
 

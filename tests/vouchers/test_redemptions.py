@@ -49,10 +49,16 @@ def test_staff_of_the_shop_redeem_a_coupon(user, clerk, clerk_api, shop) -> None
     assert response.status_code == 201
     body = response.json()
     assert body | {"id": 0, "redeemed_at": ""} == {
-        "id": 0, "order_id": str(coupon.id), "voucher_id": coupon.voucher_id, "shop_id": shop.id,
-        "discount": 5000, "redeemed_at": "", "redeemed_by": clerk.id, "kind": "redeem",
+        "id": 0,
+        "order_id": str(coupon.id),
+        "voucher_id": coupon.voucher_id,
+        "shop_id": shop.id,
+        "discount": 5000,
+        "redeemed_at": "",
+        "redeemed_by": clerk.id,
+        "kind": "redeem",
         "reversed_at": None,
-    }  # fmt: skip
+    }
     coupon.refresh_from_db()
     assert coupon.status == "used"
     assert client_for(user).get(f"/api/voucher-orders/{coupon.id}").json()["status"] == "used"
@@ -64,9 +70,12 @@ def test_staff_of_the_shop_redeem_a_coupon(user, clerk, clerk_api, shop) -> None
 @pytest.mark.django_db
 def test_a_threshold_coupon_needs_the_bill(user, clerk_api, shop) -> None:
     voucher = NormalVoucherFactory(
-        shop=shop, pay_value=0, discount_type="full_reduction", amount_condition=10000,
+        shop=shop,
+        pay_value=0,
+        discount_type="full_reduction",
+        amount_condition=10000,
         discount_amount=2000,
-    )  # fmt: skip
+    )
     coupon = _coupon(user, voucher)
 
     missing = _redeem(clerk_api, coupon.redeem_code)

@@ -1,6 +1,7 @@
-"""A shop's `sold` follows its paid coupons (SPEC §11): payments, free claims, drained
-free orders and refunds note their voucher after commit; the beat job counts the noted
-shops again from the orders, and the next load of the shop shows it."""
+"""A shop's `sold` follows its paid coupons (docs/product/reviews.md#sold): payments,
+free claims, drained free orders and refunds note their voucher after commit; the beat
+job counts the noted shops again from the orders, and the next load of the shop shows
+it."""
 
 from __future__ import annotations
 
@@ -61,9 +62,13 @@ def test_noted_vouchers_are_kept_when_the_count_fails(redis_client, monkeypatch)
     shop = ShopFactory()
     voucher = NormalVoucherFactory(shop=shop, pay_value=0)
     VoucherOrder.objects.create(
-        id=1, user=UserFactory(), voucher=voucher, status="paid", created_at=clock.now(),
+        id=1,
+        user=UserFactory(),
+        voucher=voucher,
+        status="paid",
+        created_at=clock.now(),
         expires_at=clock.now() + timedelta(days=1),
-    )  # fmt: skip
+    )
     sold.sold_changed([voucher.id])
 
     def broken(**_: object) -> None:
@@ -90,15 +95,22 @@ def test_counting_sold_beside_reviews_moving_between_two_shops() -> None:
     free = [NormalVoucherFactory(shop=shop, pay_value=0) for shop in (first, second)]
     for voucher in free:
         VoucherOrder.objects.create(
-            id=voucher.id, user=UserFactory(), voucher=voucher, status="paid",
-            created_at=clock.now(), expires_at=clock.now() + timedelta(days=1),
-        )  # fmt: skip
+            id=voucher.id,
+            user=UserFactory(),
+            voucher=voucher,
+            status="paid",
+            created_at=clock.now(),
+            expires_at=clock.now() + timedelta(days=1),
+        )
     writers = [client_for(UserFactory()) for _ in range(6)]
     notes = [
-        w.post("/api/blogs", {"title": "t", "content": "c", "shop_id": second.id, "rating": 4},
-               format="json").json()["id"]
+        w.post(
+            "/api/blogs",
+            {"title": "t", "content": "c", "shop_id": second.id, "rating": 4},
+            format="json",
+        ).json()["id"]
         for w in writers
-    ]  # fmt: skip
+    ]
 
     def work(i: int) -> int:
         if i < len(writers):  # move a note to the other shop: both shops locked

@@ -29,10 +29,14 @@ def test_a_role_that_may_not_make_a_move_changes_nothing() -> None:
     voucher = NormalVoucherFactory(pay_value=500)
     order = VoucherOrder.objects.create(
         **lifecycle.new_order(
-            order_id=1, user_id=UserFactory().id, voucher_id=voucher.id,
-            created_at=clock.now(), valid_days=3, pay_value=voucher.pay_value,
+            order_id=1,
+            user_id=UserFactory().id,
+            voucher_id=voucher.id,
+            created_at=clock.now(),
+            valid_days=3,
+            pay_value=voucher.pay_value,
         )
-    )  # fmt: skip
+    )
 
     with pytest.raises(ValueError, match="may not pay"):
         lifecycle.move(

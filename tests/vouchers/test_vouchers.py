@@ -21,11 +21,18 @@ def _iso(moment: datetime) -> str:
 def _seckill_payload(shop_id: int, **overrides) -> dict:
     now = clock.now()
     body = {
-        "shop_id": shop_id, "title": "¥100 for ¥59", "sub_title": "weekdays", "rules": "1 each",
-        "pay_value": 5900, "actual_value": 10000, "type": "seckill", "stock": 100,
-        "begin_time": _iso(now + timedelta(hours=1)), "end_time": _iso(now + timedelta(hours=3)),
+        "shop_id": shop_id,
+        "title": "¥100 for ¥59",
+        "sub_title": "weekdays",
+        "rules": "1 each",
+        "pay_value": 5900,
+        "actual_value": 10000,
+        "type": "seckill",
+        "stock": 100,
+        "begin_time": _iso(now + timedelta(hours=1)),
+        "end_time": _iso(now + timedelta(hours=3)),
         "valid_days": 30,
-    }  # fmt: skip
+    }
     return {**body, **overrides}
 
 

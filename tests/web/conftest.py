@@ -146,11 +146,25 @@ def assert_mostly_drawn(path: Path) -> None:
 
 # The login page's words in each language the tests speak.
 LOGIN_WORDS = {
-    "zh": {"page": "登录", "phone": "手机号", "send": "发送验证码", "sent": "验证码已发送",
-           "code": "验证码", "submit": "登录", "logged_in": "退出"},
-    "en": {"page": "Log in", "phone": "Phone number", "send": "Send code", "sent": "Code sent",
-           "code": "Code", "submit": "Log in", "logged_in": "Log out"},
-}  # fmt: skip
+    "zh": {
+        "page": "登录",
+        "phone": "手机号",
+        "send": "发送验证码",
+        "sent": "验证码已发送",
+        "code": "验证码",
+        "submit": "登录",
+        "logged_in": "退出",
+    },
+    "en": {
+        "page": "Log in",
+        "phone": "Phone number",
+        "send": "Send code",
+        "sent": "Code sent",
+        "code": "Code",
+        "submit": "Log in",
+        "logged_in": "Log out",
+    },
+}
 
 
 def log_in(page: Page, phone: str, *, via: str = "/#/login", language: str = "zh") -> None:

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.factories import UserFactory
-from tests.test_metrics import TOKEN, Samples, samples_of, value
+from tests.metrics import TOKEN, Samples, samples_of, value
 from tests.vouchers.sales import drain_all, start_sale
 from tests.web.conftest import PHONE, log_in, screenshot
 from toolkit.errors import Conflict

@@ -263,9 +263,11 @@ def test_times_are_the_server_s_24_hour_whatever_the_browser_s_zone(browser, liv
     shop = ShopFactory()
     begin = clock.now() + timedelta(hours=1)
     VoucherFactory(
-        shop=shop, title="Evening deal", begin_time=begin,
+        shop=shop,
+        title="Evening deal",
+        begin_time=begin,
         end_time=datetime(begin.year + 1, 1, 5, 8, 31, tzinfo=UTC),  # 16:31 in Shanghai
-    )  # fmt: skip
+    )
     context = browser.new_context(
         base_url=live_server.url, timezone_id="America/New_York", locale="en-US"
     )

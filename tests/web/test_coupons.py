@@ -36,9 +36,14 @@ def _read_qr(page: Page, tmp_path: Path) -> str:
 def test_claim_a_coupon_and_show_its_code_as_digits_and_qr(page: Page, tmp_path: Path) -> None:
     shop = ShopFactory(name="老张面馆")
     NormalVoucherFactory(
-        shop=shop, title="满100减20", pay_value=0, actual_value=2000,
-        discount_type="full_reduction", amount_condition=10000, discount_amount=2000,
-    )  # fmt: skip
+        shop=shop,
+        title="满100减20",
+        pay_value=0,
+        actual_value=2000,
+        discount_type="full_reduction",
+        amount_condition=10000,
+        discount_amount=2000,
+    )
     log_in(page, "13900000011")
     page.goto(f"/#/shops/{shop.id}")
     card = page.locator("article", has_text="满100减20")
@@ -62,13 +67,23 @@ def test_pay_a_bill_with_the_best_coupon_then_refund_it(page: Page) -> None:
     shop = ShopFactory(name="川味火锅")
     NormalVoucherFactory(shop=shop, title="¥15 代金券", pay_value=0, actual_value=1500)
     NormalVoucherFactory(
-        shop=shop, title="8折", pay_value=0, actual_value=0, discount_type="percentage",
-        discount_rate=80, max_discount=5000,
-    )  # fmt: skip
+        shop=shop,
+        title="8折",
+        pay_value=0,
+        actual_value=0,
+        discount_type="percentage",
+        discount_rate=80,
+        max_discount=5000,
+    )
     NormalVoucherFactory(
-        shop=shop, title="满500减100", pay_value=0, actual_value=10000,
-        discount_type="full_reduction", amount_condition=50000, discount_amount=10000,
-    )  # fmt: skip
+        shop=shop,
+        title="满500减100",
+        pay_value=0,
+        actual_value=10000,
+        discount_type="full_reduction",
+        amount_condition=50000,
+        discount_amount=10000,
+    )
     log_in(page, "13900000012")
     page.goto(f"/#/shops/{shop.id}")
     for title in ("¥15 代金券", "8折", "满500减100"):

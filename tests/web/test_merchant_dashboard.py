@@ -35,13 +35,22 @@ def _seed(shop) -> None:
     now = clock.now()
     for i in range(2):
         order = VoucherOrder.objects.create(
-            id=9000 + i, user=UserFactory(), voucher=voucher, status="paid", created_at=now,
+            id=9000 + i,
+            user=UserFactory(),
+            voucher=voucher,
+            status="paid",
+            created_at=now,
             expires_at=now + timedelta(days=30),
-        )  # fmt: skip
+        )
     WriteOff.objects.create(
-        order=order, voucher=voucher, shop=shop, kind="redeem", discount=500, redeemed_at=now,
+        order=order,
+        voucher=voucher,
+        shop=shop,
+        kind="redeem",
+        discount=500,
+        redeemed_at=now,
         redeemed_by=order.user,
-    )  # fmt: skip
+    )
     BlogFactory(shop=shop, rating=2, title="Cold soup, slow service")
 
 

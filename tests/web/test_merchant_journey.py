@@ -44,9 +44,12 @@ def buyer_context(browser: Browser, live_server) -> Iterator[BrowserContext]:
 
 
 def test_a_shop_is_claimed_run_and_sells_end_to_end(
-    page: Page, browser: Browser, live_server, buyer_context: BrowserContext,
+    page: Page,
+    browser: Browser,
+    live_server,
+    buyer_context: BrowserContext,
     expected_http: set[int],
-) -> None:  # fmt: skip
+) -> None:
     expected_http.add(404)  # the admin asks for a favicon
     shop = ShopFactory(name="Old Zhang Noodles")
     buyer = UserFactory(phone="13900000191", nick_name="Xiao Wang")

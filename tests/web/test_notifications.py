@@ -89,8 +89,13 @@ def test_a_merchant_reads_the_decisions_and_the_sales_of_their_shop(page: Page) 
     assert change is not None
     merchants.shop_change_reject(change_id=change.id, reason="The pin is a street away.")
     sale = VoucherFactory(shop=shop, title="Noodles for 1 yuan")
-    notification_add(recipient_id=owner.id, kind=Kind.SALE_SOLD_OUT, key="so",
-                     shop_id=shop.id, voucher_id=sale.id)  # fmt: skip
+    notification_add(
+        recipient_id=owner.id,
+        kind=Kind.SALE_SOLD_OUT,
+        key="so",
+        shop_id=shop.id,
+        voucher_id=sale.id,
+    )
 
     log_in(page, "13900000024", language="en")
     page.locator("#bell").click()

@@ -65,8 +65,11 @@ def test_edit_one_s_profile(page: Page) -> None:
     expect(page.locator("#about")).to_have_text("杭州 · 女 · 生于 1992-05-17 · 爱吃面，也爱拍照")
     info = UserInfo.objects.get(user=me)
     assert (info.city, info.introduce, info.gender, str(info.birthday)) == (
-        "杭州", "爱吃面，也爱拍照", UserInfo.Gender.FEMALE, "1992-05-17",
-    )  # fmt: skip
+        "杭州",
+        "爱吃面，也爱拍照",
+        UserInfo.Gender.FEMALE,
+        "1992-05-17",
+    )
     screenshot(page, "profile-edit")
     page.reload()  # what the server keeps
     expect(page.locator("#about")).to_have_text("杭州 · 女 · 生于 1992-05-17 · 爱吃面，也爱拍照")
@@ -111,8 +114,10 @@ def test_report_a_note_and_a_comment(page: Page) -> None:
     expect(page.get_by_text("感谢反馈，管理员会尽快处理。")).to_be_visible()
     note_report = Report.objects.get(kind="blog")
     assert (note_report.target_id, note_report.reason, note_report.text) == (
-        blog.id, "fake", "照片是网图",
-    )  # fmt: skip
+        blog.id,
+        "fake",
+        "照片是网图",
+    )
     screenshot(page, "report")
 
     item = page.locator(".comment", has_text="加微信领券")

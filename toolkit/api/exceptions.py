@@ -1,4 +1,4 @@
-"""One place that turns every error into the SPEC §0 shape {"detail", "code"}."""
+"""One place that turns every error into the shape {"detail", "code"} (docs/product/errors.md)."""
 
 from __future__ import annotations
 

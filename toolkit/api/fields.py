@@ -4,7 +4,7 @@ DRF's stock fields coerce: a full-width "1" (U+FF11), 1.0 and True pass as integ
 PrimaryKeyRelatedField reads 1.5 as id 1, 0 passes as text and "yes" as a boolean. Each
 of those is a client bug we should name, and a lie in the schema that schemathesis'
 negative-data check finds. Every writable field of a request serializer comes from here
-(tests/test_strict_input.py walks them), and each declares in the schema the same limits
+(tests/platform/test_strict_input.py walks them), and each declares in the schema the same limits
 it enforces: the pattern it checks is the one the schema shows.
 
 In a JSON body a value must have its JSON type; query strings and multipart forms carry
@@ -31,13 +31,14 @@ from toolkit.validation import DATE_PATTERN, ID_TEXT_PATTERN, MAX_DB_ID, MONTH_P
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
 
-# Characters no name or text may hold (SPEC §0): C0 controls but tab and line breaks (a
-# single-line field refuses those too), DEL and the C1 controls; the bidirectional
-# embeddings, overrides, isolates and marks, which make text read other than it is stored
-# ("gpj.exe" shown as "exe.jpg"); invisible separators and joiners that hide characters
-# (zero width space, word joiner, BOM) but not ZWJ/ZWNJ, which emoji and scripts need; the
-# line and paragraph separators. (Lone surrogates, which no database can store, are refused
-# apart: a pattern cannot name them, as a JSON Schema validator's strings cannot hold them.)
+# Characters no name or text may hold (docs/product/errors.md#hard-to-break): C0 controls
+# but tab and line breaks (a single-line field refuses those too), DEL and the C1
+# controls; the bidirectional embeddings, overrides, isolates and marks, which make text
+# read other than it is stored ("gpj.exe" shown as "exe.jpg"); invisible separators and
+# joiners that hide characters (zero width space, word joiner, BOM) but not ZWJ/ZWNJ,
+# which emoji and scripts need; the line and paragraph separators. (Lone surrogates, which
+# no database can store, are refused apart: a pattern cannot name them, as a JSON Schema
+# validator's strings cannot hold them.)
 _INVISIBLE = (
     "\\x7f-\\x9f\\u061c\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u2064\\u2066-\\u206f"
     "\\ufeff\\ufff9-\\ufffb"

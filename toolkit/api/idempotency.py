@@ -107,8 +107,11 @@ def once(
             return earlier
         response = run()
         if 200 <= response.status_code < 300:
-            answer = {"fingerprint": fingerprint_hex, "status": response.status_code,
-                      "body": response.data}  # fmt: skip
+            answer = {
+                "fingerprint": fingerprint_hex,
+                "status": response.status_code,
+                "body": response.data,
+            }
             get_redis().set(store, orjson.dumps(answer), ex=settings.IDEMPOTENCY_TTL)
         return response
     finally:

@@ -1,4 +1,5 @@
-"""Page-number pagination per SPEC §0: bad numbers are a 400, pages past the end are empty."""
+"""Page-number pagination (docs/product/api.md#pagination): bad numbers are a 400,
+pages past the end are empty."""
 
 from __future__ import annotations
 

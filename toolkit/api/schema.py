@@ -1,5 +1,5 @@
-"""The OpenAPI schema tells the truth (SPEC §0): page shapes as they are sent, and each
-operation's error responses, derived from what the operation is:
+"""The OpenAPI schema tells the truth (docs/product/api.md#the-schema): page shapes as
+they are sent, and each operation's error responses, derived from what the operation is:
 
   400  it takes a body or query parameters (validation, malformed JSON)
   401  its permissions need a login; 403 when they need more (a permission class says
@@ -132,7 +132,7 @@ class ApiSchema(AutoSchema):
 
     def get_auth(self) -> list[dict[str, Any]]:
         """A token is optional wherever no permission needs a login: public operations
-        work without one (SPEC §0) and refresh one that is sent."""
+        work without one (docs/product/api.md#authentication) and refresh one that is sent."""
         auth = super().get_auth()
         if 401 not in self._permission_errors() and {} not in auth:
             auth.append({})

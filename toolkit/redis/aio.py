@@ -85,9 +85,15 @@ async def node_for(channel: bytes) -> tuple[str, Callable[[], AbstractConnection
     # No retry and no health check of redis-py's own: a lost connection must be seen (its
     # subscriptions are gone with it), and only the caller reads what this one receives;
     # RESP2, whose replies to SSUBSCRIBE and messages read as lists (RESP3 would push them).
-    kwargs = {**kwargs, "socket_timeout": None, "retry": None, "retry_on_error": [],
-              "retry_on_timeout": False, "health_check_interval": 0,
-              "protocol": 2}  # fmt: skip
+    kwargs = {
+        **kwargs,
+        "socket_timeout": None,
+        "retry": None,
+        "retry_on_error": [],
+        "retry_on_timeout": False,
+        "health_check_interval": 0,
+        "protocol": 2,
+    }
     return name, lambda: connection_class(**kwargs)
 
 

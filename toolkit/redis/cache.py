@@ -81,10 +81,12 @@ def encode(value: Any) -> bytes:
 def store_unless_evicted(
     key: str, version_key: str, version: bytes, value: Any, ttl: float
 ) -> bool:
-    """SET `key` to `value` for `ttl` seconds, unless `version_key` (bumped by every
-    eviction, and sharing `key`'s hash tag) moved on from `version`, read before the
-    value was loaded: the value may then predate the evicting write. Returns whether
-    it stored. CacheClient stores through it, and so may caches kept elsewhere."""
+    """Store `value` at `key` for `ttl` seconds, unless an eviction happened since the
+    value was loaded, because then the value may be older than the write that evicted it.
+
+    Every eviction bumps `version_key` (which shares `key`'s hash tag); `version` is what
+    it read before the load. Returns whether it stored. CacheClient stores through this,
+    and so may caches kept elsewhere."""
     return bool(_STORE([key, version_key], [version, "plain", value, _milliseconds(ttl), 0]))
 
 
@@ -94,7 +96,8 @@ def _milliseconds(ttl: float) -> int:
 
 
 class CacheClient:
-    """Read-through JSON cache for one namespace of keys (`cache:{<namespace>:<ident>}`)."""
+    """A read-through JSON cache for one kind of object, so every cached read in the
+    project shares one set of protections. Keys are `cache:{<namespace>:<ident>}`."""
 
     def __init__(
         self,
@@ -127,9 +130,9 @@ class CacheClient:
     def lookup(
         self, ident: object, loader: Loader, *, piggyback: Piggyback | None = None
     ) -> Lookup:
-        """Like `get`, in one round trip on a hit: the Bloom check, the GET and any
-        commands `piggyback` queues (e.g. refreshing the caller's login token) share
-        one pipeline; the replies to the piggybacked commands come back in `.extra`."""
+        """Like `get`, but a hit costs a single round trip: the Bloom check, the GET and
+        any commands `piggyback` queues (such as refreshing the caller's login token) go
+        in one pipeline. The replies to the piggybacked commands come back in `.extra`."""
         key = self.key(ident)
         local = self.near.get(key) if self.near is not None else MISS
         if local is not MISS and piggyback is None:
@@ -170,8 +173,9 @@ class CacheClient:
     def lookup_many(
         self, idents: list[Any], loader: Callable[[list[Any]], dict[Any, Any]]
     ) -> dict[Any, bytes | None]:
-        """Several entries (ids known to exist: no Bloom check), in one round trip; none
-        for the entries held in the near cache. Misses are loaded together, one call of
+        """Several entries in one round trip, so a list page costs the same as one entry.
+        The ids are known to exist, so there is no Bloom check; entries in the near cache
+        cost no trip at all. Misses are loaded together by one call of
         `loader(missing) -> {ident: value or None}` (see `_load_many`)."""
         found: dict[Any, bytes | None] = {}
         asked: list[tuple[Any, str, object]] = []  # (ident, key, near cache read token)

@@ -31,7 +31,8 @@ class Claim:
 
 
 class DelayQueue:
-    """Jobs on the Redis of `alias` (client.get_redis)."""
+    """Jobs that become due at a given time, kept on the Redis of `alias`
+    (client.get_redis), so they survive a worker's restart."""
 
     def __init__(self, name: str, *, lease: float = 60.0, alias: str = DEFAULT) -> None:
         self.alias = alias

@@ -37,9 +37,9 @@ def execute(*command: str | bytes | int | float, alias: str = DEFAULT) -> Any:
 
 
 def execute_together(*commands: tuple[Any, ...], alias: str = DEFAULT) -> list[Any]:
-    """Run `commands` in one write on this thread's connection (one round trip, and all
-    of them surely on the same connection: what `WAIT` after a write needs); their
-    replies in order, an error reply as the exception object (not raised)."""
+    """Send `commands` in one write on this thread's connection, because `WAIT` only
+    counts the writes made on its own connection. Returns the replies in order; an error
+    reply comes back as the exception object, not raised."""
     connection = _connection(alias)
     _drop_if_stale(connection)
     connection.send_packed_command([hiredis.pack_command(command) for command in commands])

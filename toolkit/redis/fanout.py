@@ -48,13 +48,13 @@ class Listener:
         self._event.set()
 
     def close(self) -> None:
-        """Its reader is done (the client went): any wait ends."""
+        """The reader has gone (its client disconnected): end any wait at once."""
         self.closed = True
         self._event.set()
 
     async def wait(self, timeout: float) -> bool:
-        """Until something happened (True) or `timeout` seconds passed (False); the poke
-        is consumed, so pokes that came meanwhile count once."""
+        """Wait until something happens (True) or `timeout` seconds pass (False). The
+        signal is used up, so several signals that came meanwhile wake the reader once."""
         if not self._event.is_set():
             try:
                 async with asyncio.timeout(timeout):

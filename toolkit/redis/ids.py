@@ -49,7 +49,7 @@ def parts(identifier: int) -> tuple[int, int]:
 
 
 def joined(since_epoch: int, counter: int) -> int:
-    """The id whose `parts` are these (their inverse)."""
+    """Build the id back from its parts: the inverse of `parts`."""
     return since_epoch << COUNTER_BITS | counter
 
 

@@ -74,7 +74,8 @@ class NearCache:
         return value
 
     def read_token(self, key: str) -> object:
-        """Take before reading `key` from Redis; hand to `put` with what was read."""
+        """Call before reading `key` from Redis, and pass the result to `put` with the value
+        read: `put` then refuses a value that changed in Redis while it was being read."""
         return _tracker.token(key)
 
     def put(self, key: str, value: bytes, token: object) -> None:

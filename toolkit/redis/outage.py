@@ -1,5 +1,5 @@
 """A Redis outage: which errors mean Redis cannot be reached, and a circuit that keeps a
-dead Redis from stalling every request (SPEC §0 "Durability", issue 23).
+dead Redis from stalling every request (docs/product/durability.md#redis-down, issue 23).
 
 Without the circuit each request would wait for its own connect to fail: at once for a
 stopped Redis on this host, SOCKET_CONNECT_TIMEOUT (2 s) for a host that vanished. Once

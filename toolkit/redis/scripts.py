@@ -139,8 +139,8 @@ FUNNEL_LIB = TOOLKIT_LUA / "funnel_lib.lua"  # defines funnel(key, capacity, rat
 def lua(
     module_file: str, name: str, *, prelude: tuple[Path, ...] = (), alias: str = DEFAULT
 ) -> LuaScript:
-    """The script `lua/<name>` beside the module that calls this (pass `__file__`), run on
-    the Redis of `alias`."""
+    """The script `lua/<name>` that sits beside the calling module (pass `__file__`), run
+    on the Redis of `alias`; keeping each script next to its caller keeps them edited together."""
     return LuaScript(Path(module_file).parent / "lua" / name, prelude=prelude, alias=alias)
 
 

@@ -68,28 +68,43 @@ class Transition:
 TRANSITIONS = {
     # A paid order gets the code a shop redeems it by.
     Move.PAY: Transition(
-        Status.UNPAID, Status.PAID, frozenset({Actor.OWNER}), unexpired=True,
+        Status.UNPAID,
+        Status.PAID,
+        frozenset({Actor.OWNER}),
+        unexpired=True,
         writes=lambda now: {"paid_at": now, "redeem_code": new_redeem_code()},
     ),
     # A dead order frees its live slot: its buyer may take the voucher again.
     Move.CANCEL: Transition(
-        Status.UNPAID, Status.CANCELLED, frozenset({Actor.OWNER, Actor.PAY_TIMEOUT}),
-        unexpired=False, writes=lambda now: {"cancelled_at": now, "live_slot": None},
+        Status.UNPAID,
+        Status.CANCELLED,
+        frozenset({Actor.OWNER, Actor.PAY_TIMEOUT}),
+        unexpired=False,
+        writes=lambda now: {"cancelled_at": now, "live_slot": None},
     ),
     Move.USE: Transition(
-        Status.PAID, Status.USED, frozenset({Actor.PAYER, Actor.SHOP_STAFF}), unexpired=True,
+        Status.PAID,
+        Status.USED,
+        frozenset({Actor.PAYER, Actor.SHOP_STAFF}),
+        unexpired=True,
         writes=lambda now: {"used_at": now},
     ),
     # An expired coupon given back stays used: it was spent on that bill.
     Move.GIVE_BACK: Transition(
-        Status.USED, Status.PAID, frozenset({Actor.BILL_REFUND}), unexpired=True,
+        Status.USED,
+        Status.PAID,
+        frozenset({Actor.BILL_REFUND}),
+        unexpired=True,
         writes=lambda now: {"used_at": None},
     ),
     Move.REFUND: Transition(
-        Status.PAID, Status.REFUNDED, frozenset({Actor.OWNER}), unexpired=True,
+        Status.PAID,
+        Status.REFUNDED,
+        frozenset({Actor.OWNER}),
+        unexpired=True,
         writes=lambda now: {"refunded_at": now, "live_slot": None},
     ),
-}  # fmt: skip
+}
 
 
 def move(orders: QuerySet[VoucherOrder], name: Move, *, by: Actor, now: datetime) -> int:
@@ -152,7 +167,8 @@ REFUSALS: dict[str, tuple[Refusal, Refusal]] = {
 
 
 def refusal(name: Move, order: VoucherOrder, now: datetime) -> Conflict | None:
-    """Why `name` cannot be made on `order` as it is at `now`; None if it can."""
+    """The refusal for moving `order` by `name` at `now`, or None when the move is allowed.
+    Services ask before they write, so a refused move changes nothing."""
     transition = TRANSITIONS[name]
     if order.status == transition.source and not (transition.unexpired and order.is_expired(now)):
         return None
@@ -160,7 +176,9 @@ def refusal(name: Move, order: VoucherOrder, now: datetime) -> Conflict | None:
 
 
 def refused(name: Move, order: VoucherOrder, now: datetime) -> Conflict:
-    """The answer to `name` not made (or lost to a racing move) on `order` as it now is."""
+    """The refusal to send when the move `name` did not happen on `order`: either it was
+    never allowed, or a concurrent move changed the order first. The answer is worded
+    from the order's current state, so the client learns what happened to it."""
     transition, state = TRANSITIONS[name], order.status
     if state == transition.source and transition.unexpired and order.is_expired(now):
         state = _EXPIRED_UNPAID if state == Status.UNPAID else _EXPIRED_PAID
@@ -193,8 +211,9 @@ def new_order(
     live_slot: int = 1,
 ) -> dict[str, Any]:
     """The row of a new order, for a claim and for a drained flash-sale order alike: a
-    free voucher's coupon is paid at once, with its redeem code (SPEC §3.4); a priced
-    one waits unpaid for its payment or its pay timeout."""
+    free voucher's coupon is paid at once, with its redeem code
+    (docs/product/vouchers.md#coupons); a priced one waits unpaid for its payment or
+    its pay timeout."""
     free = pay_value == 0
     return {
         "id": order_id,

@@ -40,9 +40,12 @@ def order_get(*, order_id: int, user_id: int) -> VoucherOrder:
         if owner_id == user_id:
             created_at = datetime.fromtimestamp(ids.timestamp_of(order_id), tz=UTC)
             return VoucherOrder(
-                id=order_id, user_id=user_id, voucher_id=voucher_id, status=PENDING,
+                id=order_id,
+                user_id=user_id,
+                voucher_id=voucher_id,
+                status=PENDING,
                 created_at=created_at,
-            )  # fmt: skip
+            )
     raise NotFound(gettext("No such order."), code=Code.ORDER_NOT_FOUND)
 
 

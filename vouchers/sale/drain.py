@@ -152,9 +152,10 @@ def drain_run() -> int:
 
 
 def _sale_redis_is_ours() -> bool:
-    """True once the sale's Redis proved to carry this database's identity (claimed if
-    it carried none); raises RedisOfAnotherDatabase. False while the database cannot
-    say: the pass goes on as it would have, storing nothing, and the next checks again."""
+    """Whether the sale's Redis belongs to this database, so a drain never stores another
+    installation's orders. True once the Redis carries this database's identity (it is
+    claimed if it carries none); RedisOfAnotherDatabase when it carries another's. False
+    while the database cannot answer: this pass stores nothing and the next one asks again."""
     try:
         heal.check_belongs_here()
     except DATABASE_DOWN:
@@ -183,6 +184,13 @@ def _their_own(failed: list[tuple[Accepted, Exception]]) -> bool:
 # an entry (a deadlock or lost connection in MySQL is an OperationalError too).
 DATABASE_DOWN = (OperationalError, InterfaceError)
 NOT_THEIR_FAULT = (*DATABASE_DOWN, SystemFault)
+
+
+def read_orders(shard: int, batch: int, *, recover: bool = False) -> list[Accepted]:
+    """The well-formed orders `drain_shard` would persist next, delivered to this shard's
+    consumer and left unacked (a drain stopped before its commit, for reconcile and tests)."""
+    good, _ = _parse(_read(shard, batch, recover=recover))
+    return good
 
 
 def _read(shard: int, batch: int, *, recover: bool) -> list[Entry]:
@@ -215,7 +223,8 @@ def _unacked(client: redis.Redis, stream: str, consumer: str, batch: int) -> lis
 def _read_group(
     client: redis.Redis, stream: str, consumer: str, start: str, count: int
 ) -> list[Entry]:
-    """XREADGROUP from `start` ("0": own pending, ">": new), creating the groups if missing."""
+    """Read entries with XREADGROUP from `start`: "0" for this consumer's unacked
+    entries, ">" for new ones. Creates the groups when a Redis lost them."""
     try:
         reply = client.xreadgroup(GROUP, consumer, {stream: start}, count=count)
     except redis.ResponseError as exc:
@@ -297,9 +306,11 @@ def _settle(shard: int, done: list[Accepted]) -> int:
     for bucket, count in _lag_histogram(done).items():
         args += [bucket, count]
     stream_keys = [
-        keys.seckill_orders(shard), keys.seckill_pending(shard), keys.seckill_failures(shard),
+        keys.seckill_orders(shard),
+        keys.seckill_pending(shard),
+        keys.seckill_failures(shard),
         keys.seckill_lag(shard),
-    ]  # fmt: skip
+    ]
     return int(_FINISH(stream_keys, args))
 
 

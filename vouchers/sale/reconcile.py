@@ -139,7 +139,7 @@ def _in_transit(voucher_id: int, shards: tuple[int, ...]) -> int:
     )
 
 
-def _measure(voucher: Voucher, shard: int, client: redis.Redis) -> Drift:
+def bucket_drift(voucher: Voucher, shard: int, client: redis.Redis) -> Drift:
     """The sale's bucket in `shard`, read through `client` (a WATCHing pipeline in
     immediate mode, or the client); the other buckets after it, the database last, so an
     order the drain moves meanwhile is counted (once, as persisted), never missed."""
@@ -197,7 +197,7 @@ def seckill_drift(*, voucher_id: int | None = None) -> list[Drift]:
     for voucher in vouchers:
         for shard in placement(voucher.id, voucher.sale_shards):
             with _moves_held(voucher):
-                drifts.append(_measure(voucher, shard, sale_redis()))
+                drifts.append(bucket_drift(voucher, shard, sale_redis()))
     return drifts
 
 
@@ -222,7 +222,7 @@ def bucket_repair(voucher: Voucher, shard: int, *, locked: bool = False) -> Drif
         while True:
             try:
                 pipe.watch(*watched)
-                drift = _measure(voucher, shard, pipe)
+                drift = bucket_drift(voucher, shard, pipe)
                 pipe.multi()
                 pipe.set(watched[0], drift.expected_stock)
                 if drift.missing_buyers:

@@ -183,9 +183,9 @@ def _open_window(voucher_id: int) -> SaleWindow:
 def _decide(
     verdict: list[int], voucher_id: int, window: SaleWindow, home: int, *, everywhere: bool = True
 ) -> int:
-    """The order id of an accepted sale, or the verdict's refusal raised; counted here,
-    once per request (a retry after loading the stock counts its own verdict only).
-    This process remembers "sold out" only when it was seen `everywhere` (every bucket)."""
+    """Return the order id of an accepted grab, or raise the refusal. Each request's
+    verdict is counted here once (a retry after loading the stock counts only its own).
+    This process remembers "sold out" only when every bucket said so (`everywhere`)."""
     if verdict[0] == Verdict.NOT_LOADED:
         # An active sale whose stock was never preheated: load it (set-if-absent), retry.
         stock.stock_load(Voucher.objects.filter(pk=voucher_id))

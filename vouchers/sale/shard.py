@@ -88,9 +88,11 @@ class Accepted:
         """The order as seckill.lua wrote it to the stream (what `accepted_from` reads)."""
         seconds, low = ids.parts(self.order_id)
         return {
-            b"voucher": str(self.voucher_id), b"user": str(self.user_id),
-            b"seconds": str(seconds), b"low": str(low),
-        }  # fmt: skip
+            b"voucher": str(self.voucher_id),
+            b"user": str(self.user_id),
+            b"seconds": str(seconds),
+            b"low": str(low),
+        }
 
 
 def accepted_ms(entry_id: bytes) -> int:

@@ -29,10 +29,12 @@ def _bucket_keys(voucher_id: int, shards: Iterable[int]) -> list[list[str]]:
 
 
 def stock_load(vouchers: Iterable[Voucher]) -> dict[int, str]:
-    """Write DB stock to Redis, split across the sale's buckets: overwrite while a sale is
-    pending and nobody has bought, only if absent once it is active (never resurrect units
-    already sold); leave ended and void sales alone. Returns {voucher id: outcome} (see
-    stock_load.lua, the first bucket's; or "skipped")."""
+    """Copy the database's stock to Redis, split across the sale's buckets, without ever
+    bringing back a unit that was sold.
+
+    A pending sale nobody has bought from is overwritten; an active sale is written only
+    where Redis has no stock; ended and void sales are left alone. Returns {voucher id:
+    outcome}: stock_load.lua's answer for the first bucket, or "skipped"."""
     now = clock.now()
     outcome: dict[int, str] = {}
     loads: list[tuple[int, list[str], list[Any]]] = []
@@ -91,7 +93,8 @@ def bucket_layout(voucher_ids: list[int]) -> Layout:
 
 
 def queue_live_stock(pipe: Any, layout: Layout) -> None:
-    """`live_stock`'s reads, queued on a caller's pipeline (`read_live_stock` parses)."""
+    """Queue `live_stock`'s reads on the caller's pipeline, so they share its round trip;
+    `read_live_stock` turns the replies into stock."""
     for voucher_id, shards in layout:
         for shard in shards:
             pipe.get(keys.seckill_stock(shard, voucher_id))

@@ -33,7 +33,7 @@ class SaleWindow:
 
 
 def _cached(voucher: Voucher) -> dict[str, Any]:
-    """What the cache holds of a voucher (see `SaleWindow`)."""
+    """The cached form of a voucher's sale window (see `SaleWindow`)."""
     return {
         "seckill": voucher.is_seckill,
         "void": voucher.status == Voucher.Status.VOID,

@@ -11,39 +11,16 @@ from pathlib import Path
 
 import pytest
 from django.test import Client
-from prometheus_client.parser import text_string_to_metric_families
 
 from accounts.services import users_ensure
 from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory, VoucherFactory
 from tests.helpers import client_for
+from tests.metrics import TOKEN, Samples, scrape, value
 from tests.vouchers.sales import drain_all, start_sale
 from vouchers import keys
 from vouchers.sale import shard
 
-ROOT = Path(__file__).resolve().parent.parent
-TOKEN = "test-metrics-token"  # dianping/settings/test.py
-
-Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
-
-
-def scrape(client) -> Samples:
-    response = client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {TOKEN}")
-    assert response.status_code == 200
-    assert response["Content-Type"].startswith("text/plain; version=0.0.4")
-    return samples_of(response.content.decode())
-
-
-def samples_of(exposition: str) -> Samples:
-    """Every sample of a Prometheus text exposition, by name and labels."""
-    return {
-        (sample.name, frozenset(sample.labels.items())): sample.value
-        for family in text_string_to_metric_families(exposition)
-        for sample in family.samples
-    }
-
-
-def value(samples: Samples, name: str, **labels: str) -> float:
-    return samples.get((name, frozenset(labels.items())), 0.0)
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.django_db
@@ -210,8 +187,10 @@ def test_the_shop_sales_job_counts_what_it_tells_and_when_it_last_succeeded(
         assert value(after, sent, kind=kind) - value(before, sent, kind=kind) == 1
     succeeded = value(after, last, task="notify-shop-sales")
     assert started <= succeeded <= time.time()
-    assert value(after, "dianping_collector_up",
-                 collector="dianping.metrics.periodic_task_metrics") == 1  # fmt: skip
+    assert (
+        value(after, "dianping_collector_up", collector="dianping.metrics.periodic_task_metrics")
+        == 1
+    )
 
     # A run that fails leaves its last success where it was (the alert's age grows).
     def broken(**_: object) -> int:
@@ -267,12 +246,16 @@ def broken_collector() -> list:
 @pytest.mark.django_db
 def test_a_failing_collector_costs_only_its_own_gauges(client, settings) -> None:
     settings.METRICS_COLLECTORS = [
-        "tests.test_metrics.broken_collector",
+        "tests.platform.test_metrics.broken_collector",
         "dianping.metrics.health_metrics",
     ]
     samples = scrape(client)
     assert (
-        value(samples, "dianping_collector_up", collector="tests.test_metrics.broken_collector")
+        value(
+            samples,
+            "dianping_collector_up",
+            collector="tests.platform.test_metrics.broken_collector",
+        )
         == 0
     )
     assert value(samples, "dianping_collector_up", collector="dianping.metrics.health_metrics") == 1

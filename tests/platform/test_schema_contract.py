@@ -1,8 +1,9 @@
-"""The OpenAPI schema tells the truth (SPEC §0): schemathesis generates requests for every
-operation from the schema, as a logged-in user and as staff, and no answer may be a
-server error, have a status the operation does not list, or break the schema. Bounded (a
-few examples per operation) so CI stays quick;
-`SCHEMATHESIS_EXAMPLES=200 make test PYTEST_ARGS=tests/test_schema_contract.py` digs deeper."""
+"""The OpenAPI schema tells the truth (docs/product/api.md#the-schema): schemathesis
+generates requests for every operation from the schema, as a logged-in user and as
+staff, and no answer may be a server error, have a status the operation does not list,
+or break the schema. Bounded (a few examples per operation) so CI stays quick;
+`SCHEMATHESIS_EXAMPLES=200 make test PYTEST_ARGS=tests/platform/test_schema_contract.py` digs
+deeper."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """GET /api/shops/{id} (cache hit) against a bare Django JSON view, same server, same run.
 
-    .venv/bin/python bench/shops.py [--server granian|gunicorn] [--workers 2] [--threads 4]
+    .venv/bin/python bench/shops_bench.py [--server granian|gunicorn] [--workers 2] [--threads 4]
         [--rounds 3] [--duration 10s] [--connections 32] [--near-cache-ttl 30]
 
 Prints a Markdown table for docs/benchmarks.md. `make bench-shops` does the full

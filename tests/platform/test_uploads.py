@@ -1,5 +1,6 @@
-"""Picture uploads (SPEC §10): re-encoded with Pillow, EXIF gone, thumbnails made, stored
-through Django's storage API; anything else is a 400 that stores nothing."""
+"""Picture uploads (docs/product/content.md#pictures): re-encoded with Pillow, EXIF
+gone, thumbnails made, stored through Django's storage API; anything else is a 400 that
+stores nothing."""
 
 from __future__ import annotations
 

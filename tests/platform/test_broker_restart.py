@@ -47,10 +47,19 @@ def _heartbeat_through(broker: PrivateRedis, redis_client) -> float:
 def test_the_worker_goes_on_after_its_broker_is_killed_and_restarted(broker, redis_client) -> None:
     env = {**worker_env(current_database_url()), "CELERY_BROKER_URL": broker.url}
     worker = start_celery(
-        "worker", "--pool", "prefork", "--concurrency", "2", "--loglevel", "INFO",
-        "--without-heartbeat", "--without-mingle", "--without-gossip",
-        env=env, capture=True,
-    )  # fmt: skip
+        "worker",
+        "--pool",
+        "prefork",
+        "--concurrency",
+        "2",
+        "--loglevel",
+        "INFO",
+        "--without-heartbeat",
+        "--without-mingle",
+        "--without-gossip",
+        env=env,
+        capture=True,
+    )
     try:
         _heartbeat_through(broker, redis_client)  # the worker consumes from the broker
         # A drain in flight (it loops for 30 s here): its message is unacknowledged when

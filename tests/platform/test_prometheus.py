@@ -25,7 +25,7 @@ from accounts.tokens import tokens_issue
 from tests import servers
 from tests.factories import UserFactory
 from tests.helpers import free_port, wait_until
-from tests.test_metrics import Samples, samples_of, value
+from tests.metrics import Samples, samples_of, value
 from tests.vouchers.sales import start_sale
 from tests.workers import ROOT, current_database_url, kill, start_celery
 from vouchers.models import VoucherOrder
@@ -146,32 +146,55 @@ def running(tmp_path: Path, transactional_db) -> Iterator[Running]:
     prometheus = _tool("prometheus")
     secret_key = secrets.token_urlsafe(50)
     env = servers.production_env(
-        current_database_url(), tmp_path,
-        SECRET_KEY=secret_key, METRICS_TOKEN=TOKEN,
+        current_database_url(),
+        tmp_path,
+        SECRET_KEY=secret_key,
+        METRICS_TOKEN=TOKEN,
         PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "metrics"),
-        SECKILL_DRAIN_STALL_SECONDS=str(DRAIN_STALL_SECONDS), HEARTBEAT_INTERVAL="2",
+        SECKILL_DRAIN_STALL_SECONDS=str(DRAIN_STALL_SECONDS),
+        HEARTBEAT_INTERVAL="2",
         LOG_LEVEL="WARNING",
-    )  # fmt: skip
+    )
     processes: dict[str, subprocess.Popen] = {}
     try:
         processes["web"], url = servers.start_web(env, workers=2, log=tmp_path / "web.log")
         processes["worker"] = start_celery(
-            "worker", "--pool", "prefork", "--concurrency", "2", "--loglevel", "WARNING",
-            "--without-heartbeat", "--without-mingle", "--without-gossip",
-            env=env, log=tmp_path / "worker.log",
-        )  # fmt: skip
+            "worker",
+            "--pool",
+            "prefork",
+            "--concurrency",
+            "2",
+            "--loglevel",
+            "WARNING",
+            "--without-heartbeat",
+            "--without-mingle",
+            "--without-gossip",
+            env=env,
+            log=tmp_path / "worker.log",
+        )
         processes["beat"] = start_celery(
-            "beat", "--loglevel", "WARNING", "--schedule", str(tmp_path / "beat-schedule"),
-            env=env, log=tmp_path / "beat.log",
-        )  # fmt: skip
+            "beat",
+            "--loglevel",
+            "WARNING",
+            "--schedule",
+            str(tmp_path / "beat-schedule"),
+            env=env,
+            log=tmp_path / "beat.log",
+        )
         port = free_port()
         config = _config(tmp_path, target=url.removeprefix("http://"), rules=_quick_rules(tmp_path))
         processes["prometheus"] = subprocess.Popen(
-            [prometheus, f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'tsdb'}",
-             f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"],
-            stdout=(tmp_path / "prometheus.log").open("ab"), stderr=subprocess.STDOUT,
+            [
+                prometheus,
+                f"--config.file={config}",
+                f"--storage.tsdb.path={tmp_path / 'tsdb'}",
+                f"--web.listen-address=127.0.0.1:{port}",
+                "--log.level=warn",
+            ],
+            stdout=(tmp_path / "prometheus.log").open("ab"),
+            stderr=subprocess.STDOUT,
             start_new_session=True,
-        )  # fmt: skip
+        )
         stack = Running(url, f"http://127.0.0.1:{port}", processes, secret_key, tmp_path)
         wait_until(lambda: servers.answers(f"{stack.prometheus}/-/ready"), timeout=30)
         yield stack
@@ -206,10 +229,13 @@ def test_prometheus_sees_a_sale_as_the_metrics_and_the_admin_do_and_alerts_witho
     duplicate = accepted.replace('"accepted"', '"duplicate"')
     stock_left = f'max(dianping_seckill_stock_left{{voucher="{voucher}"}})'
     wait_until(
-        lambda: (running.number(accepted), running.number(duplicate), running.number(stock_left))
-        == (5, 1, 15),
-        timeout=30, interval=0.5,
-    )  # fmt: skip
+        lambda: (
+            (running.number(accepted), running.number(duplicate), running.number(stock_left))
+            == (5, 1, 15)
+        ),
+        timeout=30,
+        interval=0.5,
+    )
     samples = running.scrape()
     sale_total = "dianping_seckill_requests_total"
     assert value(samples, sale_total, voucher=voucher, verdict="accepted") == 5
@@ -228,13 +254,17 @@ def test_prometheus_sees_a_sale_as_the_metrics_and_the_admin_do_and_alerts_witho
     assert status == 200
 
     def firing() -> set[str]:
-        return {alert["metric"]["alertname"] for alert in running.query("ALERTS")
-                if alert["metric"]["alertstate"] == "firing"}  # fmt: skip
+        return {
+            alert["metric"]["alertname"]
+            for alert in running.query("ALERTS")
+            if alert["metric"]["alertstate"] == "firing"
+        }
 
     wait_until(
         lambda: {"DianpingDrainStalled", "DianpingWorkerSilent"} <= firing(),
-        timeout=DRAIN_STALL_SECONDS + 60, interval=0.5,
-    )  # fmt: skip
+        timeout=DRAIN_STALL_SECONDS + 60,
+        interval=0.5,
+    )
     assert firing() == {"DianpingDrainStalled", "DianpingWorkerSilent"}  # nothing else
     status, _, body = servers.call(f"{running.url}/api/health")
     health = json.loads(body)

@@ -1,8 +1,9 @@
-"""What the production server answers (SPEC §0 "Hard to break"): granian with the production
-settings, on the test database and Redis, asked over real sockets by a client that fails
-on a reset or broken pipe (Python's urllib): JSON 405 for a method a route does not
-serve, JSON 413 for a body over the limit whatever its size and type, a 429 that reaches
-the client, the security headers, and the web client's modules by their hashed names."""
+"""What the production server answers (docs/product/errors.md#hard-to-break): granian
+with the production settings, on the test database and Redis, asked over real sockets
+by a client that fails on a reset or broken pipe (Python's urllib): JSON 405 for a
+method a route does not serve, JSON 413 for a body over the limit whatever its size and
+type, a 429 that reaches the client, the security headers, and the web client's modules
+by their hashed names."""
 
 from __future__ import annotations
 
@@ -34,8 +35,11 @@ def production_env(django_db_setup, django_db_blocker, tmp_path_factory) -> dict
     env = servers.production_env(database_url, tmp_path_factory.mktemp("media"))
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
-        cwd=ROOT, env=env, check=True, timeout=120,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=env,
+        check=True,
+        timeout=120,
+    )
     return env
 
 
@@ -82,9 +86,12 @@ def _web_command(tmp_path: Path, cpus: str, **env: str) -> list[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith("WEB_")}
     out = subprocess.run(
         ["taskset", "-c", cpus, str(ROOT / "scripts" / "web.sh")],
-        env={**base, "GRANIAN": str(fake), **env}, capture_output=True, text=True,
-        check=True, timeout=30,
-    ).stdout  # fmt: skip
+        env={**base, "GRANIAN": str(fake), **env},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
+    ).stdout
     return out.split()
 
 

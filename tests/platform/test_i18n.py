@@ -1,6 +1,7 @@
-"""SPEC §10: the API, the admin and the web client's page speak Simplified Chinese by
-default and English on request (Accept-Language, or the switch's cookie); an error's
-`code` is the same in every language. The committed catalog is complete and compiled."""
+"""docs/product/content.md#languages: the API, the admin and the web client's page
+speak Simplified Chinese by default and English on request (Accept-Language, or the
+switch's cookie); an error's `code` is the same in every language. The committed
+catalog is complete and compiled."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from rest_framework.test import APIClient
 from blogs.models import Blog, BlogComment
 from tests.factories import VoucherFactory
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class _Headers(TypedDict):
@@ -310,9 +311,14 @@ def test_the_catalog_holds_every_string_of_the_source(domain, tmp_path, settings
     settings.LOCALE_PATHS = [tree / "locale"]
     monkeypatch.chdir(tree)
     call_command(
-        "makemessages", locale=["zh_Hans"], domain=domain, no_obsolete=True, symlinks=True,
-        ignore_patterns=I18N_IGNORE, verbosity=0,
-    )  # fmt: skip
+        "makemessages",
+        locale=["zh_Hans"],
+        domain=domain,
+        no_obsolete=True,
+        symlinks=True,
+        ignore_patterns=I18N_IGNORE,
+        verbosity=0,
+    )
 
     def messages(po: Path) -> set[tuple[str | None, str]]:
         entries = _po_entries(po.read_text(encoding="utf-8"))

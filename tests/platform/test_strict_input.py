@@ -1,6 +1,6 @@
-"""Strict input (SPEC §0 "Hard to break"): what an attacker's probe found accepted is a 400
-in the error contract, or a 404 for a missing parent, and changes nothing. Each case here
-was accepted (or a 500) before toolkit/api/fields.py."""
+"""Strict input (docs/product/errors.md#hard-to-break): what an attacker's probe found
+accepted is a 400 in the error contract, or a 404 for a missing parent, and changes
+nothing. Each case here was accepted (or a 500) before toolkit/api/fields.py."""
 
 from __future__ import annotations
 
@@ -46,9 +46,14 @@ def test_a_missing_or_deleted_shop_has_no_voucher_list(api, staff_api) -> None:
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     "path",
-    ["/api/blogs/424242/comments", "/api/blogs/424242/likes", "/api/users/424242/blogs",
-     "/api/shops/424242/nearby", "/api/users/424242/info"],
-)  # fmt: skip
+    [
+        "/api/blogs/424242/comments",
+        "/api/blogs/424242/likes",
+        "/api/users/424242/blogs",
+        "/api/shops/424242/nearby",
+        "/api/users/424242/info",
+    ],
+)
 def test_every_nested_list_of_a_missing_parent_is_a_404(api, path) -> None:
     assert api.get(path).status_code == 404
 
@@ -87,9 +92,22 @@ def test_ids_in_a_body_are_json_integers(user_api, spelled) -> None:
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     "nick_name",
-    ["evil\u202egpj.exe", "tab\there", "bell\x07", "zero\u200bwidth", "bom\ufeff", "\u2066x",
-     "line\u2028break", "del\x7f", "c1\x85", "   ", 7, ["x"], None],
-)  # fmt: skip
+    [
+        "evil\u202egpj.exe",
+        "tab\there",
+        "bell\x07",
+        "zero\u200bwidth",
+        "bom\ufeff",
+        "\u2066x",
+        "line\u2028break",
+        "del\x7f",
+        "c1\x85",
+        "   ",
+        7,
+        ["x"],
+        None,
+    ],
+)
 def test_a_name_refuses_control_invisible_and_bidi_characters(user, user_api, nick_name) -> None:
     before = User.objects.get(pk=user.pk).nick_name
 
@@ -112,8 +130,10 @@ def test_a_lone_surrogate_is_refused_not_stored(user, user_api) -> None:
 
 @pytest.mark.django_db
 def test_harmless_text_is_normalised_not_refused(user, user_api) -> None:
-    body = {"title": "  Cafe\u0301 \U0001f468\u200d\U0001f469\u200d\U0001f467  ",
-            "content": "line one\r\nline two\rthree\tfour"}  # fmt: skip
+    body = {
+        "title": "  Cafe\u0301 \U0001f468\u200d\U0001f469\u200d\U0001f467  ",
+        "content": "line one\r\nline two\rthree\tfour",
+    }
 
     created = user_api.post("/api/blogs", body, format="json").json()
 
@@ -126,10 +146,17 @@ def test_harmless_text_is_normalised_not_refused(user, user_api) -> None:
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     "icon",
-    ["//evil.example/x.png", "http://evil.example/x.png", "javascript:alert(1)",
-     "/media/../admin/", "/static/web/app.js", "https://", "https://evil.example/a b.png",
-     "data:image/png;base64,AAAA"],
-)  # fmt: skip
+    [
+        "//evil.example/x.png",
+        "http://evil.example/x.png",
+        "javascript:alert(1)",
+        "/media/../admin/",
+        "/static/web/app.js",
+        "https://",
+        "https://evil.example/a b.png",
+        "data:image/png;base64,AAAA",
+    ],
+)
 def test_an_avatar_is_our_picture_or_https(user, user_api, icon) -> None:
     before = User.objects.get(pk=user.pk).icon
 
@@ -187,8 +214,12 @@ def test_the_schema_declares_the_limits_it_enforces(api) -> None:
     note = schema["components"]["schemas"]["BlogWriteRequest"]["properties"]
 
     assert shops["page_size"]["schema"]["minimum"] == 1
-    assert shops["type_id"]["schema"] == {"type": "integer", "minimum": 1,
-                                          "maximum": 2**63 - 1, "format": "int64"}  # fmt: skip
+    assert shops["type_id"]["schema"] == {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 2**63 - 1,
+        "format": "int64",
+    }
     assert shops["point"]["schema"]["required"] == ["x", "y"]  # both or neither
     assert day["pattern"].startswith("^(?:20[0-9]{2}-")
     assert "\\u202e" in note["title"]["pattern"].lower() or "202e" in note["title"]["pattern"]
@@ -200,8 +231,11 @@ def test_the_schema_admits_the_blanks_the_server_accepts(api) -> None:
     """A blank-allowed text ("" clears an avatar) must be valid to the schema too: a
     `oneOf` of the pattern and `maxLength: 0` would refuse "", which matches both."""
     components = json.loads(api.get("/api/schema/?format=json").content)["components"]
-    blanks = [("PatchedProfileUpdateRequest", "icon"), ("ShopWriteRequest", "area"),
-              ("VoucherWriteRequest", "sub_title")]  # fmt: skip
+    blanks = [
+        ("PatchedProfileUpdateRequest", "icon"),
+        ("ShopWriteRequest", "area"),
+        ("VoucherWriteRequest", "sub_title"),
+    ]
     for component, name in blanks:
         field = components["schemas"][component]["properties"][name]
         assert jsonschema.Draft4Validator(field).is_valid(""), (component, name)
@@ -213,8 +247,9 @@ def test_a_staff_shop_edit_with_a_deleted_type_is_409_and_writes_nothing(staff_a
     shop = ShopFactory()
     name = shop.name
 
-    response = staff_api.patch(f"/api/shops/{shop.id}", {"type_id": 424242, "name": "x"},
-                               format="json")  # fmt: skip
+    response = staff_api.patch(
+        f"/api/shops/{shop.id}", {"type_id": 424242, "name": "x"}, format="json"
+    )
 
     assert (response.status_code, response.json()["code"]) == (409, "shop_type_not_found")
     shop.refresh_from_db()
@@ -242,10 +277,15 @@ def test_shops_near_a_point_need_no_type(api) -> None:
 
 
 STRICT = (
-    fields.CharField, fields.ChoiceField, fields.IntegerField, fields.FloatField,
-    fields.BooleanField, fields.DateTimeField, fields.PrimaryKeyRelatedField,
+    fields.CharField,
+    fields.ChoiceField,
+    fields.IntegerField,
+    fields.FloatField,
+    fields.BooleanField,
+    fields.DateTimeField,
+    fields.PrimaryKeyRelatedField,
     HoursField,  # JSON that shops/hours.py validates whole: exact shapes, keys and times
-)  # fmt: skip
+)
 
 
 def _request_serializers() -> Iterator[tuple[str, serializers.Serializer]]:

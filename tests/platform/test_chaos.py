@@ -103,16 +103,30 @@ class Stack:
         """A worker and beat, which starts its drain tasks; `settings` for the worker."""
         self.start_worker(**settings)
         self.processes["beat"] = start_celery(
-            "beat", "--loglevel", "WARNING", "--schedule", str(self.tmp / "beat-schedule"),
-            env=self.env, log=self.tmp / "beat.log",
-        )  # fmt: skip
+            "beat",
+            "--loglevel",
+            "WARNING",
+            "--schedule",
+            str(self.tmp / "beat-schedule"),
+            env=self.env,
+            log=self.tmp / "beat.log",
+        )
 
     def start_worker(self, **settings: str) -> None:
         self.processes["worker"] = start_celery(
-            "worker", "--pool", "prefork", "--concurrency", "2", "--loglevel", "WARNING",
-            "--without-heartbeat", "--without-mingle", "--without-gossip",
-            env={**self.env, **settings}, log=self.tmp / "worker.log",
-        )  # fmt: skip
+            "worker",
+            "--pool",
+            "prefork",
+            "--concurrency",
+            "2",
+            "--loglevel",
+            "WARNING",
+            "--without-heartbeat",
+            "--without-mingle",
+            "--without-gossip",
+            env={**self.env, **settings},
+            log=self.tmp / "worker.log",
+        )
 
     def stop(self) -> None:
         """After the checks: the worker stops cold (SIGQUIT), as a warm stop would wait
@@ -251,9 +265,10 @@ def _buy_all(url: str, voucher_id: int, tokens: list[str], deadline: float) -> t
                 return
             try:
                 status, _, body = servers.call(
-                    f"{url}/api/vouchers/{voucher_id}/seckill", "POST",
+                    f"{url}/api/vouchers/{voucher_id}/seckill",
+                    "POST",
                     Authorization=f"Bearer {token}",
-                )  # fmt: skip
+                )
             except OSError as exc:  # a reset or a refused connection: the server failed
                 status, body = 0, repr(exc).encode()
             with sale.lock:
@@ -446,10 +461,15 @@ def test_with_redis_stopped_public_pages_load_from_the_database(stack: Stack) ->
     token = stack.tokens(1)[0]
     stack.start()
     public = [
-        f"/api/shops/{shop.id}", f"/api/shops?type_id={shop.type_id}", f"/api/blogs/{blog.id}",
-        "/api/blogs/hot", f"/api/users/{blog.user_id}/blogs", f"/api/shops/{shop.id}/vouchers",
-        "/api/vouchers/activities", "/api/shop-types",
-    ]  # fmt: skip
+        f"/api/shops/{shop.id}",
+        f"/api/shops?type_id={shop.type_id}",
+        f"/api/blogs/{blog.id}",
+        "/api/blogs/hot",
+        f"/api/users/{blog.user_id}/blogs",
+        f"/api/shops/{shop.id}/vouchers",
+        "/api/vouchers/activities",
+        "/api/shop-types",
+    ]
     signed_in = ["/api/users/me", "/api/voucher-orders", f"/api/blogs/{blog.id}"]
     for path in public + signed_in:
         assert servers.call(stack.url + path, Authorization=f"Bearer {token}")[0] == 200, path

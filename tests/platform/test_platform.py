@@ -21,7 +21,7 @@ from toolkit.api.pagination import PageNumberPagination
 from toolkit.redis import keys
 from vouchers import keys as vouchers_keys
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.django_db
@@ -220,8 +220,10 @@ def test_under_load_runs_the_command_beside_busy_loops_and_kills_them_after() ->
     result = subprocess.run(
         [str(ROOT / "scripts" / "under-load.sh"), "2", "--", "sh", "-c", listing],
         env={**os.environ, "UNDER_LOAD_MAX_SECONDS": "60"},  # should the test itself fail
-        capture_output=True, text=True, timeout=30,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert result.returncode == 3, result.stderr
     *pids, loops = result.stdout.split()
     assert int(loops) == 2
@@ -245,8 +247,10 @@ def test_a_second_make_run_refuses_before_touching_anything() -> None:
         try:
             result = subprocess.run(
                 [str(ROOT / "scripts" / "run.sh"), "--check"],
-                capture_output=True, text=True, timeout=30,
-            )  # fmt: skip
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
         finally:
             fcntl.flock(held, fcntl.LOCK_UN)
 
@@ -287,8 +291,10 @@ def _apt(args: list[str], timeout: float, log: Path) -> subprocess.Popen[bytes]:
     with open(log, "wb") as errors:
         return subprocess.Popen(
             [str(ROOT / "scripts" / "apt.sh"), *args],
-            env=env, stdout=subprocess.DEVNULL, stderr=errors,
-        )  # fmt: skip
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+        )
 
 
 needs_apt = pytest.mark.skipif(not shutil.which("apt-get"), reason="no apt-get here")
@@ -414,5 +420,9 @@ def _manage_check(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """`manage.py check` in a process of `env` (settings are read once, at its start)."""
     return subprocess.run(
         [sys.executable, "manage.py", "check"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )

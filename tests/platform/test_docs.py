@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DECISIONS = ROOT / "docs" / "decisions"
 INDEX = DECISIONS / "README.md"
 
@@ -140,3 +140,64 @@ def test_entries_are_three_sentences_at_most():
         if len(_sentences(text)) > 3
     ]
     assert not long, long
+
+
+# The product's rules (docs/product/) are cited by path, with an optional anchor:
+# "docs/product/vouchers.md#the-flash-sale"; Markdown pages link them relatively.
+DOC_PATH = re.compile(r"(?<![\w/.-])(docs/[\w./-]+?\.md)(?:#([\w-]+))?")
+MD_LINK = re.compile(r"\]\(([^)#\s:]+\.md)(?:#([\w-]+))?\)")
+OLD_SPEC = "SPEC " + "\u00a7"  # spelled apart so this file does not cite it
+
+
+def _anchors(page: Path) -> set[str]:
+    """The anchors of a page's headings, as GitHub spells them."""
+    headings = re.findall(r"^#+\s+(.*?)\s*$", page.read_text(), re.M)
+    return {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in headings}
+
+
+def _doc_citations() -> list[tuple[str, Path, str | None]]:
+    """(where, the page cited, its anchor or None) for every docs/ page cited."""
+    cited = []
+    for path in _sources():
+        text = path.read_text(errors="replace")
+        name = path.relative_to(ROOT).as_posix()
+        found = [(ROOT / m.group(1), m) for m in DOC_PATH.finditer(text)]
+        if path.suffix == ".md":
+            found += [(path.parent / m.group(1), m) for m in MD_LINK.finditer(text)]
+        for page, match in found:
+            line = text.count("\n", 0, match.start()) + 1
+            cited.append((f"{name}:{line}", page.resolve(), match.group(2)))
+    return cited
+
+
+def test_nothing_cites_the_spec_outside_the_repository():
+    """The product spec is not in the repository: its rules are described in
+    docs/product/, and code cites those pages instead of "SPEC" and a section sign."""
+    found = []
+    for path in ROOT.rglob("*"):
+        if any(part in SKIP_DIRS for part in path.relative_to(ROOT).parts):
+            continue
+        if not path.is_file() or path == THIS or path.stat().st_size > 2_000_000:
+            continue
+        if OLD_SPEC in path.read_text(errors="replace"):
+            found.append(path.relative_to(ROOT).as_posix())
+    assert not found, found
+
+
+def test_every_cited_page_and_anchor_exists():
+    cited = _doc_citations()
+    assert any("docs/product" in str(page) for _, page, _ in cited)  # the parser found them
+    missing = [(where, str(page)) for where, page, _ in cited if not page.is_file()]
+    assert not missing, missing
+    unknown = [
+        (where, f"{page.name}#{anchor}")
+        for where, page, anchor in cited
+        if anchor and anchor not in _anchors(page)
+    ]
+    assert not unknown, unknown
+
+
+def test_every_product_page_is_in_its_index():
+    index = (ROOT / "docs" / "product" / "README.md").read_text()
+    for page in (ROOT / "docs" / "product").glob("*.md"):
+        assert page.name == "README.md" or f"]({page.name})" in index, page.name

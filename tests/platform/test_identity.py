@@ -74,8 +74,9 @@ def test_the_sale_s_own_redis_is_checked_too(db, redis_client, settings, tmp_pat
     sale.start()
     try:
         settings.CACHES = {
-            **settings.CACHES, "seckill": {**settings.CACHES["default"], "LOCATION": sale.url}
-        }  # fmt: skip
+            **settings.CACHES,
+            "seckill": {**settings.CACHES["default"], "LOCATION": sale.url},
+        }
         assert identity.verify() == {"default": True, "seckill": True}
         sale.client().set(KEY, str(uuid.uuid4()))  # the sale's Redis alone is another's
 
@@ -109,8 +110,11 @@ def test_processes_on_another_database_refuse_to_start_on_this_redis(
     # The identity's table is all a check reads.
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "dianping", "-v0"],
-        cwd=ROOT, env=env, check=True, timeout=120,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=env,
+        check=True,
+        timeout=120,
+    )
     celery = [sys.executable, "-m", "celery", "-A", "dianping"]
     processes = {
         "check": ([sys.executable, "manage.py", "redis_identity"], 3),
@@ -130,9 +134,12 @@ def test_processes_on_another_database_refuse_to_start_on_this_redis(
 
     ours = subprocess.run(
         [sys.executable, "manage.py", "redis_identity"],
-        cwd=ROOT, env=celery_env(DATABASE_URL=current_database_url()),
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=celery_env(DATABASE_URL=current_database_url()),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert ours.returncode == 0, ours.stderr
     assert "this database's" in ours.stdout
     assert redis_client.get(KEY).decode() == identity.database_identity()
@@ -141,8 +148,11 @@ def test_processes_on_another_database_refuse_to_start_on_this_redis(
 def _redis_sh(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(ROOT / "scripts" / "redis.sh"), *args],
-        env={**os.environ, **env}, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.slow

@@ -1,4 +1,5 @@
-"""Who the caller is for rate limits, and the per-user limits on cheap writes (SPEC §0)."""
+"""Who the caller is for rate limits, and the per-user limits on cheap writes
+(docs/product/limits.md)."""
 
 from __future__ import annotations
 
@@ -65,11 +66,13 @@ def _codes_from(api, settings, addresses: list[str]) -> list[int]:
     throttle_rates(settings, sms_ip="20/hour")
     return [
         api.post(
-            "/api/auth/code", {"phone": f"139{i:08d}"}, format="json",
+            "/api/auth/code",
+            {"phone": f"139{i:08d}"},
+            format="json",
             HTTP_X_FORWARDED_FOR=f"6.6.6.6, {address}",  # what the client wrote, then our proxy
         ).status_code
         for i, address in enumerate(addresses)
-    ]  # fmt: skip
+    ]
 
 
 @pytest.mark.django_db
@@ -110,9 +113,11 @@ def test_logins_from_the_addresses_of_one_ipv6_64_share_one_limit(api, settings)
 
     def login(address: str) -> int:
         return api.post(
-            "/api/auth/login", {"phone": "13912345678", "code": "000000"}, format="json",
+            "/api/auth/login",
+            {"phone": "13912345678", "code": "000000"},
+            format="json",
             HTTP_X_FORWARDED_FOR=address,
-        ).status_code  # fmt: skip
+        ).status_code
 
     statuses = [login(f"2001:db8:9:9::{i + 1:x}") for i in range(4)]
 
@@ -126,16 +131,19 @@ def test_a_forged_forwarded_for_does_not_escape_the_ip_limit(api, settings, sms_
         **settings.REST_FRAMEWORK,
         "NUM_PROXIES": 0,
         "DEFAULT_THROTTLE_RATES": {
-            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "sms_ip": "2/hour",
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "sms_ip": "2/hour",
         },
-    }  # fmt: skip
+    }
     statuses = [
         api.post(
-            "/api/auth/code", {"phone": f"1391234560{i}"}, format="json",
+            "/api/auth/code",
+            {"phone": f"1391234560{i}"},
+            format="json",
             HTTP_X_FORWARDED_FOR=f"198.51.100.{i}",
         ).status_code
         for i in range(5)
-    ]  # fmt: skip
+    ]
 
     assert statuses == [202, 202, 429, 429, 429]
     assert len(sms_outbox) == 2

@@ -1,5 +1,6 @@
-"""The API's error contract (SPEC §0): every refusal is JSON `{"detail", "code"}` with the
-right status, never an HTML page or a 500, and every code comes from an app's enum."""
+"""The API's error contract (docs/product/errors.md): every refusal is JSON `{"detail",
+"code"}` with the right status, never an HTML page or a 500, and every code comes from
+an app's enum."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from accounts.models import User
 from dianping.views import bad_request
 from toolkit.api.parsers import MAX_DEPTH
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 APPS = [
     "dianping",
     "accounts",

@@ -1,7 +1,7 @@
 """GET /api/search against the bare Django JSON view, same server, same run; and the index's
 freshness: from a committed note edit to its new word being found, through the task.
 
-    .venv/bin/python bench/search.py [--server granian|gunicorn] [--workers 2] [--threads 4]
+    .venv/bin/python bench/search_bench.py [--server granian|gunicorn] [--workers 2] [--threads 4]
         [--rounds 3] [--duration 10s] [--connections 32] [--writes 100]
         [--shops 2000] [--notes 10000] [--users 1000]
 
@@ -108,9 +108,11 @@ def main() -> None:
     env = server_env(DATABASE_URL=database, THROTTLE_SEARCH_IP="100000000/minute", **fresh)
     manage("migrate", "--noinput", "-v0", env=env)
     corpus_env = {
-        **env, "SEARCH_SHOPS": str(args.shops), "SEARCH_NOTES": str(args.notes),
+        **env,
+        "SEARCH_SHOPS": str(args.shops),
+        "SEARCH_NOTES": str(args.notes),
         "SEARCH_USERS": str(args.users),
-    }  # fmt: skip
+    }
     words = manage_output(
         "shell", "-v0", "-c", "exec(open('bench/search_corpus.py').read())", env=corpus_env
     ).split()
@@ -123,8 +125,9 @@ def main() -> None:
     runs = {BASELINE: ("ping.lua", dict(os.environ))}
     for kind in KINDS:
         runs[f"`GET /api/search?kind={kind}`, one or two words"] = (
-            "paths.lua", {**os.environ, "PATHS_FILE": str(_paths(words, kind))}
-        )  # fmt: skip
+            "paths.lua",
+            {**os.environ, "PATHS_FILE": str(_paths(words, kind))},
+        )
     results: dict[str, list[WrkResult]] = {name: [] for name in runs}
     worker = _celery_worker(env)
     try:
@@ -188,9 +191,19 @@ def _paths(words: list[str], kind: str) -> Path:
 
 def _celery_worker(env: dict[str, str]) -> subprocess.Popen:
     command = [
-        str(VENV_BIN / "celery"), "-A", "dianping", "worker", "--pool", "prefork",
-        "--concurrency", "1", "--loglevel", "WARNING", "--without-mingle", "--without-gossip",
-    ]  # fmt: skip
+        str(VENV_BIN / "celery"),
+        "-A",
+        "dianping",
+        "worker",
+        "--pool",
+        "prefork",
+        "--concurrency",
+        "1",
+        "--loglevel",
+        "WARNING",
+        "--without-mingle",
+        "--without-gossip",
+    ]
     return subprocess.Popen(command, cwd=ROOT, env=env)
 
 
