@@ -162,7 +162,9 @@ def main() -> None:
     # a Redis HLEN is instant, where asking the database would start Django each time.
     pending_key = json.loads(
         manage_output(
-            "shell", "-v0", "-c",
+            "shell",
+            "-v0",
+            "-c",
             "import json; from vouchers import keys; from vouchers.sale import shard; "
             f"print(json.dumps(keys.seckill_pending(shard.shard_of({backlog_sale}))))",
             env=env,

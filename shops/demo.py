@@ -167,10 +167,17 @@ def _second_city_shops(types: dict[str, ShopType], city: City) -> list[Shop]:
         (low, high), hours = next((t[3], t[4]) for t in TYPES if t[0] == kind)
         shops.append(
             Shop(
-                name=branch_name(brand, area), type=types[kind], city=city, area=area,
-                address=address, x=x, y=y, avg_price=brand_price(brand, rng.randint(low, high), low, high),
+                name=branch_name(brand, area),
+                type=types[kind],
+                city=city,
+                area=area,
+                address=address,
+                x=x,
+                y=y,
+                avg_price=brand_price(brand, rng.randint(low, high), low, high),
                 open_hours=hours,
-                hours=demo_hours(hours), images=[_shop_picture(sorts[kind], n)],
+                hours=demo_hours(hours),
+                images=[_shop_picture(sorts[kind], n)],
             )
         )
     return shops

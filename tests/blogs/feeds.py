@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dianping.redis import keys
+from blogs import keys
 
 
 def publish(author_api, title: str) -> int:
