@@ -23,7 +23,9 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from dianping.errors import DomainError
+from dianping.money import yuan
 from shops.models import Shop
+from vouchers.models import MONEY_FIELDS
 
 from . import services
 from .models import REASON_MAX, OfferDraft, ShopChange, ShopClaim
@@ -376,7 +378,12 @@ class OfferDraftAdmin(DecisionAdmin):
 
     @admin.display(description=_("proposed voucher"))
     def proposed(self, offer: OfferDraft) -> str:
-        rows = format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", sorted(offer.fields.items()))
+        rows = format_html_join(
+            "",
+            "<tr><th>{}</th><td>{}</td></tr>",
+            # Amounts in yuan, as the voucher's page shows them.
+            ((k, yuan(v) if k in MONEY_FIELDS else v) for k, v in sorted(offer.fields.items())),
+        )
         return format_html("<table>{}</table>", rows)
 
     def get_urls(self):
