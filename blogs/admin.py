@@ -7,11 +7,12 @@ import contextlib
 
 from django.contrib import admin, messages
 from django.db import transaction
-from django.db.models import Model
-from django.urls import reverse
+from django.http import Http404, HttpResponseRedirect
+from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_POST
 
 from search import index as search_index
 from toolkit.errors import NotFound
@@ -19,6 +20,7 @@ from toolkit.errors import NotFound
 from . import reviews, services
 from .caches import blog_evict, hot_evict
 from .models import Blog, BlogComment, Report, ReviewReply
+from .reported import Reported, reported
 
 
 def _moderate(modeladmin: admin.ModelAdmin, request, kind: str, queryset, *, hide: bool) -> None:
@@ -152,40 +154,115 @@ class ReviewReplyAdmin(admin.ModelAdmin):
         return False  # replies come from the shops' staff
 
 
+TARGET = "_reported"  # the attribute a listed report keeps its target in
+
+
 @admin.register(Report)
 class ReportAdmin(admin.ModelAdmin):
-    """The moderation queue: open reports first; "hide" takes the reported note or
+    """The moderation queue: open reports first; each shows what was reported (an excerpt,
+    its author, links to it here and on the site). "Hide" takes the reported note or
     comment out of every list and closes all open reports of it, "restore" keeps (or
-    brings back) the target and dismisses them."""
+    brings back) the target and dismisses them: bulk actions on the queue, and buttons
+    on a report's page, which has nothing to save (decision 462)."""
 
-    list_display = ["id", "status", "kind", "target", "reason", "text", "reporter", "created_at"]
+    list_display = [
+        "id", "status", "target", "excerpt", "author", "reason", "text", "reporter", "created_at",
+    ]  # fmt: skip
     list_filter = ["status", "kind", "reason"]
     list_select_related = ["reporter"]
-    raw_id_fields = ["reporter", "handled_by"]
-    readonly_fields = [
-        "reporter",
-        "kind",
-        "target_id",
-        "reason",
-        "text",
-        "status",
-        "created_at",
-        "handled_at",
-        "handled_by",
-    ]
+    fields = readonly_fields = (
+        "target", "excerpt", "author", "kind", "reason", "text", "reporter", "status",
+        "created_at", "handled_at", "handled_by",
+    )  # fmt: skip
     actions = ["hide", "restore"]
+    change_form_template = "admin/blogs/report/change_form.html"
+
+    def get_changelist_instance(self, request):
+        """The page's targets in one query per kind, not a lookup per row."""
+        changelist = super().get_changelist_instance(request)
+        rows = list(changelist.result_list)
+        targets = reported(rows)
+        for report in rows:
+            setattr(report, TARGET, targets.get((report.kind, report.target_id)))
+        return changelist
+
+    def _reported(self, report: Report) -> Reported | None:
+        if not hasattr(report, TARGET):  # a report's page: its target alone
+            setattr(report, TARGET, reported([report]).get((report.kind, report.target_id)))
+        return getattr(report, TARGET)
 
     @admin.display(description=_("target"))
     def target(self, report: Report) -> str:
-        models: dict[str, type[Model]] = {Report.Kind.BLOG: Blog, Report.Kind.REPLY: ReviewReply}
-        model = models.get(report.kind, BlogComment)
-        url = reverse(f"admin:blogs_{model._meta.model_name}_change", args=[report.target_id])
+        label = f"{report.get_kind_display()} {report.target_id}"
+        target = self._reported(report)
+        if target is None:
+            return format_html("{} ({})", label, gettext("deleted"))
         return format_html(
-            '<a href="{}">{} {}</a>', url, report.get_kind_display(), report.target_id
+            '<a href="{}">{}</a>{} · <a href="{}" target="_blank" rel="noopener">{}</a>',
+            target.admin_url,
+            label,
+            format_html(" ({})", gettext("hidden")) if target.hidden else "",
+            target.site_url,
+            gettext("on the site"),
         )
+
+    @admin.display(description=_("reported text"))
+    def excerpt(self, report: Report) -> str:
+        target = self._reported(report)
+        return "-" if target is None else target.excerpt
+
+    @admin.display(description=_("author"))
+    def author(self, report: Report) -> str:
+        target = self._reported(report)
+        if target is None or target.author is None:
+            return "-"
+        url = reverse("admin:accounts_user_change", args=[target.author.pk])
+        return format_html('<a href="{}">{}</a>', url, target.author)
 
     def has_add_permission(self, request):
         return False  # reports come from users
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        # Every field is read-only: a report changes by a decision, never by a save.
+        context.update(
+            show_save=False,
+            show_save_and_continue=False,
+            show_save_and_add_another=False,
+            reported=None if obj is None else self._reported(obj),
+        )
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
+    # --- Hide and Restore on a report's page ----------------------------------------
+
+    def get_urls(self):
+        decide = [
+            path(
+                "<int:report_id>/hide/",
+                self.admin_site.admin_view(require_POST(self.hide_view)),
+                name="blogs_report_hide",
+            ),
+            path(
+                "<int:report_id>/restore/",
+                self.admin_site.admin_view(require_POST(self.restore_view)),
+                name="blogs_report_restore",
+            ),
+        ]
+        return decide + super().get_urls()
+
+    def _decide(self, request, report_id: int, *, hide: bool) -> HttpResponseRedirect:
+        report = Report.objects.filter(pk=report_id).first()
+        if report is None or not self.has_change_permission(request, report):
+            raise Http404(gettext("No such report."))
+        self._handle(request, Report.objects.filter(pk=report.pk), hide=hide)
+        return HttpResponseRedirect(reverse("admin:blogs_report_change", args=[report.pk]))
+
+    def hide_view(self, request, report_id: int) -> HttpResponseRedirect:
+        return self._decide(request, report_id, hide=True)
+
+    def restore_view(self, request, report_id: int) -> HttpResponseRedirect:
+        return self._decide(request, report_id, hide=False)
+
+    # --- the same as bulk actions on the queue --------------------------------------
 
     @admin.action(description=_("Hide the reported notes or comments"), permissions=["change"])
     def hide(self, request, queryset):

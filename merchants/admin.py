@@ -24,6 +24,8 @@ from django.views.decorators.http import require_POST
 
 from shops.models import Shop
 from toolkit.errors import DomainError
+from toolkit.money import yuan
+from vouchers.models import MONEY_FIELDS
 
 from . import services
 from .models import REASON_MAX, OfferDraft, ShopChange, ShopClaim
@@ -400,7 +402,12 @@ class OfferDraftAdmin(DecisionAdmin):
 
     @admin.display(description=_("proposed voucher"))
     def proposed(self, offer: OfferDraft) -> str:
-        rows = format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", sorted(offer.fields.items()))
+        rows = format_html_join(
+            "",
+            "<tr><th>{}</th><td>{}</td></tr>",
+            # Amounts in yuan, as the voucher's page shows them.
+            ((k, yuan(v) if k in MONEY_FIELDS else v) for k, v in sorted(offer.fields.items())),
+        )
         return format_html("<table>{}</table>", rows)
 
     def get_urls(self):

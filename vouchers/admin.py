@@ -14,20 +14,31 @@ from django.http import Http404, JsonResponse, StreamingHttpResponse
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.timezone import localtime
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from toolkit import clock
 from toolkit.errors import DomainError
+from toolkit.money import YuanField, yuan
 
 from . import selectors, services
-from .models import ShopOrder, Voucher, VoucherOrder, WriteOff
+from .models import MONEY_FIELDS, ShopOrder, Voucher, VoucherOrder, WriteOff
 from .sale import gauges, shard, stock
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
 
 COUNT_COLUMNS = ("claimed", "paid", "used", "refunded")  # of selectors.order_counts
+# MONEY_FIELDS: stored in fen, typed and shown in yuan (dianping/money.py).
+MONEY_HELP = {
+    "pay_value": _("What the buyer pays, in yuan (at most 2 decimals)."),
+    "actual_value": _("What it is worth, in yuan (at most 2 decimals)."),
+    "amount_condition": _("Threshold in yuan: the discount applies from this amount on."),
+    "discount_amount": _("full_reduction: yuan off."),
+    "max_discount": _("percentage: the most it takes off, in yuan."),
+}
+ORDERS_INLINE = 20  # a voucher's page lists its latest orders; the order list has them all
 
 
 class VoucherAdminForm(forms.ModelForm):
@@ -58,23 +69,54 @@ class VoucherAdminForm(forms.ModelForm):
         return count
 
 
+class LatestOrdersFormSet(forms.BaseInlineFormSet):
+    """The voucher's orders cut to the latest ORDERS_INLINE (a slice after the filter)."""
+
+    def get_queryset(self):
+        if not hasattr(self, "_latest"):
+            self._latest = super().get_queryset()[:ORDERS_INLINE]
+        return self._latest
+
+
+class VoucherOrderInline(admin.TabularInline):
+    """A voucher's latest orders on its page, read-only; admin inlines do not page, so
+    the rest are one link away, in the order list filtered by the voucher (decision 461)."""
+
+    model = VoucherOrder
+    formset = LatestOrdersFormSet
+    fields = ("user", "status", "created_at", "paid_at", "used_at", "refunded_at")
+    readonly_fields = fields
+    ordering = ["-created_at", "-id"]
+    show_change_link = True
+    extra = 0
+    can_delete = False
+    verbose_name_plural = _("latest orders")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("user")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(Voucher)
 class VoucherAdmin(admin.ModelAdmin):
+    """Fits 1280 px with the live link in view: amounts in yuan, the sale's stock, order
+    counts and window each in one narrow column, the kind left to the filter and the
+    window (decision 460)."""
+
     form = VoucherAdminForm
     list_display = [
-        "id",
-        "title",
-        "shop",
-        "type",
-        "discount",
-        "live_status",
-        "stock",
-        "redis_stock",
-        *(f"{name}_count" for name in COUNT_COLUMNS),
-        "begin_time",
-        "end_time",
-        "live_link",
-    ]
+        "id", "title", "shop", "price", "discount", "live_status", "stock_left",
+        "order_counts", "sale_window", "live_link",
+    ]  # fmt: skip
+    inlines = [VoucherOrderInline]
     list_filter = ["type", "discount_type", "status"]
     search_fields = ["title", "shop__name"]
     list_select_related = ["shop"]
@@ -162,6 +204,8 @@ class VoucherAdmin(admin.ModelAdmin):
             fields += ["stock", "begin_time", "end_time", "type"]  # frozen once started
         if obj.orders.exists():
             fields += [f for f in services.FROZEN_WITH_ORDERS if f not in fields]
+        # Excluded from the form by their names, shown by their yuan twins.
+        fields += [f"{f}_yuan" for f in MONEY_FIELDS if f in fields]
         return fields
 
     @admin.display(description=_("buckets"))
@@ -176,15 +220,19 @@ class VoucherAdmin(admin.ModelAdmin):
     def live_status(self, voucher: Voucher) -> StrOrPromise:
         return Voucher.Status(voucher.status_at(clock.now())).label
 
+    @admin.display(description=_("price"), ordering="pay_value")
+    def price(self, voucher: Voucher) -> str:
+        return yuan(voucher.pay_value)
+
     @admin.display(description=_("discount"))
     def discount(self, voucher: Voucher) -> str:
-        """The rule in a few words; amounts in fen, as the fields are."""
+        """The rule in a few words, amounts in yuan."""
         rule = voucher.discount_rule
         values = {
-            "off": rule.discount_amount,
-            "threshold": rule.amount_condition,
+            "off": yuan(rule.discount_amount),
+            "threshold": yuan(rule.amount_condition),
             "rate": rule.discount_rate,
-            "cap": rule.max_discount,
+            "cap": yuan(rule.max_discount),
         }
         if rule.type == Voucher.DiscountType.FULL_REDUCTION:
             return gettext("%(off)s off from %(threshold)s") % values
@@ -192,7 +240,54 @@ class VoucherAdmin(admin.ModelAdmin):
             if rule.max_discount:
                 return gettext("pay %(rate)s%% from %(threshold)s, at most %(cap)s off") % values
             return gettext("pay %(rate)s%% from %(threshold)s") % values
-        return gettext("%(value)s off") % {"value": rule.value}
+        return gettext("%(value)s off") % {"value": yuan(rule.value)}
+
+    # --- amounts typed in yuan; frozen ones shown in yuan too -------------------------
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name not in MONEY_FIELDS or field is None:
+            return field
+        return YuanField(
+            label=field.label,
+            required=field.required,
+            initial=field.initial,
+            help_text=MONEY_HELP[db_field.name],
+        )
+
+    def get_fields(self, request, obj=None):
+        """A read-only amount appears once, as its yuan twin (`<name>_yuan`)."""
+        fields = super().get_fields(request, obj)
+        return [f for f in fields if f not in MONEY_FIELDS or f"{f}_yuan" not in fields]
+
+    @admin.display(description=Voucher._meta.get_field("pay_value").verbose_name)
+    def pay_value_yuan(self, voucher: Voucher) -> str:
+        return yuan(voucher.pay_value)
+
+    @admin.display(description=Voucher._meta.get_field("actual_value").verbose_name)
+    def actual_value_yuan(self, voucher: Voucher) -> str:
+        return yuan(voucher.actual_value)
+
+    @admin.display(description=Voucher._meta.get_field("amount_condition").verbose_name)
+    def amount_condition_yuan(self, voucher: Voucher) -> str:
+        return yuan(voucher.amount_condition)
+
+    @admin.display(description=Voucher._meta.get_field("discount_amount").verbose_name)
+    def discount_amount_yuan(self, voucher: Voucher) -> str:
+        return yuan(voucher.discount_amount)
+
+    @admin.display(description=Voucher._meta.get_field("max_discount").verbose_name)
+    def max_discount_yuan(self, voucher: Voucher) -> str:
+        return yuan(voucher.max_discount)
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        if obj is not None:  # the link under the inline to all of the voucher's orders
+            context["orders_total"] = obj.orders.count()
+            context["orders_shown"] = min(context["orders_total"], ORDERS_INLINE)
+            context["orders_url"] = (
+                reverse("admin:vouchers_voucherorder_changelist") + f"?voucher__id__exact={obj.pk}"
+            )
+        return super().render_change_form(request, context, add, change, form_url, obj)
 
     def get_changelist_instance(self, request):
         """The page's Redis stock in one round trip and its order counts in one query,
@@ -206,37 +301,37 @@ class VoucherAdmin(admin.ModelAdmin):
             voucher._counts = counts[voucher.id]
         return changelist
 
-    @admin.display(description=_("Redis stock"))
-    def redis_stock(self, voucher: Voucher) -> str:
+    @admin.display(description=_("left / stock"))
+    def stock_left(self, voucher: Voucher) -> str:
+        """A sale's units left in Redis over its stock; a coupon's stock (- unlimited)."""
+        total = "-" if voucher.stock is None else str(voucher.stock)
         if not voucher.is_seckill:
-            return "-"
+            return total
         if hasattr(voucher, "_live_stock"):
             remaining = voucher._live_stock
         else:  # a row the changelist did not fetch: ask for it alone
             remaining = stock.live_stock([voucher.id])[voucher.id]
-        return gettext("not loaded") if remaining is None else str(remaining)
+        return f"{gettext('not loaded') if remaining is None else remaining} / {total}"
+
+    @admin.display(description=_("claimed/paid/used/refunded"))
+    def order_counts(self, voucher: Voucher) -> str:
+        return " / ".join(str(self._count(voucher, name)) for name in COUNT_COLUMNS)
+
+    @admin.display(description=_("sale window"), ordering="begin_time")
+    def sale_window(self, voucher: Voucher) -> str:
+        """Begin over end, month and minute only: a narrow column."""
+        if voucher.begin_time is None or voucher.end_time is None:
+            return "-"
+        begin, end = (
+            localtime(t).strftime("%m-%d %H:%M") for t in (voucher.begin_time, voucher.end_time)
+        )
+        return format_html("{}<br>→ {}", begin, end)
 
     def _count(self, voucher: Voucher, name: str) -> int:
         counts = (
             getattr(voucher, "_counts", None) or selectors.order_counts([voucher.id])[voucher.id]
         )
         return counts[name]
-
-    @admin.display(description=_("claimed"))
-    def claimed_count(self, voucher: Voucher) -> int:
-        return self._count(voucher, "claimed")
-
-    @admin.display(description=_("paid"))
-    def paid_count(self, voucher: Voucher) -> int:
-        return self._count(voucher, "paid")
-
-    @admin.display(description=_("used"))
-    def used_count(self, voucher: Voucher) -> int:
-        return self._count(voucher, "used")
-
-    @admin.display(description=_("refunded"))
-    def refunded_count(self, voucher: Voucher) -> int:
-        return self._count(voucher, "refunded")
 
     def save_model(self, request, obj, form, change):
         data = {name: form.cleaned_data[name] for name in form.changed_data}
@@ -337,11 +432,30 @@ class VoucherOrderAdmin(ReadOnlyAdmin):
 
 @admin.register(ShopOrder)
 class ShopOrderAdmin(ReadOnlyAdmin):
-    list_display = ["id", "user", "shop", "amount", "discount", "payable", "status", "created_at"]
+    list_display = [
+        "id", "user", "shop", "amount_yuan", "discount_yuan", "payable_yuan", "status",
+        "created_at",
+    ]  # fmt: skip
     list_filter = ["status"]
     search_fields = ["id", "user__phone", "shop__name"]
     list_select_related = ["user", "shop"]
-    exclude = ["idempotency_key"]
+    fields = [
+        "id", "user", "shop", "amount_yuan", "discount_yuan", "payable_yuan", "coupon", "status",
+        "created_at", "refunded_at",
+    ]  # fmt: skip
+    readonly_fields = ["amount_yuan", "discount_yuan", "payable_yuan"]
+
+    @admin.display(description=ShopOrder._meta.get_field("amount").verbose_name, ordering="amount")
+    def amount_yuan(self, order: ShopOrder) -> str:
+        return yuan(order.amount)
+
+    @admin.display(description=ShopOrder._meta.get_field("discount").verbose_name)
+    def discount_yuan(self, order: ShopOrder) -> str:
+        return yuan(order.discount)
+
+    @admin.display(description=ShopOrder._meta.get_field("payable").verbose_name)
+    def payable_yuan(self, order: ShopOrder) -> str:
+        return yuan(order.payable)
 
 
 class ShopWithWriteOffsFilter(admin.SimpleListFilter):
@@ -382,25 +496,28 @@ class Echo:
 @admin.register(WriteOff)
 class WriteOffAdmin(ReadOnlyAdmin):
     list_display = [
-        "id",
-        "kind",
-        "shop",
-        "voucher",
-        "order",
-        "discount",
-        "redeemed_at",
-        "redeemed_by",
+        "id", "kind", "shop", "voucher", "order", "discount_yuan", "redeemed_at", "redeemed_by",
         "reversed_at",
-    ]
+    ]  # fmt: skip
+    fields = [
+        "kind", "shop", "voucher", "order", "shop_order", "discount_yuan", "redeemed_at",
+        "redeemed_by", "reversed_at",
+    ]  # fmt: skip
+    readonly_fields = ["discount_yuan"]
     list_filter = ["kind", ShopWithWriteOffsFilter, "redeemed_at"]
     date_hierarchy = "redeemed_at"
     search_fields = ["order__id", "shop__name"]
     list_select_related = ["shop", "voucher", "order", "redeemed_by"]
     actions = ["export_csv"]
 
+    @admin.display(description=WriteOff._meta.get_field("discount").verbose_name)
+    def discount_yuan(self, write_off: WriteOff) -> str:
+        return yuan(write_off.discount)
+
     @admin.action(description=_("Export as CSV"))
     def export_csv(self, request, queryset):
-        """Streamed row by row, so a month of write-offs never sits in memory at once."""
+        """In fen, as stored: the file is read by programs (decision 460). Streamed row by
+        row, so a month of write-offs never sits in memory at once."""
         writer = csv.writer(Echo())
 
         def rows() -> Iterator[str]:

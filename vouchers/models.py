@@ -19,6 +19,9 @@ from shops.models import Shop
 
 from .coupons import discounts
 
+# A voucher's amounts, all in fen (the admin types and shows them in yuan).
+MONEY_FIELDS = ("pay_value", "actual_value", "amount_condition", "discount_amount", "max_discount")
+
 
 class Voucher(models.Model):
     class Kind(models.TextChoices):

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from blogs import services
-from blogs.models import Blog, BlogComment, Report
+from blogs.models import Blog, BlogComment, Report, Visibility
 from follows import services as follows
 from tests.factories import BlogFactory, UserFactory
 from tests.helpers import client_for, run_concurrently
@@ -247,3 +247,62 @@ def test_blog_and_comment_admin_actions(user, admin_client, api) -> None:
     )
     assert not BlogComment.objects.exists()
     assert api.get(f"/api/blogs/{blog.id}").json()["comments"] == 0
+
+
+def test_the_queue_shows_what_was_reported_and_who_wrote_it(admin_client) -> None:
+    author = UserFactory(nick_name="阿强")
+    blog = BlogFactory(user=author, title="避雷", content="老板态度很差，" * 40)
+    comment = BlogComment.objects.create(
+        blog=blog, user=UserFactory(nick_name="小李"), content="加我微信"
+    )
+    reporter = UserFactory(nick_name="热心网友")
+    api = client_for(reporter)
+    api.post("/api/reports", {"kind": "blog", "id": blog.id, "reason": "fake"}, format="json")
+    api.post("/api/reports", {"kind": "comment", "id": comment.id, "reason": "spam"}, format="json")
+
+    listing = admin_client.get("/admin/blogs/report/").content.decode()
+
+    assert "避雷 · 老板态度很差" in listing
+    assert "…" in listing
+    assert "加我微信" in listing
+    assert "阿强" in listing
+    assert "小李" in listing
+    assert "热心网友" in listing
+    assert f'href="/admin/blogs/blog/{blog.id}/change/"' in listing
+    assert f'href="/admin/blogs/blogcomment/{comment.id}/change/"' in listing
+    # The web client reads a note, and a comment, on the note's page.
+    assert listing.count(f'href="/#/blogs/{blog.id}"') == 2
+
+
+def test_a_report_page_hides_and_restores_with_buttons_and_saves_nothing(admin_client, api) -> None:
+    blog = BlogFactory(title="广告帖")
+    client_for(UserFactory()).post(
+        "/api/reports", {"kind": "blog", "id": blog.id, "reason": "spam"}, format="json"
+    )
+    report = Report.objects.get()
+    url = f"/admin/blogs/report/{report.id}/change/"
+
+    page = admin_client.get(url).content.decode()
+    assert 'name="_save"' not in page
+    assert 'name="_continue"' not in page
+    assert f'action="/admin/blogs/report/{report.id}/hide/"' in page
+    assert "csrfmiddlewaretoken" in page
+    assert "广告帖" in page
+    assert admin_client.get(f"/admin/blogs/report/{report.id}/hide/").status_code == 405
+
+    hidden = admin_client.post(
+        f"/admin/blogs/report/{report.id}/hide/", follow=True, HTTP_ACCEPT_LANGUAGE="en"
+    )
+
+    assert hidden.redirect_chain[-1][0] == url
+    assert [str(m) for m in hidden.context["messages"]] == ["1 reported items handled."]
+    assert Blog.objects.get(pk=blog.pk).status == Visibility.HIDDEN
+    assert api.get(f"/api/blogs/{blog.id}").status_code == 404
+    assert Report.objects.get().status == Report.Status.HIDDEN
+    after = hidden.content.decode()
+    assert f'action="/admin/blogs/report/{report.id}/restore/"' in after
+    assert f'action="/admin/blogs/report/{report.id}/hide/"' not in after
+
+    admin_client.post(f"/admin/blogs/report/{report.id}/restore/")
+
+    assert api.get(f"/api/blogs/{blog.id}").status_code == 200

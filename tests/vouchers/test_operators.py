@@ -188,8 +188,8 @@ def test_admin_lists_counts_and_refuses_to_delete_a_voucher_in_use(admin_client,
         f"/admin/vouchers/voucher/{voucher.id}/delete/", {"post": "yes"}
     )  # what a forced confirmation would send
 
-    assert '<td class="field-claimed_count">3</td>' in page
-    assert '<td class="field-refunded_count">1</td>' in page
+    # claimed / paid / used / refunded
+    assert '<td class="field-order_counts">3 / 2 / 0 / 1</td>' in page
     assert "Counted coupon：这张优惠券已有订单，请改为作废。" in confirm
     assert Voucher.objects.filter(pk=voucher.pk).exists()
 

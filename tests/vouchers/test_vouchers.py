@@ -266,9 +266,10 @@ def test_admin_lists_redis_stock_and_freezes_stock_after_start(
     change = admin_client.get(f"/admin/vouchers/voucher/{started.id}/change/")
 
     assert changelist.status_code == 200
-    assert b'class="field-redis_stock">37<' in changelist.content
-    assert 'class="field-redis_stock">未加载<' in changelist.content.decode()
-    assert b'class="field-redis_stock">-<' in changelist.content  # a normal voucher
+    # Units left in Redis over the stock.
+    assert b'class="field-stock_left">37 / 100<' in changelist.content
+    assert 'class="field-stock_left">未加载 / 100<' in changelist.content.decode()
+    assert b'class="field-stock_left">0<' in changelist.content  # a normal voucher
     assert fetched == [sorted([started.id, unloaded.id])]  # one batch for the whole page
     assert b'name="stock"' not in change.content  # read-only once the sale is on
 

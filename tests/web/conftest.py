@@ -181,3 +181,17 @@ def log_in(page: Page, phone: str, *, via: str = "/#/login", language: str = "zh
     page.get_by_label(words["code"], exact=True).fill(code)
     page.get_by_role("button", name=words["submit"]).click()
     expect(page.locator("#account-link")).to_contain_text(words["logged_in"])
+
+
+def admin_log_in(page: Page, username: str = "operator") -> None:
+    """An operator (a superuser) signs in to the admin through its login form."""
+    from tests.factories import UserFactory
+
+    operator = UserFactory(username=username, is_staff=True, is_superuser=True)
+    operator.set_password("right-password-123")
+    operator.save()
+    page.goto("/admin/login/?next=/admin/")
+    page.locator("#id_username").fill(username)
+    page.locator("#id_password").fill("right-password-123")
+    page.locator("input[type=submit]").click()
+    expect(page.locator("#user-tools")).to_be_visible()
