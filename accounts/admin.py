@@ -3,7 +3,7 @@ from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from search import index as search_index
+from search import tasks as search_tasks
 
 from . import services
 from .models import User, UserInfo
@@ -31,7 +31,7 @@ class UserAdmin(DjangoUserAdmin):
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
         # A nick name, an introduction (the inline) or is_active may have changed.
-        search_index.refresh_on_commit("users", obj.pk)
+        search_tasks.refresh_on_commit("users", obj.pk)
 
     @admin.action(description=_("Log out everywhere (revoke all login tokens)"))
     def log_out_everywhere(self, request, queryset):

@@ -14,7 +14,7 @@ from django.contrib.auth.hashers import make_password
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext
 
-from search import index as search_index
+from search import tasks as search_tasks
 from toolkit import clock
 from toolkit.errors import (
     Conflict,
@@ -129,7 +129,7 @@ def user_get_or_create_by_phone(*, phone: str) -> User:
             user = _new_user(phone)
             user.save()
             UserInfo.objects.create(user=user)
-            search_index.refresh_on_commit("users", user.pk)
+            search_tasks.refresh_on_commit("users", user.pk)
             return user
     except IntegrityError:
         # Another request created the same phone between our read and insert,
@@ -180,7 +180,7 @@ def user_update_profile(
             user.icon = icon
         user.save(update_fields=["nick_name", "icon", "updated_at"])
         if nick_name is not None:
-            search_index.refresh_on_commit("users", user_id)
+            search_tasks.refresh_on_commit("users", user_id)
     return user
 
 
@@ -202,5 +202,5 @@ def user_info_update(*, user_id: int, **changes: object) -> UserInfo:
     if fields:
         UserInfo.objects.filter(user_id=user_id).update(**fields, updated_at=clock.now())
     if "introduce" in fields:  # people are found by it (accounts/search.py)
-        search_index.refresh_on_commit("users", user_id)
+        search_tasks.refresh_on_commit("users", user_id)
     return UserInfo.objects.get(user_id=user_id)

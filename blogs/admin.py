@@ -14,7 +14,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
-from search import index as search_index
+from search import tasks as search_tasks
 from toolkit.errors import NotFound
 
 from . import reviews, services
@@ -87,7 +87,7 @@ class BlogAdmin(admin.ModelAdmin):
             transaction.on_commit(hot_evict, robust=True)
         for user_id in {obj.user_id, previous_author} - {None}:
             _pages_changed_on_commit(user_id)
-        search_index.refresh_on_commit("notes", obj.pk)
+        search_tasks.refresh_on_commit("notes", obj.pk)
 
     def delete_model(self, request, obj):
         self.delete_queryset(request, Blog.objects.filter(pk=obj.pk))

@@ -17,6 +17,7 @@ from toolkit import clock
 from toolkit.errors import Conflict
 from toolkit.transactions import retry_on_lock_conflict
 
+from . import reviews
 from .caches import blog_evict
 from .errors import BlogNotFound, Code, ReplyNotFound, ReviewNotFound
 from .models import Blog, ReviewReply, Visibility
@@ -50,11 +51,10 @@ def _locked_review(blog_id: int, user_id: int) -> Blog:
     """The review, locked after its shop's row (the lock order every note write keeps,
     blogs.reviews), checked again under the locks: the author may have moved or unrated
     it, a moderator hidden it, the shop let the caller go."""
-    from .services import _locked_with_shops  # the note services' own lock order
 
     _check_member(blog_id, user_id)
     try:
-        blog = _locked_with_shops(blog_id)
+        blog = reviews.note_locked_with_shops(blog_id)
     except BlogNotFound as error:  # deleted meanwhile
         raise ReviewNotFound() from error
     if not _is_review(shop_id=blog.shop_id, rating=blog.rating, status=blog.status):

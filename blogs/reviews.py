@@ -20,6 +20,7 @@ from shops.models import SUB_SCORES, Shop
 from shops.services import review_stats_save
 
 from .caches import reviews_cache
+from .errors import BlogNotFound
 from .models import STARS_MAX, STARS_MIN, Blog, ShopRating
 from .signals import shop_reviews_changed
 
@@ -133,3 +134,21 @@ def recount_all(*, progress: bool = False) -> int:
     for shop_id in tqdm(shop_ids, unit="shop", disable=not progress):
         recount(shop_id=shop_id)
     return len(shop_ids)
+
+
+def note_locked_with_shops(blog_id: int, *, also: int | None = None) -> Blog:
+    """The note, locked, with the row of the shop it is about (and of `also`) locked
+    first, as this module orders its locks; 404 when missing. Should the note move to
+    another shop between the read and the locks, the locks are taken again."""
+    note = Blog.objects.filter(pk=blog_id)
+    while True:
+        shop_id = note.values_list("shop_id", flat=True).first()
+        lock_shops([shop_id, also])
+        # Whoever moves a note holds its shop's lock, which is ours now: read again, the
+        # shop can no longer change, and the note's lock comes after its shop's.
+        if note.values_list("shop_id", flat=True).first() == shop_id:
+            break
+    blog = note.select_for_update().first()
+    if blog is None:
+        raise BlogNotFound()
+    return blog

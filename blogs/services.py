@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 from django.utils.translation import gettext
 
-from search import index as search_index
+from search import tasks as search_tasks
 from shops.models import SUB_SCORES
 from toolkit import clock
 from toolkit.errors import Conflict, Forbidden, InvalidInput, NotFound
@@ -53,7 +53,7 @@ def blog_create(*, user_id: int, data: dict[str, Any]) -> Blog:
         transaction.on_commit(lambda: blog_evict(blog_id), robust=True)
         transaction.on_commit(hot_evict, robust=True)  # one more blog to rank
         transaction.on_commit(lambda: pages_changed(user_id), robust=True)
-        search_index.refresh_on_commit("notes", blog_id)
+        search_tasks.refresh_on_commit("notes", blog_id)
         if not pulled:
             transaction.on_commit(lambda: tasks.push_to_followers.delay(blog_id), robust=True)
         if shop_id is not None and blog.rating is not None:  # a review: the shop's owners hear
@@ -82,7 +82,7 @@ def blog_update(*, blog_id: int, user_id: int, data: dict[str, Any]) -> Blog:
             reviews.reviews_changed(user_id=user_id, shop_ids=[old_shop_id, blog.shop_id])
             transaction.on_commit(lambda: blog_evict(blog_id), robust=True)
             transaction.on_commit(lambda: pages_changed(user_id), robust=True)
-            search_index.refresh_on_commit("notes", blog_id)
+            search_tasks.refresh_on_commit("notes", blog_id)
     return blog
 
 
@@ -91,7 +91,9 @@ def blog_delete(*, blog_id: int, user_id: int | None) -> None:
     """Its author deletes a note (`user_id` None: a moderator, in the admin)."""
     with transaction.atomic():
         blog = (  # None: a moderator's
-            _locked_with_shops(blog_id) if user_id is None else _own_with_shops(blog_id, user_id)
+            reviews.note_locked_with_shops(blog_id)
+            if user_id is None
+            else _own_with_shops(blog_id, user_id)
         )
         author_id = blog.user_id
         blog.reviews_counted = True  # here, below: the receivers need not count again
@@ -100,7 +102,7 @@ def blog_delete(*, blog_id: int, user_id: int | None) -> None:
         transaction.on_commit(lambda: likes.likes_forget(blog_id), robust=True)
         transaction.on_commit(lambda: helpful.helpful_forget(blog_id), robust=True)
         transaction.on_commit(lambda: pages_changed(author_id), robust=True)
-        search_index.refresh_on_commit("notes", blog_id)
+        search_tasks.refresh_on_commit("notes", blog_id)
 
 
 @retry_on_lock_conflict
@@ -210,13 +212,13 @@ def moderate(*, kind: str, target_id: int, hide: bool, by_user_id: int | None) -
 
 def _set_blog_status(blog_id: int, status: int) -> Blog:
     with transaction.atomic():
-        blog = _locked_with_shops(blog_id)
+        blog = reviews.note_locked_with_shops(blog_id)
         if blog.status != status:
             blog.status = status
             blog.save(update_fields=["status", "updated_at"])
             user_id = blog.user_id
             reviews.reviews_changed(user_id=user_id, shop_ids=[blog.shop_id])
-            search_index.refresh_on_commit("notes", blog_id)
+            search_tasks.refresh_on_commit("notes", blog_id)
             if status == Visibility.HIDDEN:
                 content_hidden.send(sender=Blog, blog_id=blog_id)
             transaction.on_commit(lambda: blog_evict(blog_id), robust=True)
@@ -310,31 +312,13 @@ def reports_close(*, kind: str, target_id: int, status: str, by_user_id: int | N
 def _own_with_shops(
     blog_id: int, user_id: int, *, also: int | None = None, visible: bool = False
 ) -> Blog:
-    """The note, locked after its shop's row (`_locked_with_shops`), if the caller wrote
+    """The note, locked after its shop's row (`reviews.note_locked_with_shops`), if the caller wrote
     it: 404 when missing (or, with `visible`, hidden), 403 when someone else's."""
-    blog = _locked_with_shops(blog_id, also=also)
+    blog = reviews.note_locked_with_shops(blog_id, also=also)
     if visible and blog.status != Visibility.VISIBLE:
         raise BlogNotFound()
     if blog.user_id != user_id:
         raise Forbidden(gettext("Only the author may change this blog."), code=Code.NOT_AUTHOR)
-    return blog
-
-
-def _locked_with_shops(blog_id: int, *, also: int | None = None) -> Blog:
-    """The note, locked, with the row of the shop it is about (and of `also`) locked
-    first, as blogs.reviews orders its locks; 404 when missing. Should the note move to
-    another shop between the read and the locks, the locks are taken again."""
-    note = Blog.objects.filter(pk=blog_id)
-    while True:
-        shop_id = note.values_list("shop_id", flat=True).first()
-        reviews.lock_shops([shop_id, also])
-        # Whoever moves a note holds its shop's lock, which is ours now: read again, the
-        # shop can no longer change, and the note's lock comes after its shop's.
-        if note.values_list("shop_id", flat=True).first() == shop_id:
-            break
-    blog = note.select_for_update().first()
-    if blog is None:
-        raise BlogNotFound()
     return blog
 
 

@@ -10,9 +10,8 @@ class DianpingConfig(AppConfig):
         from django.contrib import admin
         from django.db.models.signals import post_migrate
 
+        from toolkit import identity
         from toolkit.api import converters
-
-        from . import identity
 
         converters.register()
         # Every migrated database has its identity (decision 291), a new one at once.

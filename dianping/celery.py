@@ -19,13 +19,13 @@ logs.connect_celery()  # a task's log lines carry its task id
 # (decision 292). Celery logs and swallows a handler's exceptions, not a SystemExit.
 @signals.worker_init.connect(weak=False)
 def _worker_checks_redis(**kwargs: Any) -> None:
-    from dianping import identity
+    from toolkit import identity
 
     identity.verify_at_start("celery worker")
 
 
 @signals.beat_init.connect(weak=False)
 def _beat_checks_redis(**kwargs: Any) -> None:
-    from dianping import identity
+    from toolkit import identity
 
     identity.verify_at_start("celery beat")

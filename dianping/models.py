@@ -1,4 +1,4 @@
-"""The platform's own table: the database's identity (dianping.identity)."""
+"""The platform's own table: the database's identity (toolkit.identity)."""
 
 from __future__ import annotations
 

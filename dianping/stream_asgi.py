@@ -9,7 +9,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dianping.settings.production")
 django.setup()
 
 # A Redis that holds another database's data is not served from (decision 292).
-from dianping import identity  # noqa: E402 (needs the configured settings)
+from toolkit import identity  # noqa: E402 (needs the configured settings)
 
 identity.verify_at_start("stream")
 

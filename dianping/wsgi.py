@@ -17,13 +17,14 @@ application = get_wsgi_application()
 
 # A Redis that holds another database's data is not served from (decision 292): the
 # worker ends here, with the reason, before it answers anything.
-from dianping import identity  # noqa: E402 (needs the configured settings)
+from toolkit import identity  # noqa: E402 (needs the configured settings)
 
 identity.verify_at_start("web")
 
 # The near cache's listener and the UV/PV flusher start now rather than on the first
 # requests (a worker forked after this starts its own, see toolkit.runtime).
 from toolkit import runtime  # noqa: E402 (needs the configured settings)
+from toolkit.redis import cache, lock, nearcache  # noqa: E402, F401 (their parts register)
 
 runtime.start()
 

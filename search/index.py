@@ -1,8 +1,6 @@
-"""Keeping the index in step with the data. Services that change a searchable row call
-`refresh_on_commit(kind, id)` inside their transaction: after the commit a task re-reads
-the row and re-indexes it (or drops it when it is gone or may no longer be found), so the
-write itself is not slowed. `rebuild` re-indexes everything (the rebuild_search_index
-command)."""
+"""Keeping the index in step with the data: `refresh` makes one row's document agree with
+the row (the task that services queue after their commit, search.tasks.refresh_on_commit,
+runs it), and `rebuild` re-indexes everything (the rebuild_search_index command)."""
 
 from __future__ import annotations
 
@@ -33,14 +31,6 @@ def refresh(kind: str, object_id: int) -> bool:
         texts = docs.texts([object_id], lock=True).get(object_id)
         backend().index(docs, {object_id: texts})
     return texts is not None
-
-
-def refresh_on_commit(kind: str, object_id: int) -> None:
-    """After the caller's transaction commits (never if it rolls back), refresh the
-    document in a task. For moderators hiding or restoring a note: ("notes", blog_id)."""
-    from . import tasks
-
-    transaction.on_commit(lambda: tasks.refresh_document.delay(kind, object_id), robust=True)
 
 
 def rebuild(*, only: Iterable[str] | None = None, progress: bool = False) -> dict[str, int]:

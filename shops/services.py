@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from tqdm import tqdm
 
-from search import index as search_index
+from search import tasks as search_tasks
 from toolkit.bulk import batched
 from toolkit.errors import Conflict
 from toolkit.redis import keys as toolkit_keys
@@ -82,7 +82,7 @@ def shop_save(*, shop: Shop, fields: list[str] | None = None) -> Shop:
             shop.save(force_insert=True)
         shop_id = shop.pk
         transaction.on_commit(lambda: shop_indexes_sync(shop_id, old), robust=True)
-        search_index.refresh_on_commit("shops", shop_id)
+        search_tasks.refresh_on_commit("shops", shop_id)
     return shop
 
 
@@ -113,7 +113,7 @@ def shop_delete(*, shop_id: int) -> None:
                 code=Code.SHOP_IN_USE,
             ) from None
         transaction.on_commit(lambda: shop_indexes_sync(shop_id, where), robust=True)
-        search_index.refresh_on_commit("shops", shop_id)
+        search_tasks.refresh_on_commit("shops", shop_id)
 
 
 def review_stats_save(

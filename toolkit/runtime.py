@@ -43,11 +43,9 @@ def register(part: Part) -> None:
 
 
 def start() -> None:
-    # Each part registers when its module is first imported; a fresh server process may
-    # not have imported them yet. The apps' parts (traffic's UV/PV flusher) registered
-    # when Django was set up, from their AppConfig.ready(): this toolkit imports no app.
-    from toolkit.redis import cache, lock, nearcache  # noqa: F401
-
+    """Start the parts registered so far: each registers when its module is imported, so
+    the caller imports what it needs started first (dianping/wsgi.py; the apps' parts,
+    traffic's UV/PV flusher, registered from their AppConfig.ready())."""
     for part in _parts.values():
         if part.start is not None:
             part.start()

@@ -137,6 +137,8 @@ _db["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
+# The table of the database's identity (toolkit/identity.py reads it by this name).
+DATABASE_IDENTITY_MODEL = "dianping.DatabaseIdentity"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -20,10 +20,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from accounts.models import User
-from dianping import identity
 from dianping.models import DatabaseIdentity
 from tests.helpers import PrivateRedis, free_port
 from tests.workers import ROOT, celery_env, current_database_url
+from toolkit import identity
 from toolkit.redis import keys
 
 KEY = keys.db_identity()

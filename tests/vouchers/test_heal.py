@@ -11,10 +11,10 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from dianping import identity
 from tests.factories import UserFactory
 from tests.helpers import PrivateRedis, client_for
 from tests.vouchers.sales import drain_all, drain_task_once, start_sale
+from toolkit import identity
 from toolkit.redis import keys as toolkit_keys
 from vouchers import keys
 from vouchers.models import Voucher, VoucherOrder

@@ -64,7 +64,7 @@ def task_succeeded(name: str) -> str:
 
 
 def db_identity() -> str:
-    """The identity of the database this Redis's data belongs to (dianping.identity)."""
+    """The identity of the database this Redis's data belongs to (toolkit.identity)."""
     return "ops:db-identity"
 
 

@@ -23,8 +23,7 @@ import redis
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections
 
-from dianping import identity
-from toolkit import clock
+from toolkit import clock, identity
 from toolkit.redis.scripts import lua
 
 from .. import keys

@@ -13,7 +13,7 @@ stock and buyers of every open sale's bucket in it are rewritten from the databa
 the orders still pending and the other buckets' stock (reconcile's rules), then the
 marker is set and the sale goes on. No operator command; what was repaired is logged.
 
-A Redis emptied mid-run has lost its database identity too (dianping.identity): the
+A Redis emptied mid-run has lost its database identity too (toolkit.identity): the
 drain claims it back before healing, and neither heals nor drains a sale whose Redis
 another database's processes claimed meanwhile (decision 292).
 """
@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import logging
 
-from dianping import identity
-from toolkit import clock
+from toolkit import clock, identity
 from toolkit.redis.scripts import lua
 
 from .. import keys

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from dianping import identity
+from toolkit import identity
 
 REFUSED = 3  # the exit status when a Redis holds another database's data (scripts/run.sh)
 

@@ -11,7 +11,6 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from accounts import demo as accounts_demo
 from blogs import demo as blogs_demo
 from blogs.models import Blog
-from dianping import identity
 from favourites import demo as favourites_demo
 from merchants import demo as merchants_demo
 from notifications import demo as notifications_demo
@@ -21,6 +20,7 @@ from recommendations.store import recommendations_rebuild
 from shops import demo as shops_demo
 from signin import demo as signin_demo
 from signin import services as signin_services
+from toolkit import identity
 from vouchers import demo as vouchers_demo
 
 

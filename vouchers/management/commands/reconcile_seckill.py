@@ -5,7 +5,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from dianping import identity
+from toolkit import identity
 from vouchers.sale import heal, reconcile
 from vouchers.sale.shard import shard_lock
 

@@ -29,7 +29,6 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, IntegrityError, connections, transaction
 from django.db.models import Model
 
-from dianping.models import DatabaseIdentity
 from toolkit.redis import keys
 from toolkit.redis.client import DEFAULT, get_redis
 from toolkit.redis.outage import OUTAGE_ERRORS
@@ -49,10 +48,16 @@ class RedisOfAnotherDatabase(ImproperlyConfigured):
     """A Redis carries another database's identity: its data is not this database's."""
 
 
-def database_identity(using: str = DEFAULT_DB_ALIAS, model: type[Model] = DatabaseIdentity) -> str:
+def identity_model(apps: Apps = global_apps) -> type[Model]:
+    """The table that holds the identity, named by settings.DATABASE_IDENTITY_MODEL (the
+    project's, as AUTH_USER_MODEL names the user's): the toolkit imports no app."""
+    return apps.get_model(settings.DATABASE_IDENTITY_MODEL)
+
+
+def database_identity(using: str = DEFAULT_DB_ALIAS, model: type[Model] | None = None) -> str:
     """This database's identity, made now if it has none (a new database, or one emptied
     by `flush`); `model` is migrate's historical one when called from post_migrate."""
-    rows = model._default_manager.using(using)
+    rows = (model or identity_model())._default_manager.using(using)
     found = rows.filter(pk=1).values_list("value", flat=True).first()
     if found is None:
         try:
@@ -68,7 +73,7 @@ def ensure_after_migrate(*, using: str, apps: Apps = global_apps, **kwargs: obje
     """post_migrate (also sent by `flush`, without `apps`): every migrated database has
     its identity; a no-op once it does."""
     try:
-        model = apps.get_model("dianping", "DatabaseIdentity")
+        model = identity_model(apps)
     except LookupError:  # migrated back before the table, or not that far yet
         return
     database_identity(using, model=model)
