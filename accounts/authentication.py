@@ -71,4 +71,9 @@ class RedisTokenScheme(OpenApiAuthenticationExtension):
     name = "bearerAuth"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
-        return {"type": "http", "scheme": "bearer"}
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "The `token` of `POST /api/auth/login`, pasted alone: the docs "
+            "add `Bearer `.",
+        }

@@ -162,8 +162,9 @@ cat <<MSG
     admin         http://$HOST:$PORT/admin/   (credentials printed above)
     health        http://$HOST:$PORT/api/health
     metrics       curl -H "Authorization: Bearer $METRICS_TOKEN" http://$HOST:$PORT/metrics
-  Login codes are printed here by the console SMS backend, each on its own line:
-    ==> SMS to 13800000001: 【大众点评】您的登录验证码是 123456，… (English for an English browser)
+  Log in: ask for a code first (the client's login page, or the README's POST /api/auth/code);
+    the console SMS backend then prints it here, on a line of its own that starts
+    "==> SMS to <phone>:". Or skip the SMS: .venv/bin/python manage.py issue_tokens --phone 13800000001
   Ctrl-C stops everything.
 
 MSG

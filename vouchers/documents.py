@@ -37,13 +37,9 @@ _VOUCHER_TIMES = ("begin_time", "end_time")
 ORDER_TIMES = ("created_at", "paid_at", "expires_at", "used_at", "cancelled_at", "refunded_at")
 # An order's columns, its voucher's through the join (MyVoucherSerializer's shape).
 ORDER_COLUMNS = (
-    "id",
-    "voucher_id",
-    "status",
-    *ORDER_TIMES,
-    *(f"voucher__{c}" for c in VOUCHER_COLUMNS),
-    "voucher__status",
-)
+    "id", "voucher_id", "status", *ORDER_TIMES, *(f"voucher__{c}" for c in VOUCHER_COLUMNS),
+    "voucher__status", "voucher__shop__name",
+)  # fmt: skip
 _time = serializers.DateTimeField()  # DRF's own rendering: the current zone, ISO 8601
 
 
@@ -70,7 +66,10 @@ def voucher_document(row: dict[str, Any], *, now: datetime, prefix: str = "") ->
 def my_voucher_document(row: dict[str, Any], *, now: datetime) -> dict[str, Any]:
     """An order as MyVoucherSerializer shows it, from a row of ORDER_COLUMNS."""
     return my_voucher_now(
-        order_document(row), voucher_document(row, now=now, prefix="voucher__"), now=now
+        order_document(row),
+        voucher_document(row, now=now, prefix="voucher__"),
+        shop_name=row["voucher__shop__name"],
+        now=now,
     )
 
 
@@ -84,11 +83,12 @@ def order_document(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def my_voucher_now(
-    order: dict[str, Any], voucher: dict[str, Any], *, now: datetime
+    order: dict[str, Any], voucher: dict[str, Any], *, shop_name: str, now: datetime
 ) -> dict[str, Any]:
-    """MyVoucherSerializer's shape from an `order_document` and its voucher's document:
-    a paid coupon past its validity is `expired`."""
-    doc = {**order, "id": str(order["id"]), "voucher": voucher}
+    """MyVoucherSerializer's shape from an `order_document`, its voucher's document and
+    its shop's name: a paid coupon past its validity is `expired`."""
+    shop = {"id": voucher["shop_id"], "name": shop_name}
+    doc = {**order, "id": str(order["id"]), "voucher": voucher, "shop": shop}
     if doc["status"] == VoucherOrder.Status.PAID and expired(order, now):
         doc["status"] = "expired"
     return doc

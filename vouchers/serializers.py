@@ -225,8 +225,16 @@ class OrderSerializer(serializers.Serializer):
         return order.status
 
 
+class ShopNameSerializer(serializers.Serializer):
+    """The shop a coupon or bill is from, by name: cards of the same title tell apart."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
 class MyVoucherSerializer(OrderSerializer):
     voucher = VoucherSerializer(read_only=True)
+    shop = ShopNameSerializer(source="voucher.shop", read_only=True)
 
 
 class OrderDetailSerializer(MyVoucherSerializer):
@@ -273,21 +281,15 @@ class ShopOrderCreateSerializer(serializers.Serializer):
 class ShopOrderSerializer(serializers.ModelSerializer):
     id = serializers.CharField()
     shop_id = serializers.IntegerField()
+    shop = ShopNameSerializer(read_only=True)
     coupon_id = serializers.CharField(allow_null=True)
 
     class Meta:
         model = ShopOrder
         fields = [
-            "id",
-            "shop_id",
-            "amount",
-            "discount",
-            "payable",
-            "coupon_id",
-            "status",
-            "created_at",
-            "refunded_at",
-        ]
+            "id", "shop_id", "shop", "amount", "discount", "payable", "coupon_id", "status",
+            "created_at", "refunded_at",
+        ]  # fmt: skip
         read_only_fields = fields
 
 

@@ -287,7 +287,22 @@ if not 0 <= CLIENT_IPV6_PREFIX <= 128:
     raise ImproperlyConfigured("CLIENT_IPV6_PREFIX must be a prefix length from 0 to 128")
 SPECTACULAR_SETTINGS = {
     "TITLE": "Dianping API",
-    "DESCRIPTION": "Shops, reviews, follows, feeds, sign-in streaks and coupon flash sales.",
+    # How to try the protected operations from /api/docs/ (decision 468).
+    "DESCRIPTION": """Shops, reviews, follows, feeds, sign-in streaks and coupon flash sales.
+
+**Trying operations that need a login** (a lock icon): get a token, then authorize.
+
+1. Request a code: `POST /api/auth/code` with `{"phone": "13800000001"}` (Try it out, Execute).
+   No code is sent anywhere real: with `make run`, the code is printed in its terminal, on
+   a line of its own that starts `==> SMS to 13800000001:`.
+2. Log in: `POST /api/auth/login` with `{"phone": "13800000001", "code": "<the 6 digits>"}`.
+   Copy the `token` from the answer (without the quotes).
+3. Click **Authorize** (top right), paste the token alone into `bearerAuth`: the docs
+   send it as `Authorization: Bearer <token>` (with curl, write that header yourself).
+   Click Authorize, then Close.
+
+A token lasts 30 minutes and every request with it renews that. Without SMS, an operator
+takes one with `.venv/bin/python manage.py issue_tokens --phone 13800000001`.""",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",

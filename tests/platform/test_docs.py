@@ -201,3 +201,37 @@ def test_every_product_page_is_in_its_index():
     index = (ROOT / "docs" / "product" / "README.md").read_text()
     for page in (ROOT / "docs" / "product").glob("*.md"):
         assert page.name == "README.md" or f"]({page.name})" in index, page.name
+def _readme_commands() -> list[str]:
+    """The README's shell commands, a command continued over lines joined into one."""
+    commands: list[str] = []
+    for block in re.findall(r"^```sh\n(.*?)^```", (ROOT / "README.md").read_text(), re.S | re.M):
+        pending = ""
+        for line in block.split("\n"):
+            pending += line + "\n"
+            if not line.endswith("\\"):
+                commands.append(pending)
+                pending = ""
+    return commands
+
+
+def test_readme_curls_end_their_output_with_a_newline() -> None:
+    """A curl printing an answer to the terminal ends it with `-w '\\n'`, so the next
+    prompt or answer starts on a line of its own (decision 469); piped, captured and
+    downloading ones are left alone."""
+    quiet = re.compile(r"\n\s*\||\| (python3|scripts/field)| -O")  # piped on, or saved
+    printing = [
+        c for c in _readme_commands() if re.match(r"\s*curl -s ", c) and not quiet.search(c)
+    ]
+    assert len(printing) > 50
+    assert [
+        c for c in printing if " -w '\\n' " not in c and " -w '%{http_code}\\n' " not in c
+    ] == []
+
+
+def test_no_sample_login_code_where_the_code_appears() -> None:
+    """The start banner and README show where a login code is printed, never a code that
+    looks real: a newcomer would log in with it and get invalid_code."""
+    for path in ("scripts/run.sh", "README.md"):
+        for line in (ROOT / path).read_text().splitlines():
+            if "==> SMS to" in line:
+                assert not re.search(r"\b\d{6}\b", line), f"{path}: {line.strip()}"

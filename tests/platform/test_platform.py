@@ -85,6 +85,23 @@ def test_openapi_schema_lists_the_api(api) -> None:
     assert all("503" in op["responses"] for op in operations)
 
 
+@pytest.mark.django_db
+def test_the_docs_say_how_to_get_and_paste_a_token(api) -> None:
+    """/api/docs/ shows the schema's description: a newcomer reads there how to get a
+    token and where to paste it (decision 468)."""
+    schema = api.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    description = schema["info"]["description"]
+    for step in ("POST /api/auth/code", "POST /api/auth/login", "`token`", "**Authorize**"):
+        assert step in description
+    assert "paste the token alone" in description
+    assert "Authorization: Bearer <token>" in description
+    assert "==> SMS to" in description  # where the code is, with `make run`
+    bearer = schema["components"]["securitySchemes"]["bearerAuth"]
+    assert (bearer["scheme"], "POST /api/auth/login" in bearer["description"]) == ("bearer", True)
+    for path in ("/api/auth/code", "/api/auth/login"):
+        assert path in schema["paths"]
+
+
 def test_schema_generates_without_warnings() -> None:
     result = subprocess.run(
         [sys.executable, "manage.py", "spectacular", "--fail-on-warn", "--file", os.devnull],

@@ -15,7 +15,7 @@ from accounts.models import User
 from shops.models import ShopStaff
 from tests.factories import NormalVoucherFactory, ShopFactory, UserFactory
 from tests.web.conftest import log_in, screenshot
-from vouchers.coupons import claims
+from vouchers.coupons import checkout, claims, services
 from vouchers.models import ShopOrder, VoucherOrder, WriteOff
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -177,3 +177,45 @@ def test_a_clerk_redeems_a_code_and_sees_the_day(page: Page, expected_http: set[
     page.get_by_label("券码（12 位数字）").fill(code)
     page.get_by_role("button", name="核销").click()
     expect(page.get_by_role("status")).to_have_text("这张券已经用过了。")
+
+
+# A paid, unused coupon's card and the tab that lists it, in each language: the state has
+# one name, from the client's one table (decision 466).
+STATE_WORDS = {
+    "en-US": {"off": "¥100 off", "state": "Unused", "page": "My vouchers", "bills": "My bills"},
+    "zh-CN": {"off": "抵 ¥100", "state": "未使用", "page": "我的券", "bills": "我的买单"},
+}
+
+
+@pytest.mark.parametrize("browser_locale", ["en-US", "zh-CN"])
+def test_my_vouchers_and_bills_name_the_shop_and_one_state(page: Page, browser_locale) -> None:
+    words = STATE_WORDS[browser_locale]
+    me = UserFactory(phone="13900000015")
+    for name in ("老张面馆", "川味火锅"):
+        voucher = NormalVoucherFactory(
+            shop=ShopFactory(name=name), title="限时秒杀 ¥100 代金券", pay_value=8000,
+            actual_value=10000,
+        )  # fmt: skip
+        coupon = claims.voucher_claim(user_id=me.id, voucher_id=voucher.id)
+        services.order_pay(order_id=coupon.id, user_id=me.id)
+    checkout.shop_order_create(user_id=me.id, shop_id=voucher.shop_id, amount=5000)
+    log_in(page, "13900000015", language=browser_locale[:2])
+
+    page.goto("/#/vouchers")
+    expect(page.get_by_role("heading", name=words["page"])).to_be_visible()
+    cards = page.locator("article", has_text="限时秒杀 ¥100 代金券")
+    expect(cards).to_have_count(2)
+    expect(cards.nth(0)).to_contain_text("川味火锅")  # newest first
+    expect(cards.nth(1)).to_contain_text("老张面馆")
+    for card in (cards.nth(0), cards.nth(1)):
+        expect(card.locator(".muted")).to_contain_text(f"{words['off']} · {words['state']}")
+        expect(card.locator(".state")).to_have_text(words["state"])
+    expect(page.get_by_role("tab", selected=True)).to_have_text(words["state"])
+
+    page.goto("/#/bills")
+    expect(page.get_by_role("heading", name=words["bills"])).to_be_visible()
+    bill = page.locator("article")
+    expect(bill).to_have_count(1)
+    expect(bill.get_by_role("link", name="川味火锅")).to_have_attribute(
+        "href", f"#/shops/{voucher.shop_id}"
+    )

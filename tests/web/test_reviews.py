@@ -24,7 +24,22 @@ def test_rate_a_shop_and_see_its_score_and_histogram_change(page: Page) -> None:
     expect(page.get_by_role("heading", name="点评 老张面馆")).to_be_visible()
     page.get_by_label("标题").fill("面条劲道")
     page.get_by_label("体验如何？").fill("汤头浓，牛肉给得足。")
-    page.get_by_label("4 星").check()
+    # The rating: five stars in one row; a tap on one, then the arrow keys (decision 467).
+    stars = page.locator(".star-picker .star")
+    tops = {round(stars.nth(i).bounding_box()["y"]) for i in range(5)}  # type: ignore[index]
+    assert len(tops) == 1, tops  # one row at phone width, no wrapping
+    page.get_by_label("2 星").click()
+    expect(page.get_by_label("2 星")).to_be_checked()
+    expect(page.locator(".star-picker .star.on")).to_have_count(2)
+    page.get_by_label("体验如何？").focus()
+    page.keyboard.press("Tab")  # into the group, at its choice
+    expect(page.get_by_label("2 星")).to_be_focused()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    expect(page.get_by_label("4 星")).to_be_checked()
+    expect(page.get_by_label("4 星")).to_be_focused()
+    expect(page.locator(".star-picker .star.on")).to_have_count(4)
+    expect(page.locator(".star-picker .star-value")).to_have_text("4 星")
     screenshot(page, "write-review")
     page.get_by_role("button", name="发布").click()
     expect(page.get_by_role("heading", name="面条劲道")).to_be_visible()

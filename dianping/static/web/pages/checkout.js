@@ -3,12 +3,10 @@
 import { act } from "../lib/act.js";
 import { api, get, idempotencyKey } from "../lib/api.js";
 import { h, message } from "../lib/dom.js";
-import { fen, fmt, money, named, when } from "../lib/format.js";
+import { fen, fmt, money, when } from "../lib/format.js";
 import { screen } from "../lib/screen.js";
 import { needLogin } from "../lib/session.js";
-
-// The API's bill states are codes; these are their names for people.
-const BILL_STATUSES = { paid: pgettext("a bill", "paid"), refunded: pgettext("a bill", "refunded") };
+import { billState } from "../lib/states.js";
 
 export async function checkoutPage(params) {
   const show = screen();
@@ -74,8 +72,9 @@ export async function checkoutPage(params) {
 function billCard(order, status) {
   const card = h("article", { class: "card" },
     h("h3", {}, fmt(gettext("%(amount)s paid"), { amount: money(order.payable) })),
+    h("p", { class: "shop-name" }, h("a", { href: `#/shops/${order.shop.id}` }, order.shop.name)),
     h("p", { class: "muted" }, fmt(gettext("Bill %(bill)s · discount %(off)s · %(status)s · %(time)s"),
-      { bill: money(order.amount), off: money(order.discount), status: named(BILL_STATUSES, order.status), time: when(order.created_at) })));
+      { bill: money(order.amount), off: money(order.discount), status: billState(order.status), time: when(order.created_at) })));
   if (order.status === "paid") {
     const refund = h("button", { type: "button", class: "secondary" }, gettext("Refund"));
     refund.addEventListener("click", act(refund, status, async () => {

@@ -3,17 +3,12 @@
 import { act } from "../lib/act.js";
 import { api, get } from "../lib/api.js";
 import { h, message } from "../lib/dom.js";
-import { fmt, money, named, when } from "../lib/format.js";
+import { fmt, money, when } from "../lib/format.js";
 import { qrCanvas } from "../lib/qr.js";
 import { screen } from "../lib/screen.js";
 import { needLogin } from "../lib/session.js";
+import { couponState } from "../lib/states.js";
 import { discountText } from "./vouchers.js";
-
-// The API's order states are codes; these are their names for people.
-const ORDER_STATUSES = {
-  unpaid: gettext("unpaid"), paid: gettext("paid"), used: gettext("used"),
-  cancelled: gettext("cancelled"), refunded: gettext("refunded"),
-};
 
 function validity(order) {
   // " · valid until …" and " · used …", as far as the order has them.
@@ -23,15 +18,16 @@ function validity(order) {
   ].join("");
 }
 
-// My vouchers' tabs: (status, name, what the tab says while empty). Unused first and by
-// default, as the API's list: a buyer who just paid finds the coupon there.
+// My vouchers' tabs: (tab, name, what the tab says while empty), each named as the state
+// of the coupons it lists. Unused first and by default, as the API's list: a buyer who
+// just paid finds the coupon there.
 const TABS = [
-  ["unused", gettext("Unused"), gettext("No coupons to use yet. Grab a flash sale or claim one at a shop.")],
-  ["unpaid", gettext("To pay"), gettext("Nothing to pay.")],
-  ["used", gettext("Used"), gettext("No coupon used yet.")],
-  ["expired", gettext("Expired"), gettext("No expired coupons.")],
-  ["cancelled", gettext("Cancelled"), gettext("No cancelled orders.")],
-  ["refunded", gettext("Refunded"), gettext("No refunded coupons.")],
+  ["unused", couponState("paid"), gettext("No coupons to use yet. Grab a flash sale or claim one at a shop.")],
+  ["unpaid", couponState("unpaid"), gettext("Nothing to pay.")],
+  ["used", couponState("used"), gettext("No coupon used yet.")],
+  ["expired", couponState("expired"), gettext("No expired coupons.")],
+  ["cancelled", couponState("cancelled"), gettext("No cancelled orders.")],
+  ["refunded", couponState("refunded"), gettext("No refunded coupons.")],
 ];
 
 export async function vouchersPage(params) {
@@ -45,7 +41,8 @@ export async function vouchersPage(params) {
   function orderRow(order) {
     const row = h("article", { class: "card" },
       h("h3", {}, h("a", { href: `#/orders/${order.id}` }, order.voucher.title)),
-      h("p", { class: "muted" }, `${discountText(order.voucher)} · ${named(ORDER_STATUSES, order.status)}`, validity(order),
+      h("p", { class: "shop-name" }, h("a", { href: `#/shops/${order.shop.id}` }, order.shop.name)),
+      h("p", { class: "muted" }, discountText(order.voucher), " · ", h("span", { class: "state" }, couponState(order.status)), validity(order),
         order.cancelled_at ? fmt(gettext(" · cancelled %(time)s"), { time: when(order.cancelled_at) }) : "",
         order.refunded_at ? fmt(gettext(" · refunded %(time)s"), { time: when(order.refunded_at) }) : ""));
     if (order.status === "unpaid") {
@@ -110,8 +107,9 @@ export async function orderPage(id, _params, note = "") {
   const readable = code ? code.replace(/(\d{4})(?=\d)/g, "$1 ") : null;
   show(
     h("h1", {}, order.voucher.title),
+    h("p", { class: "shop-name" }, h("a", { href: `#/shops/${order.shop.id}` }, order.shop.name)),
     h("p", {}, discountText(order.voucher)),
-    h("p", { class: "muted" }, fmt(gettext("Order %(order)s · %(status)s"), { order: order.id, status: named(ORDER_STATUSES, order.status) }),
+    h("p", { class: "muted" }, fmt(gettext("Order %(order)s · %(status)s"), { order: order.id, status: couponState(order.status) }),
       validity(order)),
     code && order.status === "paid" ? h("section", { class: "card redeem" },
       h("h2", {}, gettext("Show this at the shop")),

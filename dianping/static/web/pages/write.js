@@ -7,18 +7,8 @@ import { fmt } from "../lib/format.js";
 import { picturePicker } from "../lib/pictures.js";
 import { screen } from "../lib/screen.js";
 import { needLogin } from "../lib/session.js";
+import { starPicker } from "../lib/stars.js";
 import { SUB_SCORES } from "./notes.js";
-
-// Five radio buttons styled as stars, and "no rating": a note about a shop may rate it.
-function starPicker() {
-  const group = h("fieldset", { class: "star-picker" }, h("legend", {}, gettext("Your rating")));
-  for (const n of [0, 1, 2, 3, 4, 5]) {
-    const input = h("input", { type: "radio", name: "rating", id: `rating-${n}`, value: String(n), checked: n === 0 });
-    const label = n ? fmt(ngettext("%(n)s star", "%(n)s stars", n), { n }) : gettext("No rating");
-    group.append(h("label", { for: `rating-${n}` }, input, ` ${label}`));
-  }
-  return { node: group, value: () => Number(group.querySelector("input:checked").value) || null };
-}
 
 // Optional taste, environment and service stars beside the rating, one select each.
 function subScorePickers() {
@@ -39,7 +29,7 @@ export async function writePage(params) {
   if (needLogin()) return;
   const shopId = params.get("shop");
   const shop = shopId ? await get(`shops/${encodeURIComponent(shopId)}`) : null;
-  const rating = shop ? starPicker() : null;
+  const rating = shop ? starPicker({ legend: gettext("Your rating") }) : null;
   const aspects = shop ? subScorePickers() : null;
   const title = h("input", { id: "title", name: "title", maxlength: "128", required: true });
   const content = h("textarea", { id: "content", name: "content", maxlength: "5000", required: true });
