@@ -201,6 +201,8 @@ def test_every_product_page_is_in_its_index():
     index = (ROOT / "docs" / "product" / "README.md").read_text()
     for page in (ROOT / "docs" / "product").glob("*.md"):
         assert page.name == "README.md" or f"]({page.name})" in index, page.name
+
+
 def _readme_commands() -> list[str]:
     """The README's shell commands, a command continued over lines joined into one."""
     commands: list[str] = []

@@ -12,11 +12,11 @@ from django.conf import settings
 from django.db.models import QuerySet
 from django.utils.translation import gettext
 
-from dianping import clock
-from dianping.api.scroll import SCROLL_PAGE  # "my vouchers" and shop orders alike
-from dianping.errors import Conflict, NotFound
-from dianping.redis import ids
 from shops.selectors import shop_raws
+from toolkit import clock
+from toolkit.api.scroll import SCROLL_PAGE  # "my vouchers" and shop orders alike
+from toolkit.errors import Conflict, NotFound
+from toolkit.redis import ids
 
 from .. import documents
 from ..caches import my_orders_cache
