@@ -324,6 +324,13 @@ def favourites_pattern() -> str:
     return "fav:{u*}:*"
 
 
+def favourites_first_pages(user_id: int) -> str:
+    """Hash of a user's first page of "my favourites" per kind (field `<kind>`) and each
+    kind's generation (field `g:<kind>`, rewritten by every sync of a favourite of that
+    kind): favourites.pages. Shares the user's tag with the favourites sets."""
+    return f"favpage:{{u{user_id}}}"
+
+
 def feed_inbox(user_id: int) -> str:
     """Sorted set of blog ids pushed to a user, scored by the blog's time (ms); bounded.
     Shares the user's tag with `following`, so a push checks and writes in one script."""
