@@ -10,7 +10,7 @@ from rest_framework import viewsets
 from rest_framework.request import Request
 
 from accounts import tokens
-from dianping.api.fastpath import fast_path, json_response
+from dianping.api.fastpath import fast_path, json_bytes
 from dianping.api.queries import query_params
 from dianping.api.schema import api_errors
 from shops import cities
@@ -45,8 +45,6 @@ def _rankings(request: HttpRequest) -> HttpResponse:
         raise OneListRequired()
     city_id = cities.city_id(params.get("city"))
     field = selectors.list_field(type_id=params.get("type_id"), area=params.get("area"))
-    viewer, replies = tokens.touch_with(
-        request, lambda pipe, _viewer_id: selectors.queue_ranking(pipe, city_id, field)
-    )
-    body = selectors.ranking_answer(replies[0], viewer["id"] if viewer else None)
-    return json_response(body)
+    read = selectors.Read(city_id, field)
+    viewer, replies = tokens.touch_with(request, read.queue)
+    return json_bytes(read.answer(replies, viewer["id"] if viewer else None))
