@@ -23,6 +23,7 @@ from toolkit.redis.lock import RedisLock
 from toolkit.transactions import retry_on_lock_conflict
 from vouchers.models import Voucher
 
+from . import pages
 from .kinds import KINDS, Kind, kind_get
 from .models import Favourite
 
@@ -209,12 +210,17 @@ def _evict(spec: Kind, object_id: int) -> None:
 
 
 def _sync(user_id: int, kind: str, object_id: int) -> None:
-    """Make Redis agree with the committed row (or its absence). Syncs of one favourite
-    run one at a time and read the row inside the lock, so the last one applies the truth
-    even when a save and an unsave commit in one order and reach here in the other."""
+    """Make Redis agree with the committed row (or its absence), and start a new
+    generation of the user's first page of the kind (favourites.pages). Syncs of one
+    favourite run one at a time and read the row inside the lock, so the last one applies
+    the truth even when a save and an unsave commit in one order and reach here in the
+    other."""
     with RedisLock(f"favourite-sync:{user_id}:{kind}:{object_id}", ttl=10, wait=10):
         key = keys.favourites(user_id, kind)
+        pipe = get_redis().pipeline(transaction=False)  # one tag: one round trip
         if _rows(user_id, kind, object_id).exists():
-            get_redis().sadd(key, object_id)
+            pipe.sadd(key, object_id)
         else:
-            get_redis().srem(key, object_id)
+            pipe.srem(key, object_id)
+        pages.queue_changed(pipe, user_id, kind)  # the next read of the list is fresh
+        pipe.execute()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 def rankings(city_id: int) -> str:
     """Hash of a city's weekly rankings (rankings.services): field `meta` and one field per
-    list (`type:<id>`, `area:<district>`), each a whole JSON answer; replaced at once by a
+    list (`type:<id>`, `area:<district>`), each as rankings.stored writes it; replaced at once by a
     RENAME of `rankings_next`, which shares its tag."""
     return f"rank:{{c{city_id}}}"
 

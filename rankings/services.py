@@ -27,7 +27,7 @@ from toolkit.redis.scripts import lua
 from traffic import keys as traffic_keys
 from traffic import visits
 
-from . import formula, keys
+from . import formula, keys, stored
 
 _REPLACE = lua(__file__, "replace.lua")
 
@@ -97,15 +97,10 @@ def compute_city(*, city_id: int) -> dict[str, list[int]]:
     week, at = current_week(), clock.now().isoformat()
     documents = {shop.id: ShopDocumentSerializer(shop).data for shop in shops}
     mapping: dict[str, bytes] = {
-        field: orjson.dumps(
-            {
-                "week": week,
-                "computed_at": at,
-                "results": [
-                    {"rank": i, "shop": documents[s.shop_id], "score": value}
-                    for i, (s, value) in enumerate(entries, start=1)
-                ],
-            }
+        field: stored.encode(
+            week=week,
+            computed_at=at,
+            entries=[(documents[s.shop_id], value) for s, value in entries],
         )
         for field, entries in lists.items()
     }

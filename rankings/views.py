@@ -7,7 +7,7 @@ from drf_spectacular.utils import extend_schema
 
 from accounts import tokens
 from shops import cities
-from toolkit.api.fastpath import fast_path, json_response
+from toolkit.api.fastpath import fast_path, json_bytes
 from toolkit.api.queries import query_params
 from toolkit.api.schema import api_errors
 
@@ -30,8 +30,6 @@ def rankings_view(request: HttpRequest) -> HttpResponse:
         raise OneListRequired()
     city_id = cities.city_id(params.get("city"))
     field = selectors.list_field(type_id=params.get("type_id"), area=params.get("area"))
-    viewer, replies = tokens.touch_with(
-        request, lambda pipe, _viewer_id: selectors.queue_ranking(pipe, city_id, field)
-    )
-    body = selectors.ranking_answer(replies[0], viewer["id"] if viewer else None)
-    return json_response(body)
+    read = selectors.Read(city_id, field)
+    viewer, replies = tokens.touch_with(request, read.queue)
+    return json_bytes(read.answer(replies, viewer["id"] if viewer else None))

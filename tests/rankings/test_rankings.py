@@ -11,7 +11,7 @@ from django.test import override_settings
 
 from blogs import services as blogs
 from favourites import services as favourites
-from rankings import keys, services
+from rankings import keys, selectors, services, stored
 from rankings.tasks import compute_rankings
 from shops.models import Shop
 from tests.factories import CityFactory, ShopFactory, ShopTypeFactory, UserFactory
@@ -107,7 +107,7 @@ def test_a_reader_never_sees_a_half_list(api, redis_client) -> None:
     def read() -> None:
         while not stop.is_set():
             raw, meta = redis_client.hmget(live, ["area:Jing'an", "meta"])
-            answer = orjson.loads(raw)
+            answer = stored.as_answer(raw)
             same = orjson.loads(meta)["computed_at"] == answer["computed_at"]
             seen.append((len(answer["results"]), same))
 
@@ -167,3 +167,55 @@ def test_the_badge_on_the_shop_page_and_cards(api, user) -> None:
     Shop.objects.filter(pk=runner_up.id).update(rating_5=0, comments=1)  # off the lists
     services.compute_all(force=True)
     assert api.get(f"/api/shops/{runner_up.id}").json()["rank"] is None
+
+
+def test_saved_markers_follow_the_reader_and_the_list(api, user) -> None:
+    best = ShopFactory(area="静安寺", rating_5=9, comments=9)
+    second = ShopFactory(area="静安寺", **FIVE)
+    services.compute_all(force=True)
+    reader = client_for(user)
+
+    def marks() -> list[tuple[int, bool]]:
+        answer = reader.get("/api/rankings", {"area": "静安寺"}).json()
+        return [(e["shop"]["id"], e["shop"]["saved"]) for e in answer["results"]]
+
+    favourites.favourite_save(user_id=user.id, kind="shop", object_id=second.id)
+    assert marks() == [(best.id, False), (second.id, True)]  # ids unknown: one more trip
+    favourites.favourite_save(user_id=user.id, kind="shop", object_id=best.id)
+    assert marks() == [(best.id, True), (second.id, True)]  # queued with the token's
+    Shop.objects.filter(pk=second.id).update(rating_5=20, comments=20)
+    services.compute_all(force=True)  # the order changes: the guessed ids are wrong
+    favourites.favourite_unsave(user_id=user.id, kind="shop", object_id=best.id)
+    assert marks() == [(second.id, True), (best.id, False)]
+    held = selectors._ids[(best.city_id, "area:静安寺")]
+    assert held[1] == [second.id, best.id]
+    assert marks() == [(second.id, True), (best.id, False)]
+    anonymous = api.get("/api/rankings", {"area": "静安寺"}).json()["results"]
+    assert [e["shop"]["saved"] for e in anonymous] == [False, False]
+
+
+def test_a_list_stored_in_the_format_before_is_still_read(user, redis_client) -> None:
+    food = ShopTypeFactory(name="美食")
+    shops = [ShopFactory(type=food, area="静安寺", rating_5=9 - i, comments=9) for i in range(3)]
+    favourites.favourite_save(user_id=user.id, kind="shop", object_id=shops[1].id)
+    services.compute_all(force=True)
+    reader = client_for(user)
+    spliced = reader.get("/api/rankings", {"type_id": food.id}).json()
+    live = keys.rankings(shops[0].city_id)
+    old = orjson.dumps(stored.as_answer(redis_client.hget(live, f"type:{food.id}")))
+    assert old.startswith(b"{")
+    redis_client.hset(live, f"type:{food.id}", old)  # as the computation before wrote it
+
+    decoded = reader.get("/api/rankings", {"type_id": food.id}).json()
+
+    assert decoded == spliced
+    assert [e["shop"]["saved"] for e in spliced["results"]] == [
+        e["shop"]["id"] == shops[1].id for e in spliced["results"]
+    ]
+    assert len(spliced["results"]) == 3
+    assert list(spliced) == ["week", "computed_at", "results", "lists"]
+    assert [list(e) for e in spliced["results"]] == [list(e) for e in decoded["results"]]
+    assert [list(e["shop"]) for e in spliced["results"]] == [
+        list(e["shop"]) for e in decoded["results"]
+    ]
+    assert list(spliced["results"][0]["shop"])[-2:] == ["open_now", "saved"]
