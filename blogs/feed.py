@@ -2,6 +2,10 @@
 followees publish, except for authors with very many followers, whose blogs are pulled
 from the database at read time and merged in.
 
+A pulled author's blogs are still pushed to their active fans: the followers who read
+their feed lately, kept per author by the feed read itself (decision 480). Such a blog
+can be both in the inbox and pulled; the merge takes it once.
+
 Scores are the blogs' creation times in ms, and items of one score are ordered by their
 id as text, descending (Redis's own order for equal scores), in both sources. Reading
 scrolls by (max_time, offset): the next page starts at the previous page's lowest score,
@@ -15,6 +19,7 @@ import logging
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import redis
 from django.conf import settings
 from django.db.models import Q
 
@@ -61,14 +66,21 @@ def mark_pull_author(author_id: int) -> None:
 def feed_push_batch(blog_id: int, *, after_follower: int = 0) -> int | None:
     """Push a blog to the next FEED_PUSH_BATCH followers of its author (by id, after
     `after_follower`) in one round trip; returns where the next batch starts, or None."""
-    blog = Blog.objects.filter(pk=blog_id).only("id", "user_id", "created_at", "pushed_at").first()
+    blog = (
+        Blog.objects.filter(pk=blog_id)
+        .only("id", "user_id", "created_at", "pushed_at", "pulled")
+        .first()
+    )
     if blog is None or blog.pushed_at is not None:
         return None  # deleted before its push ran, or another run of its push finished
-    followers = list(
-        Follow.objects.filter(followed_id=blog.user_id, user_id__gt=after_follower)
-        .order_by("user_id")
-        .values_list("user_id", flat=True)[: settings.FEED_PUSH_BATCH]
-    )
+    if blog.pulled:  # the others pull it
+        followers = active_fans(blog.user_id, after_follower=after_follower)
+    else:
+        followers = list(
+            Follow.objects.filter(followed_id=blog.user_id, user_id__gt=after_follower)
+            .order_by("user_id")
+            .values_list("user_id", flat=True)[: settings.FEED_PUSH_BATCH]
+        )
     item = [(score_of(blog), blog.id)]
     # One follower's broken keys (a WRONGTYPE, say) must not fail the others, nor keep
     # the blog unpushed forever. Redis refusing them all (out of memory, say) is Redis's
@@ -83,6 +95,33 @@ def feed_push_batch(blog_id: int, *, after_follower: int = 0) -> int | None:
         return followers[-1]
     Blog.objects.filter(pk=blog_id, pushed_at__isnull=True).update(pushed_at=clock.now())
     return None
+
+
+def active_fans(author_id: int, *, after_follower: int = 0) -> list[int]:
+    """The next FEED_PUSH_BATCH of the author's fans active within FEED_ACTIVE_DAYS (by
+    id, after `after_follower`); the ones inactive longer are dropped from the set."""
+    cutoff = _ms(clock.now()) - settings.FEED_ACTIVE_DAYS * 86_400_000
+    pipe = get_redis().pipeline(transaction=False)
+    pipe.zremrangebyscore(keys.feed_active_fans(author_id), "-inf", f"({cutoff}")
+    pipe.zrangebyscore(keys.feed_active_fans(author_id), cutoff, "+inf")
+    _, members = pipe.execute()
+    fans = sorted(fan for fan in map(int, members) if fan > after_follower)
+    return fans[: settings.FEED_PUSH_BATCH]
+
+
+def mark_active(*, user_id: int, authors: list[int]) -> None:
+    """The reader read their feed now: they are an active fan of these pulled authors.
+    One pipeline, a ZADD and a trim to FEED_ACTIVE_FANS_MAX (newest kept) per author."""
+    now = _ms(clock.now())
+    pipe = get_redis().pipeline(transaction=False)
+    for author in authors:
+        pipe.zadd(keys.feed_active_fans(author), {str(user_id): now})
+        pipe.zremrangebyrank(keys.feed_active_fans(author), 0, -(settings.FEED_ACTIVE_FANS_MAX + 1))
+    pipe.execute()
+
+
+def _ms(at: datetime) -> int:
+    return int(at.timestamp() * 1000)
 
 
 def feed_claim_unpushed(limit: int) -> list[int]:
@@ -117,9 +156,10 @@ def feed_push_inbox(*, user_id: int, author_id: int, items: list[tuple[int, int]
 
 def feed_forget_author(*, user_id: int, author_id: int) -> None:
     """An unfollow takes the author's items out of the inbox (only the author's newest
-    FEED_INBOX_MAX blogs can be there: the inbox keeps that many newest items)."""
+    FEED_INBOX_MAX blogs can be there: the inbox keeps that many newest items), pulled
+    ones included: they were pushed while the reader was an active fan."""
     ids = list(
-        Blog.objects.filter(user_id=author_id, pulled=False)  # pulled ones were never there
+        Blog.objects.filter(user_id=author_id)
         .order_by("-created_at", "-id")
         .values_list("id", flat=True)[: settings.FEED_INBOX_MAX]
     )
@@ -147,11 +187,13 @@ _served: Guesses[list[int]] = Guesses(20_000)
 def queue_first_reads(pipe: Any, *, user_id: int, max_time: int | None, offset: int) -> list[int]:
     """Queue the first page's reads on the caller's pipeline, so they ride the token's
     round trip instead of costing their own. They are: the inbox's items; whether any
-    author is pulled at all (almost never, and then no set intersection is needed); and
-    the reader's likes, helpful votes and saves of the blogs this page showed last time.
+    author is pulled at all (almost never, and then no set intersection is needed);
+    whether the reader is due to be marked an active fan again (SET NX of the throttle);
+    and the reader's likes, helpful votes and saves of the blogs this page showed last time.
     Returns those blogs' ids; `feed_page` takes them with the replies."""
     _queue_inbox(pipe, user_id, max_time, offset + FEED_PAGE_SIZE)
     pipe.scard(keys.feed_pull_authors())
+    pipe.set(keys.feed_active_mark(user_id), 1, nx=True, ex=settings.FEED_ACTIVE_MARK_EVERY)
     guessed = _served.get((user_id, max_time, offset)) or []
     for blog_id in guessed:
         pipe.zscore(keys.blog_likes(blog_id), user_id)
@@ -179,7 +221,9 @@ def feed_page(
     read goes on, so an empty page always means the feed is exhausted.
     """
     page_key = (user_id, max_time, offset)
-    inbox, any_pulled, *state_replies = first_reads if first_reads else (None, True)
+    inbox, any_pulled, mark_due, *state_replies = (
+        first_reads if first_reads else (None, True, False)
+    )
     guessed = guessed or []
     asked = len(guessed)
     likes_replies, rest = state_replies[:asked], state_replies[asked:]
@@ -192,6 +236,8 @@ def feed_page(
     if any_pulled:
         followed_pulled = intersection([follows_keys.following(user_id), keys.feed_pull_authors()])
         pulled_authors = [int(author) for author in followed_pulled]
+    if mark_due and pulled_authors:
+        _mark_active_quietly(user_id, pulled_authors)
     while True:
         wanted = offset + FEED_PAGE_SIZE
         if inbox is None:
@@ -220,6 +266,14 @@ def feed_page(
             _served.remember(page_key, [doc["id"] for doc in results])
             return {"results": results, "min_time": min_time, "offset": next_offset}
         max_time, offset = min_time, next_offset
+
+
+def _mark_active_quietly(user_id: int, authors: list[int]) -> None:
+    """Mark the reader active; failing to only costs them pulls until the next mark."""
+    try:
+        mark_active(user_id=user_id, authors=authors)
+    except redis.RedisError:
+        log.warning("marking user %s an active fan failed", user_id, exc_info=True)
 
 
 def _queue_inbox(pipe: Any, user_id: int, max_time: int | None, count: int) -> None:

@@ -60,3 +60,16 @@ def feed_pull_authors() -> str:
     """Set of the authors who ever published a blog that was not pushed (they had more
     than FEED_PUSH_MAX_FOLLOWERS followers then): readers pull those authors' blogs."""
     return "feed:pull-authors"
+
+
+def feed_active_fans(author_id: int) -> str:
+    """Sorted set of a pulled author's followers who read their feed lately: follower id
+    → when they last did (ms); the newest FEED_ACTIVE_FANS_MAX kept. Their inboxes still
+    get the author's blogs pushed."""
+    return f"feed:{{a{author_id}}}:active-fans"
+
+
+def feed_active_mark(user_id: int) -> str:
+    """Set (NX, FEED_ACTIVE_MARK_EVERY seconds) when a feed read marks its reader active,
+    so a reader writes the authors' active sets at most once per interval."""
+    return f"feed:{{u{user_id}}}:active-mark"

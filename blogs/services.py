@@ -27,7 +27,8 @@ WRITABLE = ("title", "content", "images", "shop_id", "rating", *SUB_SCORES)
 @retry_on_lock_conflict
 def blog_create(*, user_id: int, data: dict[str, Any]) -> Blog:
     """Publish: pushed to the followers' inboxes by a task, or, for an author with more
-    than FEED_PUSH_MAX_FOLLOWERS followers, pulled by their feeds at read time. A note
+    than FEED_PUSH_MAX_FOLLOWERS followers, pushed to their active fans only and pulled
+    by the other followers' feeds at read time. A note
     about a shop is one of its reviews, and its rating the author's rating of it."""
     from . import tasks
 
@@ -44,7 +45,6 @@ def blog_create(*, user_id: int, data: dict[str, Any]) -> Blog:
         blog = Blog.objects.create(
             user_id=user_id,
             pulled=pulled,
-            pushed_at=clock.now() if pulled else None,
             **fields,
         )
         reviews.reviews_changed(user_id=user_id, shop_ids=[shop_id])
@@ -54,8 +54,7 @@ def blog_create(*, user_id: int, data: dict[str, Any]) -> Blog:
         transaction.on_commit(hot_evict, robust=True)  # one more blog to rank
         transaction.on_commit(lambda: pages_changed(user_id), robust=True)
         search_tasks.refresh_on_commit("notes", blog_id)
-        if not pulled:
-            transaction.on_commit(lambda: tasks.push_to_followers.delay(blog_id), robust=True)
+        transaction.on_commit(lambda: tasks.push_to_followers.delay(blog_id), robust=True)
         if shop_id is not None and blog.rating is not None:  # a review: the shop's owners hear
             review_published.send(sender=Blog, blog_id=blog_id)
     return blog

@@ -597,6 +597,12 @@ FEED_INBOX_MAX = env.int("FEED_INBOX_MAX", default=1000)  # newest items kept pe
 FEED_PUSH_MAX_FOLLOWERS = env.int("FEED_PUSH_MAX_FOLLOWERS", default=5000)
 FEED_PUSH_BATCH = 500  # followers per push task run
 FEED_BACKFILL = 20  # recent blogs a new follow brings into the inbox
+# Active fans: a pulled author's blogs are still pushed to the followers who read their
+# feed within the last FEED_ACTIVE_DAYS days, at most FEED_ACTIVE_FANS_MAX per author (the
+# most recent kept); a reader is marked at most once per FEED_ACTIVE_MARK_EVERY seconds.
+FEED_ACTIVE_DAYS = env.int("FEED_ACTIVE_DAYS", default=7)
+FEED_ACTIVE_FANS_MAX = env.int("FEED_ACTIVE_FANS_MAX", default=2000)
+FEED_ACTIVE_MARK_EVERY = env.int("FEED_ACTIVE_MARK_EVERY", default=3600)
 # A blog whose push has not finished this long after it was made is pushed again (its
 # task was never enqueued, or gave up), and again each interval until it finishes: the
 # sweep runs every minute, SWEEP_BATCH at a time.
