@@ -258,7 +258,7 @@ class ShopSerializer(ShopDocumentSerializer):
 
 class ShopCardSerializer(ShopSerializer):
     """Documentation shape of a shop as readers get it (its page, lists, search): with the
-    reader's `saved` marker, read live (toolkit.api.saved)."""
+    reader's `saved` marker, read live with the rest of the page's state."""
 
     saved = serializers.BooleanField(
         read_only=True,
