@@ -34,11 +34,15 @@ class SignResultSerializer(serializers.Serializer):
     signed = serializers.BooleanField()
     new = serializers.BooleanField(help_text="False when today was already signed.")
     streak = serializers.IntegerField()
+    month_count = serializers.IntegerField(help_text="Days signed in this day's month.")
+    total = serializers.IntegerField(help_text="Days signed ever.")
 
 
 class StreakSerializer(serializers.Serializer):
     streak = serializers.IntegerField()
     signed_today = serializers.BooleanField()
+    month_count = serializers.IntegerField(help_text="Days signed this month.")
+    total = serializers.IntegerField(help_text="Days signed ever.")
 
 
 class MonthSerializer(serializers.Serializer):
@@ -91,9 +95,17 @@ class SignViewSet(viewsets.ViewSet):
 
     @extend_schema(responses=StreakSerializer)
     def streak(self, request: Request) -> Response:
-        """Consecutive signed days up to today (or yesterday, until today is signed)."""
+        """Consecutive signed days up to today (or yesterday, until today is signed), the
+        days signed this month and ever."""
         streak = services.streak(user_id=authenticated_id(request))
-        return Response({"streak": streak.days, "signed_today": streak.signed_today})
+        return Response(
+            {
+                "streak": streak.days,
+                "signed_today": streak.signed_today,
+                "month_count": streak.month_count,
+                "total": streak.total,
+            }
+        )
 
     @extend_schema(parameters=[MonthQuerySerializer], responses=MonthSerializer)
     def month(self, request: Request) -> Response:
