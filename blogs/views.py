@@ -23,6 +23,7 @@ from toolkit.api.queries import query_params
 from toolkit.api.schema import PAGE_PARAMETER, PAGE_PARAMETERS, api_errors, paged
 from toolkit.api.throttles import WriteLimited
 from toolkit.errors import NotAuthenticated
+from traffic.visitors import count_page
 
 from . import feed, helpful, likes, pages, replies, selectors, services
 from .serializers import (
@@ -254,6 +255,11 @@ def _with_likes(request: HttpRequest, blog_ids: list[int]) -> States:
     """The caller's token refreshed and the blogs' live like states (count, liked by the
     caller), the caller's helpful votes and `saved` markers, read in the same round trip
     (accounts.tokens.touch_with)."""
+    return _with_likes_of(request, blog_ids)[0]
+
+
+def _with_likes_of(request: HttpRequest, blog_ids: list[int]) -> tuple[States, int | None]:
+    """`_with_likes`, and who the caller is (None: anonymous)."""
 
     def reads(pipe: Any, viewer_id: int | None) -> None:
         saved.queue_saved(pipe, viewer_id, saved.BLOG, blog_ids)
@@ -265,7 +271,7 @@ def _with_likes(request: HttpRequest, blog_ids: list[int]) -> States:
     marked, replies = saved.read_saved(replies, viewer_id, blog_ids)
     asked = len(blog_ids) if viewer_id is not None else 0  # queue_like_states' replies
     liked = likes.read_like_states(replies[:asked], blog_ids, viewer_id, counts=True)
-    return liked, helpful.read_voted(replies[asked:], blog_ids, viewer_id), marked
+    return (liked, helpful.read_voted(replies[asked:], blog_ids, viewer_id), marked), viewer_id
 
 
 def _apply(blogs: list[dict[str, Any]], states: States) -> None:
@@ -277,9 +283,10 @@ def _apply(blogs: list[dict[str, Any]], states: States) -> None:
 
 
 def _blog_detail(request: HttpRequest, blog_id: int) -> HttpResponse:
-    states = _with_likes(request, [blog_id])
+    states, viewer_id = _with_likes_of(request, [blog_id])
     blog = selectors.blog_document(blog_id=blog_id)
     _apply([blog], states)
+    count_page(request, "note", viewer_id)  # after the read: a missing note counts nowhere
     return json_response(blog)
 
 
@@ -301,8 +308,15 @@ def _hot_ids(request: HttpRequest) -> tuple[PageNumberPagination, list[int]]:
 
 
 def _hot(request: HttpRequest) -> HttpResponse:
+    """The popular notes: the home page's main read, whose first page counts as a view of
+    the home page (later pages are the same page scrolled)."""
     paginator, ids = _hot_ids(request)
-    return json_response(paginator.page_body(_liked_documents(request, ids)))
+    states, viewer_id = _with_likes_of(request, ids)
+    blogs = selectors.blog_documents(ids)
+    _apply(blogs, states)
+    if paginator.page == 1:
+        count_page(request, "home", viewer_id)
+    return json_response(paginator.page_body(blogs))
 
 
 def _review_ids(request: HttpRequest, shop_id: int) -> tuple[PageNumberPagination, list[int]]:
@@ -364,6 +378,8 @@ def _feed(request: HttpRequest) -> HttpResponse:
         first_reads=replies,
         guessed=guessed,
     )
+    if max_time is None:  # the feed opened, not scrolled
+        count_page(request, "feed", viewer["id"])
     return json_response(page)
 
 

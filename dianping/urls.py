@@ -50,6 +50,7 @@ urlpatterns = [
     re_path(r"^api/", views.api_not_found),
     path("metrics", metrics.metrics_view, name="metrics"),  # bearer METRICS_TOKEN only
     path("admin/signin/report/", signin_views.sign_report, name="sign-report"),
+    path("admin/traffic/report/", signin_views.visits_report, name="visits-report"),
     path("admin/login/", admin_login, name="admin-login"),  # admin's own, rate limited
     path("admin/", admin.site.urls),
     *MEDIA_URLS,

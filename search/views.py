@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import AllowAny
 
 from toolkit.api.fastpath import fast_path, json_response
+from toolkit.api.pageviews import count_page
 from toolkit.api.pagination import PageNumberPagination
 from toolkit.api.queries import query_params
 from toolkit.api.schema import PAGE_PARAMETERS, api_errors
@@ -58,4 +59,6 @@ def search_view(request: HttpRequest) -> HttpResponse:
         viewer_id=viewer["id"] if viewer else None,
         city=params.get("city"),
     )
+    if paginator.page == 1:  # a search's later pages are the same page scrolled
+        count_page(request, "search", viewer["id"] if viewer else None)
     return json_response(paginator.page_body(items))

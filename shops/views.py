@@ -19,8 +19,7 @@ from toolkit.api.fastpath import fast_path, json_bytes, json_response
 from toolkit.api.pagination import PageNumberPagination
 from toolkit.api.queries import query_params
 from toolkit.api.schema import PAGE_PARAMETERS, api_errors, paged
-from traffic import visits
-from traffic.visitors import visitor_of
+from traffic.visitors import count_page
 
 from . import cities, selectors, services
 from .errors import ShopNotFound
@@ -52,7 +51,7 @@ def _shop_detail(request: HttpRequest, shop_id: int) -> HttpResponse:
     if view.raw is None:
         raise ShopNotFound()
     user_id = view.viewer["id"] if view.viewer else None
-    visits.record(visits.shop_subject(shop_id), visitor_of(request, user_id))
+    count_page(request, "shop", user_id, shop_id)
     marked, _ = saved.read_saved(view.replies, user_id, [shop_id])
     return json_bytes(selectors.with_saved(selectors.with_open_now(view.raw), marked[shop_id]))
 

@@ -1,5 +1,8 @@
 """Daily sign-in: one bit per day in a bitmap per user per month (days in TIME_ZONE).
 
+The days signed this month are the month bitmap's BITCOUNT; the all-time total is a
+counter the sign script increments with each new bit (decision 494), read beside them.
+
 The streak reads whole months with one BITFIELD GET each (a month fits in 31 bits), a
 batch of months per round trip, and stops at the first gap or after
 SIGN_STREAK_MAX_MONTHS months: bounded work however long the streak.
@@ -22,6 +25,7 @@ from . import keys
 from .buckets import BUCKETS, bucket_of
 
 _SIGN = lua(__file__, "sign.lua")
+_RECOUNT = lua(__file__, "recount.lua")
 _MONTHS_PER_ROUND_TRIP = 6
 
 
@@ -32,22 +36,31 @@ def today() -> date:
 
 def sign(*, user_id: int, day: date | None = None) -> dict[str, Any]:
     """Sign `day` (default today); idempotent. Returns the day, whether this call signed
-    it, and the streak."""
+    it, the streak, the days signed in `day`'s month and the all-time total (the last
+    two from the sign script itself)."""
     day = day or today()
     bucket = bucket_of(user_id)
-    script_keys = [keys.sign_month(bucket, user_id, _month(day)), keys.sign_daily_counts(bucket)]
-    new = _SIGN(script_keys, [day.day - 1, day.strftime("%Y%m%d")])
+    script_keys = [
+        keys.sign_month(bucket, user_id, _month(day)),
+        keys.sign_daily_counts(bucket),
+        keys.sign_total(bucket, user_id),
+    ]
+    new, month_count, total = _SIGN(script_keys, [day.day - 1, day.strftime("%Y%m%d")])
     return {
         "date": day.isoformat(),
         "signed": True,
         "new": bool(new),
         "streak": streak(user_id=user_id, today_=day).days,
+        "month_count": int(month_count),
+        "total": int(total),
     }
 
 
 class Streak(NamedTuple):
     days: int
     signed_today: bool
+    month_count: int  # days signed in today's month
+    total: int  # days signed ever
 
 
 def streak(*, user_id: int, today_: date | None = None) -> Streak:
@@ -59,13 +72,22 @@ def streak(*, user_id: int, today_: date | None = None) -> Streak:
     months = _months_back(day)
     counted = 0
     signed_today: bool | None = None
+    month_count = total = 0
     while months:
         batch, months = months[:_MONTHS_PER_ROUND_TRIP], months[_MONTHS_PER_ROUND_TRIP:]
         pipe = client.pipeline(transaction=False)
+        first = signed_today is None
+        if first:  # the totals ride the first round trip
+            pipe.bitcount(keys.sign_month(bucket, user_id, _month(day)))
+            pipe.get(keys.sign_total(bucket, user_id))
         for month_start, days in batch:
             key = keys.sign_month(bucket, user_id, _month(month_start))
             pipe.bitfield(key).get(f"u{days}", 0).execute()
-        for (_, days), (bits,) in zip(batch, pipe.execute(), strict=True):
+        replies = pipe.execute()
+        if first:
+            month_count, total = int(replies[0]), int(replies[1] or 0)
+            replies = replies[2:]
+        for (_, days), (bits,) in zip(batch, replies, strict=True):
             if signed_today is None:  # this month, read up to today: today is the low bit
                 signed_today = bool(bits & 1)
                 if not signed_today:  # the streak may still end yesterday
@@ -73,8 +95,8 @@ def streak(*, user_id: int, today_: date | None = None) -> Streak:
             run = _trailing_ones(bits, days)
             counted += run
             if run < days:
-                return Streak(counted, signed_today)
-    return Streak(counted, bool(signed_today))
+                return Streak(counted, signed_today, month_count, total)
+    return Streak(counted, bool(signed_today), month_count, total)
 
 
 def month_days(*, user_id: int, month: date) -> list[int]:
@@ -83,6 +105,20 @@ def month_days(*, user_id: int, month: date) -> list[int]:
     key = keys.sign_month(bucket_of(user_id), user_id, _month(month))
     (bits,) = get_redis().bitfield(key).get(f"u{days}", 0).execute()
     return [d for d in range(1, days + 1) if bits >> (days - d) & 1]
+
+
+def recount_total(*, user_id: int) -> int:
+    """Set a user's all-time total to the bits of their month bitmaps (the repair, should
+    the counter ever be lost or wrong: the bitmaps are the record, never expired). Finds
+    the months with a SCAN of the user's keys: for `recount_signins`, never a request."""
+    bucket = bucket_of(user_id)
+    client = get_redis()
+    any_month = keys.sign_month(bucket, user_id, "[0-9]" * 6)  # a SCAN pattern
+    months = sorted(
+        name.decode() if isinstance(name, bytes) else name
+        for name in client.scan_iter(match=any_month, count=1000)
+    )
+    return int(_RECOUNT([keys.sign_total(bucket, user_id), *months], []))
 
 
 def daily_counts(*, end: date, days: int) -> list[dict[str, Any]]:

@@ -1,5 +1,5 @@
 """Thin viewsets for sign-in and the statistics (staff,
-docs/product/signin.md#statistics), and the operators' sign-in report page."""
+docs/product/signin.md#statistics), and the operators' sign-in and visitors pages."""
 
 from __future__ import annotations
 
@@ -25,8 +25,9 @@ from toolkit.api import fields
 from toolkit.api.queries import query_params
 from toolkit.api.schema import api_errors
 from toolkit.validation import parse_iso_date, parse_month
+from traffic.visits import PAGE_KINDS
 
-from . import services, stats
+from . import chart, services, stats
 
 
 class SignResultSerializer(serializers.Serializer):
@@ -34,11 +35,15 @@ class SignResultSerializer(serializers.Serializer):
     signed = serializers.BooleanField()
     new = serializers.BooleanField(help_text="False when today was already signed.")
     streak = serializers.IntegerField()
+    month_count = serializers.IntegerField(help_text="Days signed in this day's month.")
+    total = serializers.IntegerField(help_text="Days signed ever.")
 
 
 class StreakSerializer(serializers.Serializer):
     streak = serializers.IntegerField()
     signed_today = serializers.BooleanField()
+    month_count = serializers.IntegerField(help_text="Days signed this month.")
+    total = serializers.IntegerField(help_text="Days signed ever.")
 
 
 class MonthSerializer(serializers.Serializer):
@@ -55,6 +60,7 @@ class DayVisitsSerializer(serializers.Serializer):
 
 class UvStatsSerializer(serializers.Serializer):
     shop_id = serializers.IntegerField(allow_null=True)
+    page = serializers.ChoiceField(choices=PAGE_KINDS, allow_null=True)
     date_from = serializers.DateField()
     date_to = serializers.DateField()
     days = serializers.IntegerField()
@@ -79,6 +85,15 @@ class SpanQuerySerializer(serializers.Serializer):
 
 class UvQuerySerializer(SpanQuerySerializer):
     shop_id = fields.IdField(required=False, help_text="One shop; the whole site when absent.")
+    page = fields.ChoiceField(
+        choices=PAGE_KINDS, required=False, help_text="One kind of page; not with shop_id."
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "shop_id" in attrs and "page" in attrs:
+            message = gettext("Give shop_id or page, not both.")
+            raise serializers.ValidationError({"page": [message]})
+        return attrs
 
 
 class SignViewSet(viewsets.ViewSet):
@@ -91,9 +106,17 @@ class SignViewSet(viewsets.ViewSet):
 
     @extend_schema(responses=StreakSerializer)
     def streak(self, request: Request) -> Response:
-        """Consecutive signed days up to today (or yesterday, until today is signed)."""
+        """Consecutive signed days up to today (or yesterday, until today is signed), the
+        days signed this month and ever."""
         streak = services.streak(user_id=authenticated_id(request))
-        return Response({"streak": streak.days, "signed_today": streak.signed_today})
+        return Response(
+            {
+                "streak": streak.days,
+                "signed_today": streak.signed_today,
+                "month_count": streak.month_count,
+                "total": streak.total,
+            }
+        )
 
     @extend_schema(parameters=[MonthQuerySerializer], responses=MonthSerializer)
     def month(self, request: Request) -> Response:
@@ -110,13 +133,14 @@ class StatsViewSet(viewsets.ViewSet):
     @extend_schema(parameters=[UvQuerySerializer], responses=UvStatsSerializer)
     @api_errors(404)  # unknown shop_id
     def uv(self, request: Request) -> Response:
-        """Staff: unique visitors (merged over the days) and page views."""
+        """Staff: unique visitors (merged over the days) and page views of the whole site,
+        one kind of page or one shop."""
         query = query_params(request, UvQuerySerializer)
         shop_id = query.get("shop_id")
         if shop_id is not None:
             shop_exists(shop_id=shop_id)
         end, days = _span(query)
-        return Response(stats.uv_stats(end=end, days=days, shop_id=shop_id))
+        return Response(stats.uv_stats(end=end, days=days, shop_id=shop_id, page=query.get("page")))
 
     @extend_schema(parameters=[SpanQuerySerializer], responses=DaySignInsSerializer(many=True))
     def sign(self, request: Request) -> Response:
@@ -138,6 +162,30 @@ def sign_report(request: HttpRequest) -> HttpResponse:
         "rows": rows,
     }
     return render(request, "admin/signin_report.html", context)
+
+
+@staff_member_required
+def visits_report(request: HttpRequest) -> HttpResponse:
+    """Admin page: UV and PV of the last 30 days, of the site and of each kind of page, in
+    a table and a chart drawn on the server (SVG: the CSP allows no inline script)."""
+    rows = stats.pages_stats(end=services.today(), days=30)
+    labels = {
+        None: gettext("Whole site"),
+        "home": gettext("Home page"),
+        "shop": gettext("Shop pages"),
+        "note": gettext("Notes"),
+        "search": gettext("Search"),
+        "feed": gettext("Feed"),
+    }
+    for row in rows:
+        row["label"] = labels[row["page"]]
+    context = {
+        **admin.site.each_context(request),
+        "title": gettext("Visitors and page views"),
+        "rows": rows,
+        "chart": chart.daily_bars(rows[0]["by_day"]),
+    }
+    return render(request, "admin/visits_report.html", context)
 
 
 def _span(query: dict[str, Any]) -> tuple[date, int]:

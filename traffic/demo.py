@@ -9,12 +9,13 @@ from toolkit import clock
 from toolkit.redis.client import get_redis
 
 from . import keys
-from .visits import RETENTION_SECONDS, SITE, local_day
+from .visits import RETENTION_SECONDS, SITE, local_day, page_subject
 
 
 def seed_views(subject: str, days: dict[date, tuple[list[str], int]]) -> int:
     """For each local day, `visitors` (ids as the flusher counts them, "client:…") made
-    `views` views of `subject`, counted for the whole site too, as every view is; returns
+    `views` views of `subject`, counted for the whole site too, as every view is (and a
+    shop's for the shop pages, as the flusher counts them); returns
     how many days were written. Idempotent: a day whose visitors are in the subject's
     HyperLogLog already (PFADD changes nothing) is left as it is, so its views are never
     counted twice, and real views of the day add to the demo's. Each key expires as the
@@ -27,22 +28,20 @@ def seed_views(subject: str, days: dict[date, tuple[list[str], int]]) -> int:
     added = pipe.execute()
     pipe = redis.pipeline(transaction=False)
     written = 0
+    kind = page_subject("shop") if subject.startswith("shop:") else None
     for day, new in zip(ordered, added, strict=True):
         if not new:
             continue
         visitors, views = days[day]
         name = local_day(day)
         expires = int(clock.start_of(day + timedelta(days=1)).timestamp()) + RETENTION_SECONDS
-        pipe.pfadd(keys.visits_uv(SITE, name), *visitors)
-        for key in (keys.visits_pv(subject, name), keys.visits_pv(SITE, name)):
-            pipe.incrby(key, views)
-        for key in (
-            keys.visits_uv(subject, name),
-            keys.visits_uv(SITE, name),
-            keys.visits_pv(subject, name),
-            keys.visits_pv(SITE, name),
-        ):
-            pipe.expireat(key, expires)
+        also = [SITE] if kind is None else [SITE, kind]
+        for other in also:
+            pipe.pfadd(keys.visits_uv(other, name), *visitors)
+        for counted in (subject, *also):
+            pipe.incrby(keys.visits_pv(counted, name), views)
+            pipe.expireat(keys.visits_uv(counted, name), expires)
+            pipe.expireat(keys.visits_pv(counted, name), expires)
         written += 1
     pipe.execute()
     return written

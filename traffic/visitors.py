@@ -10,6 +10,7 @@ from typing import Any
 
 from toolkit.api.clients import client_ip
 
+from . import visits
 from .visits import Visitor
 
 _CLIENT_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
@@ -30,3 +31,11 @@ def visitor_of(request: Any, user_id: int | None) -> Visitor:
 
 def _hash(text: str) -> str:
     return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
+def count_page(request: Any, kind: str, user_id: int | None, shop_id: int | None = None) -> None:
+    """Count a view of a page of `kind` (traffic.visits.PAGE_KINDS) by the caller: a list
+    append, written by the visits flusher. A shop's page counts for the shop too. Apps
+    below this one in the layers call it through toolkit.api.pageviews."""
+    subject = visits.shop_subject(shop_id) if shop_id is not None else None
+    visits.record(subject, visitor_of(request, user_id), page=kind)

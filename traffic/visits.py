@@ -7,7 +7,7 @@ append, not a Redis round trip. The price: a process killed with SIGKILL
 loses at most one interval of statistics; a normal exit flushes. A batch whose
 write fails is dropped and logged, not retried: part of it may already have been
 applied, and counting views twice would be worse than missing a few. Every view
-counts for its subject and for the whole site. HyperLogLog keeps each day's UV
+counts for its subject, its page kind and the whole site. HyperLogLog keeps each day's UV
 in at most 12 KB with about 0.81% standard error.
 
 An anonymous visitor is whatever id its client sends, so a script could add thousands a
@@ -38,6 +38,8 @@ from . import keys
 log = logging.getLogger(__name__)
 
 SITE = "site"
+# The pages whose API reads count as views of the site (traffic.visitors.count_page).
+PAGE_KINDS = ("home", "shop", "note", "search", "feed")
 ANON_IDS_TTL = 2 * 24 * 60 * 60  # a day's set, kept past its day's end in every zone
 _ADMIT = lua(__file__, "visitors_admit.lua")
 
@@ -53,8 +55,10 @@ FLUSH_EARLY_AT = 10_000  # pending views that wake the flusher before its interv
 
 _lock = threading.Lock()
 _writing = threading.Lock()  # held by the one flush writing at a time
-# (day, subject) -> visitors, each with the address that bounds it (None: signed in)
-_pending: dict[tuple[str, str], list[Visitor]] = defaultdict(list)
+# (day, subject or None, page kind or None) -> visitors, each with the address that
+# bounds it (None: signed in)
+Pending = dict[tuple[str, str | None, str | None], list[Visitor]]
+_pending: Pending = defaultdict(list)
 _pending_count = 0
 _wake = threading.Event()
 _expiry_set: set[tuple[str, str]] = set()  # (day, subject) keys whose TTL this process set
@@ -82,6 +86,11 @@ def shop_subject(shop_id: int) -> str:
     return f"shop:{shop_id}"
 
 
+def page_subject(kind: str) -> str:
+    """The subject the views of one page kind (PAGE_KINDS) are counted under."""
+    return f"page:{kind}"
+
+
 def reset() -> None:
     """Flush what is buffered and forget which keys got their TTL (tests flush Redis
     between cases, so the keys are recreated and need it again)."""
@@ -89,13 +98,15 @@ def reset() -> None:
     _expiry_set.clear()
 
 
-def record(subject: str, visitor: Visitor) -> None:
-    """Count one view of `subject` (e.g. "shop:42") by `visitor`."""
+def record(subject: str | None, visitor: Visitor, *, page: str | None = None) -> None:
+    """Count one view of `subject` (e.g. "shop:42"; None for a page of no subject of its
+    own) by `visitor`, a view of the page kind `page` (one of PAGE_KINDS) when given, and
+    of the whole site."""
     global _pending_count
     _ensure_flusher()
     day = local_day()
     with _lock:
-        _pending[(day, subject)].append(visitor)
+        _pending[(day, subject, page)].append(visitor)
         _pending_count += 1
         if _pending_count >= FLUSH_EARLY_AT:
             _wake.set()
@@ -123,11 +134,17 @@ def _flush_pending() -> int:
     try:
         counted = _counted_as(batch)
         site: dict[str, list[str]] = defaultdict(list)
+        pages: dict[tuple[str, str], list[str]] = defaultdict(list)
         pipe = get_redis().pipeline(transaction=False)
-        for (day, subject), visitors in batch.items():
+        for (day, subject, page), visitors in batch.items():
             ids = [counted.get((day, v), v.id) for v in visitors]
-            _queue(pipe, subject, day, ids)
+            if subject is not None:
+                _queue(pipe, subject, day, ids)
+            if page is not None:
+                pages[(day, page_subject(page))] += ids
             site[day] += ids
+        for (day, subject), page_ids in pages.items():
+            _queue(pipe, subject, day, page_ids)
         for day, site_ids in site.items():
             _queue(pipe, SITE, day, site_ids)
         pipe.execute()
@@ -137,11 +154,11 @@ def _flush_pending() -> int:
     return count
 
 
-def _counted_as(batch: dict[tuple[str, str], list[Visitor]]) -> dict[tuple[str, Visitor], str]:
+def _counted_as(batch: Pending) -> dict[tuple[str, Visitor], str]:
     """The id each anonymous visitor of the batch counts as: its own, or its address's
     once the address has ANON_VISITORS_PER_ADDRESS others that day."""
     groups: dict[tuple[str, str], dict[Visitor, None]] = defaultdict(dict)  # ordered sets
-    for (day, _), visitors in batch.items():
+    for (day, _, _), visitors in batch.items():
         for visitor in visitors:
             if visitor.address is not None:
                 groups[(day, visitor.address)][visitor] = None

@@ -351,6 +351,8 @@ CELERY_BEAT_SCHEDULE = {
 # report, healthy?), each app's own.
 # Who is calling, for fast-path reads in apps that accounts depends on (toolkit.api.viewer).
 API_VIEWER = "accounts.tokens.touch_with"
+# Counts a page view for apps that traffic's layer holds as siblings (toolkit.api.pageviews).
+API_PAGE_VIEWS = "traffic.visitors.count_page"
 HEALTH_CHECKS = [
     "dianping.tasks.heartbeat_health",
     "vouchers.sale.drain.drain_health",

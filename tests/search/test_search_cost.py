@@ -83,9 +83,12 @@ def test_highlighting_a_note_costs_the_same_whatever_its_length() -> None:
 
 
 @pytest.mark.django_db
-def test_a_page_of_adversarial_notes_costs_the_same_work_whatever_their_length(api) -> None:
+def test_a_page_of_adversarial_notes_costs_the_same_work_whatever_their_length(
+    api, fake_clock
+) -> None:
     """The whole request, as an anonymous attacker sends it (page_size 50): the lines of
-    the project's own Python it runs do not grow with the notes' length."""
+    the project's own Python it runs do not grow with the notes' length. The clock stands
+    still: the page view's day is recomputed when a minute turns (traffic.visits)."""
     for _ in range(5):
         BlogFactory(title="a", content=_note("a", 4_968))  # at the note limit
         BlogFactory(title="b", content=_note("b", 19_968))  # four times as long

@@ -193,10 +193,14 @@ def test_write_a_blog_then_sign_in_and_see_the_calendar_mark(page: Page) -> None
     expect(page.get_by_role("heading", name="安静的茶馆")).to_be_visible()
 
     page.goto("/#/sign")
+    expect(page.locator("[data-count=month]")).to_have_text("0")
+    expect(page.locator("[data-count=total]")).to_have_text("0")
     page.get_by_role("button", name="今日签到").click()
 
     expect(page.get_by_role("status")).to_contain_text("签到成功！")
-    expect(page.locator(".stat")).to_have_text("1")
+    expect(page.locator(".stat:not([data-count])")).to_have_text("1")  # the streak
+    expect(page.locator("[data-count=month]")).to_have_text("1")
+    expect(page.locator("[data-count=total]")).to_have_text("1")
     expect(page.locator(".calendar .day.signed")).to_have_count(1)
     screenshot(page, "sign-in")
 

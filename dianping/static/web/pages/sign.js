@@ -1,4 +1,5 @@
-// The daily sign-in: today's button, the streak and the month's calendar.
+// The daily sign-in: today's button, the streak, the days signed this month and ever, and
+// the month's calendar.
 
 import { act } from "../lib/act.js";
 import { api, get } from "../lib/api.js";
@@ -22,6 +23,16 @@ export async function signPage() {
     streakLine.replaceChildren(before, streakEl, after);
   };
   showStreak(streak.streak);
+  // The counts as numbers beside their labels (no number inside a translated sentence).
+  const monthEl = h("span", { class: "stat", "data-count": "month" });
+  const totalEl = h("span", { class: "stat", "data-count": "total" });
+  const showCounts = (month, total) => {
+    monthEl.textContent = String(month);
+    totalEl.textContent = String(total);
+  };
+  showCounts(streak.month_count, streak.total);
+  const counts = h("p", { class: "sign-counts" },
+    gettext("Days signed this month:"), " ", monthEl, " · ", gettext("Days signed in all:"), " ", totalEl);
   const calendar = h("ol", { class: "calendar", "aria-label": fmt(gettext("Sign-ins in %(month)s"), { month: current.month }) });
   const status = h("p", { class: "message", role: "status" });
   function drawCalendar(signed) {
@@ -44,6 +55,9 @@ export async function signPage() {
   button.addEventListener("click", act(button, status, async () => {
     const result = await api("POST", "sign");
     showStreak(result.streak);
+    // The answer's month is the signed day's; it is this page's month unless the day
+    // turned while the page was open.
+    showCounts(result.date.startsWith(current.month) ? result.month_count : Number(monthEl.textContent), result.total);
     message(status, result.new ? gettext("Signed! Come back tomorrow to keep the streak.") : gettext("Already signed today."), true);
     button.textContent = gettext("Signed today");
     const day = Number(result.date.slice(8, 10)); // the server's day, "YYYY-MM-DD"
@@ -54,6 +68,6 @@ export async function signPage() {
     return true;
   }));
   const title = new Date(year, monthNumber - 1, 1).toLocaleString(document.documentElement.lang, { month: "long", year: "numeric" });
-  show(h("h1", {}, gettext("Daily sign-in")), streakLine, h("div", { class: "row" }, button), status,
+  show(h("h1", {}, gettext("Daily sign-in")), streakLine, counts, h("div", { class: "row" }, button), status,
     h("h2", {}, title), calendar);
 }
