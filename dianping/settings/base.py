@@ -357,6 +357,7 @@ METRICS_COLLECTORS = [
 # the task's intervals (decision 420).
 METRICS_PERIODIC_TASKS = {
     "notify-shop-sales": 10 * 60,  # every minute
+    "preheat-hot-shops": 20 * 60,  # every 5 minutes
     "compute-rankings": 3 * 60 * 60,  # every hour (computing only once a week)
 }
 # prometheus-client's multiprocess mode: every process of a host writes its counters to
@@ -428,6 +429,15 @@ SHOP_TYPE_CACHE_TTL = 24 * 60 * 60
 DEFAULT_CITY = env.str("DEFAULT_CITY", default="shanghai")
 CITY_CACHE_TTL = 24 * 60 * 60
 SHOP_BLOOM_CAPACITY = env.int("SHOP_BLOOM_CAPACITY", default=1_000_000)
+# Hot shops preheated by beat (shops/preheat.py, decisions 487-489): the most viewed of the
+# last day and every shop with a running sale (SHOP_PREHEAT_SOURCES: functions returning
+# shop ids, each app's own), stored fresh for SHOP_PREHEAT_TTL (longer than the interval, so
+# the next run refreshes an entry before it goes stale) and kept SHOP_PREHEAT_KEEP.
+SHOP_PREHEAT_INTERVAL = env.float("SHOP_PREHEAT_INTERVAL", default=5 * 60.0)
+SHOP_PREHEAT_TTL = 3 * SHOP_PREHEAT_INTERVAL
+SHOP_PREHEAT_KEEP = 24 * 60 * 60
+SHOP_PREHEAT_TOP = env.int("SHOP_PREHEAT_TOP", default=200)
+SHOP_PREHEAT_SOURCES = ["vouchers.selectors.shops_on_sale"]
 SHOP_NEARBY_RADIUS_M = 5000
 # "Guess you like" (recommendations/): how long a process keeps the popular shops near a
 # point (the fallback for a reader with no history; without a point, the chosen city's
@@ -628,6 +638,16 @@ CELERY_BEAT_SCHEDULE.update(
             "task": "notifications.tasks.notify_shop_sales",
             "schedule": 60.0,
             "options": {"expires": 55},
+        },
+    }
+)
+CELERY_BEAT_SCHEDULE.update(
+    {
+        # Shops preheated in the cache (decision 487).
+        "preheat-hot-shops": {
+            "task": "shops.tasks.preheat_hot_shops",
+            "schedule": SHOP_PREHEAT_INTERVAL,
+            "options": {"expires": SHOP_PREHEAT_INTERVAL - 5},
         },
     }
 )
