@@ -350,6 +350,7 @@ METRICS_COLLECTORS = [
     "dianping.metrics.periodic_task_metrics",
     "vouchers.sale.gauges.sale_metrics",
     "notifications.metrics.stream_metrics",
+    "shops.metrics.bloom_metrics",
 ]
 # Periodic tasks (beat entries) whose last success /metrics reports, each with the age of
 # that success (seconds) past which the alert calls it late, exported beside it: each task
@@ -429,6 +430,13 @@ SHOP_TYPE_CACHE_TTL = 24 * 60 * 60
 DEFAULT_CITY = env.str("DEFAULT_CITY", default="shanghai")
 CITY_CACHE_TTL = 24 * 60 * 60
 SHOP_BLOOM_CAPACITY = env.int("SHOP_BLOOM_CAPACITY", default=1_000_000)
+# The filter watched (decisions 490-492): `preheat-hot-shops` rebuilds it at SHOP_BLOOM_GROWTH
+# times its capacity once its estimated fill (ids / capacity) passes SHOP_BLOOM_REBUILD_FILL;
+# the alert DianpingBloomFalsePositives fires at half of SHOP_BLOOM_MAX_FALSE_POSITIVE_RATE
+# (its designed rate at full capacity is 0.001; at fill 1.5 about 0.01).
+SHOP_BLOOM_REBUILD_FILL = env.float("SHOP_BLOOM_REBUILD_FILL", default=0.8)
+SHOP_BLOOM_GROWTH = 2
+SHOP_BLOOM_MAX_FALSE_POSITIVE_RATE = env.float("SHOP_BLOOM_MAX_FALSE_POSITIVE_RATE", default=0.01)
 # Hot shops preheated by beat (shops/preheat.py, decisions 487-489): the most viewed of the
 # last day and every shop with a running sale (SHOP_PREHEAT_SOURCES: functions returning
 # shop ids, each app's own), stored fresh for SHOP_PREHEAT_TTL (longer than the interval, so
@@ -643,7 +651,8 @@ CELERY_BEAT_SCHEDULE.update(
 )
 CELERY_BEAT_SCHEDULE.update(
     {
-        # Shops preheated in the cache (decision 487).
+        # Shops preheated in the cache (decision 487); the same run watches the shop-id
+        # Bloom filter and rebuilds it larger when full (decision 490).
         "preheat-hot-shops": {
             "task": "shops.tasks.preheat_hot_shops",
             "schedule": SHOP_PREHEAT_INTERVAL,
