@@ -25,6 +25,8 @@ def shop_cache() -> CacheClient:
         null_ttl=settings.SHOP_CACHE_NULL_TTL,
         bloom=shop_bloom(),
         near_ttl=settings.SHOP_NEAR_CACHE_TTL,
+        logical_ttl=settings.SHOP_PREHEAT_TTL,
+        preheat_keep=settings.SHOP_PREHEAT_KEEP,
     )
 
 

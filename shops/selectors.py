@@ -33,6 +33,12 @@ class ShopView:
     replies: list[Any] = field(default_factory=list)  # to the caller's `reads`
 
 
+def shop_document_load(shop_id: int) -> dict[str, Any] | None:
+    """A shop's document from the database (what its cache entry holds), None if absent."""
+    shop = Shop.objects.filter(pk=shop_id).first()
+    return ShopDocumentSerializer(shop).data if shop else None
+
+
 def shop_detail(
     *, shop_id: int, token: str | None = None, reads: tokens.Reads | None = None
 ) -> ShopView:
@@ -43,8 +49,7 @@ def shop_detail(
     costs `reads` a second round trip (tokens.touch_with)."""
 
     def load() -> dict[str, Any] | None:
-        shop = Shop.objects.filter(pk=shop_id).first()
-        return ShopDocumentSerializer(shop).data if shop else None
+        return shop_document_load(shop_id)
 
     if not token:
         lookup = shop_cache().lookup(shop_id, load)

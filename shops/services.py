@@ -4,10 +4,12 @@ after the transaction commits: a rolled-back write touches no cache."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any, cast
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import ProtectedError
 from django.utils import timezone
@@ -36,6 +38,8 @@ from .errors import CityNotFound, Code, ShopNotFound
 from .models import City, Shop, ShopType
 from .scores import mean_x10
 from .signals import shop_moved
+
+log = logging.getLogger(__name__)
 
 _GEO_BATCH = 1000
 # Re-apply writes from this long before a rebuild began: covers transactions that
@@ -370,15 +374,36 @@ def _geo_prune(filled: set[Where]) -> None:
                     client.zrem(key, *gone)
 
 
-def shop_bloom_rebuild() -> int:
-    """Rebuild the Bloom filter of shop ids from the database; returns how many ids.
+def shop_bloom_rebuild(*, capacity: int | None = None) -> int:
+    """Rebuild the Bloom filter of shop ids from the database (at `capacity`, or the size
+    it has); returns how many ids.
 
-    Ids created while it runs would be lost with the swap, so they are added again
-    afterwards: without that, a brand-new shop would answer 404 until the next rebuild.
+    Writes from the rebuild's start land in both bitmaps and the scan starts after it, so
+    no id is missing at the switch (decision 490); the ids written shortly before are
+    added again afterwards all the same, as cheap insurance.
     """
     started = timezone.now()
     ids = Shop.objects.order_by("id").values_list("id", flat=True).iterator(chunk_size=10_000)
-    count = shop_bloom().rebuild(str(i) for i in ids)
+    count = shop_bloom().rebuild((str(i) for i in ids), capacity=capacity)
     recent = Shop.objects.filter(updated_at__gte=started - _CATCH_UP_MARGIN)
     shop_bloom().add(str(i) for i in recent.values_list("id", flat=True))
     return count
+
+
+def shop_bloom_watch() -> dict[str, int]:
+    """Rebuild the shop-id Bloom filter at SHOP_BLOOM_GROWTH times its capacity (at
+    least enough for its ids at half fill) once its estimated fill passes
+    SHOP_BLOOM_REBUILD_FILL, before its false-positive rate climbs (decision 491); drop
+    stray old bitmaps. For the beat job `preheat-hot-shops`."""
+    bloom = shop_bloom()
+    stats = bloom.stats()
+    rebuilt = 0
+    if stats.fill >= settings.SHOP_BLOOM_REBUILD_FILL:
+        count = Shop.objects.count()
+        capacity = max(stats.capacity * settings.SHOP_BLOOM_GROWTH, 2 * count, 1)
+        shop_bloom_rebuild(capacity=int(capacity))
+        log.warning(
+            "shop Bloom filter rebuilt at capacity %d (fill was %.2f)", capacity, stats.fill
+        )
+        rebuilt = 1
+    return {"bloom_rebuilt": rebuilt, "bloom_strays": bloom.drop_strays()}

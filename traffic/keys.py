@@ -20,3 +20,9 @@ def visitor_ids(day: str, address: str) -> str:
 def visits_pv(subject: str, day: str) -> str:
     """Counter of page views of `subject` on a local day (YYYYMMDD in TIME_ZONE)."""
     return f"pv:{subject}:{day}"
+
+
+def visits_ranking(kind: str, day: str) -> str:
+    """Sorted set of the subjects of one kind ("shop") by page views on a local day
+    (member: the id after "<kind>:"), for "most viewed" (shops/preheat.py)."""
+    return f"pv:rank:{kind}:{day}"

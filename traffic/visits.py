@@ -24,7 +24,7 @@ import os
 import threading
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 
 from django.conf import settings
 from django.utils import timezone
@@ -51,6 +51,7 @@ class Visitor:
 
 
 RETENTION_SECONDS = 400 * 24 * 60 * 60  # a year of history plus a margin for comparisons
+RANKING_RETENTION_SECONDS = 3 * 24 * 60 * 60  # "most viewed" reads two days' rankings
 FLUSH_EARLY_AT = 10_000  # pending views that wake the flusher before its interval
 
 _lock = threading.Lock()
@@ -182,10 +183,31 @@ def _queue(pipe, subject: str, day: str, visitors: list[str]) -> None:
     uv, pv = keys.visits_uv(subject, day), keys.visits_pv(subject, day)
     pipe.pfadd(uv, *set(visitors))
     pipe.incrby(pv, len(visitors))
+    kind, _, member = subject.partition(":")
+    if member:  # "shop:42": also ranked among the day's shops, for `most_viewed`
+        pipe.zincrby(keys.visits_ranking(kind, day), len(visitors), member)
     if (day, subject) not in _expiry_set:  # once per key per process per hour is enough
         pipe.expire(uv, RETENTION_SECONDS)
         pipe.expire(pv, RETENTION_SECONDS)
+        if member:
+            pipe.expire(keys.visits_ranking(kind, day), RANKING_RETENTION_SECONDS)
         _expiry_set.add((day, subject))
+
+
+def most_viewed(kind: str, *, limit: int) -> list[int]:
+    """Ids of the `limit` subjects of `kind` with the most page views in the last day:
+    today's so far plus yesterday's (two days' rankings, each read to twice `limit`:
+    enough for the sum's top unless the two days disagree wildly)."""
+    today = timezone.localdate(clock.now())
+    days = [local_day(today), local_day(today - timedelta(days=1))]
+    pipe = get_redis().pipeline(transaction=False)
+    for day in days:
+        pipe.zrevrange(keys.visits_ranking(kind, day), 0, 2 * limit - 1, withscores=True)
+    views: dict[int, float] = defaultdict(float)
+    for ranking in pipe.execute():
+        for member, score in ranking:
+            views[int(member)] += score
+    return sorted(views, key=lambda i: (-views[i], i))[:limit]
 
 
 def _forget_expiries_hourly() -> None:

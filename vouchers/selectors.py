@@ -64,6 +64,12 @@ def _status_is(status: str, now: datetime) -> Q:
     return live & (~seckill | Q(begin_time__lte=now, end_time__gt=now))
 
 
+def shops_on_sale() -> list[int]:
+    """Ids of the shops with a flash sale running now (preheated: settings.SHOP_PREHEAT_SOURCES)."""
+    running = _status_is(Voucher.Status.ACTIVE, clock.now()) & Q(type=Voucher.Kind.SECKILL)
+    return list(Voucher.objects.filter(running).values_list("shop_id", flat=True).distinct())
+
+
 ORDER_STATUSES = [status.value for status in VoucherOrder.Status]
 
 

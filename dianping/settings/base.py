@@ -369,6 +369,7 @@ METRICS_COLLECTORS = [
     "dianping.metrics.periodic_task_metrics",
     "vouchers.sale.gauges.sale_metrics",
     "notifications.metrics.stream_metrics",
+    "shops.metrics.bloom_metrics",
 ]
 # Periodic tasks (beat entries) whose last success /metrics reports, each with the age of
 # that success (seconds) past which the alert calls it late, exported beside it: each task
@@ -376,6 +377,7 @@ METRICS_COLLECTORS = [
 # the task's intervals (decision 420).
 METRICS_PERIODIC_TASKS = {
     "notify-shop-sales": 10 * 60,  # every minute
+    "preheat-hot-shops": 20 * 60,  # every 5 minutes
     "compute-rankings": 3 * 60 * 60,  # every hour (computing only once a week)
 }
 # prometheus-client's multiprocess mode: every process of a host writes its counters to
@@ -447,6 +449,22 @@ SHOP_TYPE_CACHE_TTL = 24 * 60 * 60
 DEFAULT_CITY = env.str("DEFAULT_CITY", default="shanghai")
 CITY_CACHE_TTL = 24 * 60 * 60
 SHOP_BLOOM_CAPACITY = env.int("SHOP_BLOOM_CAPACITY", default=1_000_000)
+# The filter watched (decisions 490-492): `preheat-hot-shops` rebuilds it at SHOP_BLOOM_GROWTH
+# times its capacity once its estimated fill (ids / capacity) passes SHOP_BLOOM_REBUILD_FILL;
+# the alert DianpingBloomFalsePositives fires at half of SHOP_BLOOM_MAX_FALSE_POSITIVE_RATE
+# (its designed rate at full capacity is 0.001; at fill 1.5 about 0.01).
+SHOP_BLOOM_REBUILD_FILL = env.float("SHOP_BLOOM_REBUILD_FILL", default=0.8)
+SHOP_BLOOM_GROWTH = 2
+SHOP_BLOOM_MAX_FALSE_POSITIVE_RATE = env.float("SHOP_BLOOM_MAX_FALSE_POSITIVE_RATE", default=0.01)
+# Hot shops preheated by beat (shops/preheat.py, decisions 487-489): the most viewed of the
+# last day and every shop with a running sale (SHOP_PREHEAT_SOURCES: functions returning
+# shop ids, each app's own), stored fresh for SHOP_PREHEAT_TTL (longer than the interval, so
+# the next run refreshes an entry before it goes stale) and kept SHOP_PREHEAT_KEEP.
+SHOP_PREHEAT_INTERVAL = env.float("SHOP_PREHEAT_INTERVAL", default=5 * 60.0)
+SHOP_PREHEAT_TTL = 3 * SHOP_PREHEAT_INTERVAL
+SHOP_PREHEAT_KEEP = 24 * 60 * 60
+SHOP_PREHEAT_TOP = env.int("SHOP_PREHEAT_TOP", default=200)
+SHOP_PREHEAT_SOURCES = ["vouchers.selectors.shops_on_sale"]
 SHOP_NEARBY_RADIUS_M = 5000
 # "Guess you like" (recommendations/): how long a process keeps the popular shops near a
 # point (the fallback for a reader with no history; without a point, the chosen city's
@@ -653,6 +671,17 @@ CELERY_BEAT_SCHEDULE.update(
             "task": "notifications.tasks.notify_shop_sales",
             "schedule": 60.0,
             "options": {"expires": 55},
+        },
+    }
+)
+CELERY_BEAT_SCHEDULE.update(
+    {
+        # Shops preheated in the cache (decision 487); the same run watches the shop-id
+        # Bloom filter and rebuilds it larger when full (decision 490).
+        "preheat-hot-shops": {
+            "task": "shops.tasks.preheat_hot_shops",
+            "schedule": SHOP_PREHEAT_INTERVAL,
+            "options": {"expires": SHOP_PREHEAT_INTERVAL - 5},
         },
     }
 )

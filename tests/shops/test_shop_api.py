@@ -460,12 +460,12 @@ def test_bloom_rebuild_keeps_a_shop_created_while_it_ran(monkeypatch) -> None:
     real_rebuild = BloomFilter.rebuild
     created = []
 
-    def rebuild_with_a_concurrent_create(self, items):
+    def rebuild_with_a_concurrent_create(self, items, **options):
         items = list(items)  # the rebuild has read the table...
         # ...when a staff user adds a shop: its bit goes to the old filter, which the
         # rebuild is about to replace.
         created.append(services.shop_save(shop=ShopFactory.build(type=ShopTypeFactory())))
-        return real_rebuild(self, items)
+        return real_rebuild(self, items, **options)
 
     monkeypatch.setattr(BloomFilter, "rebuild", rebuild_with_a_concurrent_create)
 

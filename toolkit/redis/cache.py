@@ -6,7 +6,9 @@
 - breakdown (hot key rebuild): on a miss only the holder of a per-key lock runs
   the loader; the others poll the cache briefly and then read what it wrote;
 - logical expiry: for preheated keys that never expire physically, a stale value
-  is served at once while exactly one background rebuild refreshes it;
+  is served at once while exactly one background rebuild refreshes it; `preheat`
+  does the same for an ordinary entry (a logical expiry in a 9-byte header of the
+  same string, so the hit path keeps its single GET: decision 487);
 - optionally, a near cache (nearcache.py) keeps hits in process memory, kept
   fresh by Redis key-tracking invalidations, so a hot hit costs no round trip;
 - Redis unreachable: `lookup` (without piggybacked commands) and `lookup_many` answer
@@ -46,6 +48,10 @@ from .scripts import lua
 log = logging.getLogger(__name__)
 
 NULL = b""  # the null marker: valid JSON is never empty
+# A preheated entry: this byte (valid JSON never starts with it), the logical expiry in
+# Unix milliseconds as 8 big-endian bytes, then the JSON (decision 487).
+PREHEATED = b"\x00"
+_HEADER = 9
 Loader = Callable[[], Any]
 Piggyback = Callable[[redis.client.Pipeline], None]
 # Reads a key through a client, or queues the read on a pipeline (a pipeline is a client).
@@ -109,8 +115,12 @@ class CacheClient:
         rebuild_wait: float = 2.0,
         bloom: BloomFilter | None = None,
         near_ttl: float = 0,
+        logical_ttl: float = 0,
+        preheat_keep: float = 0,
     ) -> None:
         self.namespace = namespace
+        # Preheated entries (`preheat`): fresh this long, physically kept this long.
+        self.logical_ttl, self.preheat_keep = logical_ttl, preheat_keep
         self.ttl, self.jitter, self.null_ttl = ttl, jitter, null_ttl
         self.rebuild_wait = rebuild_wait
         self.bloom = bloom
@@ -166,6 +176,8 @@ class CacheClient:
             raw = self._rebuild(key, loader, read=_read_plain, store=self._store_unless_evicted)
         else:
             self.hits.inc()
+            if raw[:1] == PREHEATED:
+                raw = self._preheated(key, raw, loader)
             if self.near is not None:
                 self.near.put(key, raw, token)
         return Lookup(None if raw == NULL else raw, extra)
@@ -205,6 +217,8 @@ class CacheClient:
             if raw is None:
                 missing.append(ident)
                 continue
+            if raw[:1] == PREHEATED:
+                raw = self._preheated(key, raw, _one_of(loader, ident))
             found[ident] = None if raw == NULL else raw
             if self.near is not None:
                 self.near.put(key, raw, token)
@@ -301,10 +315,12 @@ class CacheClient:
                         store(key, raw, version)
                 finally:
                     lock.release()  # owner-checked: never frees a lock we lost
+                raw = _body(raw)
                 return None if raw == NULL else raw
             time.sleep(_POLL_INTERVAL)
             raw = read(get_redis(), key)
             if raw is not None:
+                raw = _body(raw)
                 return None if raw == NULL else raw
             if time.monotonic() >= deadline:
                 log.warning("cache rebuild of %s timed out; loading without caching", key)
@@ -323,6 +339,48 @@ class CacheClient:
     def _decoded(value: Any) -> bytes | None:
         """A loaded value as `lookup_many` hands entries back: JSON bytes, None if absent."""
         return None if value is None else encode(value)
+
+    # --- preheated entries: logical expiry in the plain entry -----------------------
+
+    def preheat(self, ident: object, loader: Loader) -> bool:
+        """Load `ident` and store it as a preheated entry: fresh for `logical_ttl`, kept
+        physically for `preheat_keep` (a shop that stops being hot goes in the end), and
+        served even stale, refreshed behind the key's lock (`_preheated`). Not stored if
+        an eviction happened during the load; returns whether it stored."""
+        key = self.key(ident)
+        version, _ = _read_with_version(key, _read_plain)
+        return self._store_preheated(key, self._load(loader), version)
+
+    def _store_preheated(self, key: str, raw: bytes, version: bytes) -> bool:
+        expire_ms = int((clock.now_seconds() + self.logical_ttl) * 1000)
+        wrapped = PREHEATED + expire_ms.to_bytes(8, "big") + raw
+        ttl = self.null_ttl if raw == NULL else self.preheat_keep
+        args = [version, "plain", wrapped, _milliseconds(ttl), 0]
+        return bool(_STORE([key, keys.cache_version(key)], args))
+
+    def _preheated(self, key: str, wrapped: bytes, loader: Loader) -> bytes:
+        """The JSON of a preheated entry; past its logical expiry, whoever takes the key's
+        lock schedules one background refresh and everyone is served the stale value."""
+        expire_at = int.from_bytes(wrapped[1:_HEADER], "big") / 1000
+        if expire_at <= clock.now_seconds():
+            lock = RedisLock(keys.cache_lock(key), ttl=_LOCK_TTL)
+            if lock.acquire():
+                # Re-check under the lock: a refresh may have landed since our read.
+                version, fresh = _read_with_version(key, _read_plain)
+                if fresh is not None and _expiry(fresh) > clock.now_seconds():
+                    lock.release()
+                else:
+                    _rebuild_pool().submit(self._refresh_preheated, key, loader, lock, version)
+        return wrapped[_HEADER:]
+
+    def _refresh_preheated(self, key: str, loader: Loader, lock: RedisLock, version: bytes) -> None:
+        try:
+            self._store_preheated(key, self._load(loader), version)
+        except Exception:
+            log.exception("background refresh of %s failed; the stale value stays", key)
+        finally:
+            lock.release()
+            connections.close_all()  # this pool thread's own DB connections
 
     # --- logical expiry ---------------------------------------------------------------
 
@@ -380,6 +438,21 @@ class CacheClient:
         finally:
             lock.release()
             connections.close_all()  # this pool thread's own DB connections
+
+
+def _body(raw: bytes) -> bytes:
+    """A stored entry's JSON (or null marker), without a preheated entry's header."""
+    return raw[_HEADER:] if raw[:1] == PREHEATED else raw
+
+
+def _expiry(raw: bytes) -> float:
+    """A stored entry's logical expiry (Unix seconds); 0 for an entry not preheated."""
+    return int.from_bytes(raw[1:_HEADER], "big") / 1000 if raw[:1] == PREHEATED else 0.0
+
+
+def _one_of(loader: Callable[[list[Any]], dict[Any, Any]], ident: Any) -> Loader:
+    """A one-entry loader from a many-entry one (for a refresh of one stale entry)."""
+    return lambda: loader([ident]).get(ident)
 
 
 def _read_plain(client: redis.Redis, key: str) -> Any:

@@ -104,8 +104,22 @@ def cache_version(cache_key: str) -> str:
 
 
 def bloom(name: str) -> str:
-    """Bitmap of a Bloom filter; its rebuild key shares the hash tag for an atomic RENAME."""
+    """Bitmap of a Bloom filter (its generation 0); every key of the filter shares its
+    hash tag, so a switch is one MULTI on one slot."""
     return f"bloom:{{{name}}}"
+
+
+def bloom_generation(bloom_key: str, generation: int) -> str:
+    """Bitmap of a Bloom filter's `generation` (0: the filter's own key), built by a
+    rebuild beside the current one (decision 490)."""
+    return bloom_key if generation == 0 else f"{bloom_key}:g{generation}"
+
+
+def bloom_pointer(bloom_key: str) -> str:
+    """Hash naming a Bloom filter's generations, "<generation>:<capacity>": `current`
+    (what readers check; absent: generation 0 at the configured capacity) and, during a
+    rebuild, `building` (what writes reach too)."""
+    return f"{bloom_key}:pointer"
 
 
 def delay_queue(name: str, part: str) -> str:

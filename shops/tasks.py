@@ -1,0 +1,18 @@
+"""The shops' periodic work (beat entries in settings.CELERY_BEAT_SCHEDULE)."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from toolkit.periodic import task_succeeded
+
+from . import preheat, services
+
+
+@shared_task(ignore_result=True)
+def preheat_hot_shops() -> dict[str, int]:
+    """Preheat the hot shops, then watch the shop-id Bloom filter (rebuilt larger when
+    full); records its success for /metrics."""
+    done = {"preheated": preheat.shops_preheat(), **services.shop_bloom_watch()}
+    task_succeeded("preheat-hot-shops")
+    return done
