@@ -179,7 +179,8 @@ def test_the_endpoint_answers_a_png_and_stores_only_an_hmac(guarded, redis_clien
     assert body["image"].startswith(prefix)
     assert base64.b64decode(body["image"][len(prefix) :])[:8] == b"\x89PNG\r\n\x1a\n"
     stored = redis_client.get(_open_key(guarded, user)).decode()
-    assert len(stored) == 64 and body["id"] not in stored  # a hex HMAC, not the answer
+    assert len(stored) == 64
+    assert body["id"] not in stored
     assert 0 < redis_client.ttl(_open_key(guarded, user)) <= body["expires_in"]
     answers = [str(n) for n in range(200)]
     digests = {challenge.challenge_digest(guarded.id, body["id"], a): a for a in answers}
@@ -213,7 +214,8 @@ def test_a_bucketed_sale_checks_the_challenge_in_the_buyers_home_bucket(
 ) -> None:
     sale = start_sale(stock=10, buckets=2, challenge=True)
     window = seckill.sale_window(sale.id)
-    assert window is not None and len(window.shards) == 2
+    assert window is not None
+    assert len(window.shards) == 2
     users = [UserFactory() for _ in range(4)]
 
     statuses = [_grab(client_for(u), sale.id, _issued(u, sale)).status_code for u in users]
@@ -263,5 +265,24 @@ def test_many_buyers_with_valid_challenges_never_oversell(fake_clock, redis_clie
     assert set(statuses) <= {200, 409}
     assert redis_client.get(shard.stock_key(sale.id)) == b"0"
     orders = VoucherOrder.objects.filter(voucher=sale)
-    assert orders.count() == 20 and orders.values("user").distinct().count() == 20
+    assert orders.count() == 20
+    assert orders.values("user").distinct().count() == 20
     assert Voucher.objects.get(pk=sale.pk).stock == 0
+
+
+@pytest.mark.django_db(transaction=True)  # the write's after-commit eviction runs
+def test_staff_turn_the_challenge_on_in_the_admin_and_the_api(admin_client, staff_api) -> None:
+    from tests.factories import VoucherFactory
+
+    sale = VoucherFactory()  # a sale starting in an hour
+    user_api = client_for(UserFactory())
+    page = admin_client.get(f"/admin/vouchers/voucher/{sale.id}/change/")
+    assert page.status_code == 200
+    assert b'name="challenge"' in page.content
+    assert user_api.get(f"/api/vouchers/{sale.id}/challenge").status_code == 409
+
+    patched = staff_api.patch(f"/api/vouchers/{sale.id}", {"challenge": True}, format="json")
+
+    assert patched.status_code == 200
+    assert patched.json()["challenge"] is True
+    assert user_api.get(f"/api/vouchers/{sale.id}/challenge").status_code == 200
