@@ -71,7 +71,7 @@ print(" ".join(map(str, Blog.objects.values_list("id", flat=True))))
 
 SALES = """
 from datetime import timedelta
-from dianping import clock
+from toolkit import clock
 from shops.models import Shop
 from vouchers import services
 shop = Shop.objects.order_by("id").first()

@@ -1,6 +1,7 @@
 """The flash sale under load: POST /api/vouchers/{id}/seckill against the bare-view
-baseline, the Redis ceiling (redis-benchmark EVALSHA of seckill.lua), the drain
-rate into the database and the accept-to-persist lag.
+baseline, the same with the sale's challenge on (decision 500), the Redis ceiling
+(redis-benchmark EVALSHA of seckill.lua), the drain rate into the database and the
+accept-to-persist lag.
 
     DATABASE_URL=mysql://... .venv/bin/python bench/seckill.py [--duration 10s] [--tokens 20000]
 
@@ -77,15 +78,16 @@ def metrics_agree(url: str, env: dict[str, str], voucher_id: int) -> tuple[bool,
     return agree, f"{sold} orders {verb} {scraped:.0f} on /metrics, {admin} on the admin's page"
 
 
-def make_sale(env: dict[str, str], stock: int) -> int:
+def make_sale(env: dict[str, str], stock: int, challenge: bool = False) -> int:
     return int(
         django(
-            "from datetime import timedelta; from dianping import clock; "
+            "from datetime import timedelta; from toolkit import clock; "
             "from shops.models import Shop; from vouchers import services; "
             "v = services.voucher_create(data={'shop': Shop.objects.first(), 'title': 'bench', "
             "'pay_value': 1, 'actual_value': 2, 'type': 'seckill', "
             f"'stock': {stock}, 'begin_time': clock.now() - timedelta(minutes=1), "
-            "'end_time': clock.now() + timedelta(days=1)}); print(v.id)",
+            f"'end_time': clock.now() + timedelta(days=1), 'challenge': {challenge}}}); "
+            "print(v.id)",
             env,
         )
     )
@@ -106,6 +108,7 @@ bench_keys = seckill.SaleKeys(
     orders_key=keys.seckill_orders(s), pending_key=keys.seckill_pending(s),
     counter_key=keys.seckill_id_counter(s, "bench"),
     funnel_key=keys.seckill_funnel(s, "bench"), live_key=keys.seckill_live(s),
+    challenge_key=keys.seckill_challenge(s, s, "bench"),
 )
 print(json.dumps({{
     "stock_keys": {{str(v): shard.stock_key(v) for v in {voucher_ids!r}}},
@@ -117,7 +120,7 @@ print(json.dumps({{
         user="__rand_int__", voucher=s, now=now, begin_at=now - 60, end_at=now + 3600,
         shard=s, shard_bits=4, id_epoch=ids.ID_EPOCH, counter_ttl=60,
         funnel_capacity=10**15, funnel_leak_per_ms="1", now_ms=now * 1000,
-        charge_funnel="1", token_ttl=0,
+        charge_funnel="1", token_ttl=0, challenge_digest="",
     )],
 }}))
 """
@@ -303,6 +306,9 @@ def main() -> None:
     # server of its own, with a replica of the bench Redis confirming every order.
     none_sales = [make_sale(env, stock=SALE_STOCK) for _ in range(args.rounds)]
     replica_sales = [make_sale(env, stock=SALE_STOCK) for _ in range(args.rounds)]
+    # The same rounds' sale with its challenge on, each buyer answering once (the answers
+    # issued just before each run by `issue_challenges`, the bench's own door to them).
+    challenge_sales = [make_sale(env, stock=SALE_STOCK, challenge=True) for _ in range(args.rounds)]
     warm_sale = make_sale(env, stock=SALE_STOCK)  # the warm-up's, so no round starts cold
     lag_sale = make_sale(env, stock=SALE_STOCK)
     # The latency runs' sales: a fresh one per share, so every first attempt is a buyer's.
@@ -310,6 +316,7 @@ def main() -> None:
     every_sale = [
         warm_sale,
         *round_sales,
+        *challenge_sales,
         *none_sales,
         *replica_sales,
         *paced_sales.values(),
@@ -363,9 +370,19 @@ def main() -> None:
         buy(warm_sale, duration="3s")
         redis_cli("config", "resetstat")
         redis_cli("config", "set", "appendfsync", "always")  # SECKILL_DURABILITY=fsync
-        rounds, none_rounds = [], []
-        for voucher_id, none_sale in zip(round_sales, none_sales, strict=True):
+        rounds, none_rounds, challenge_rounds = [], [], []
+        for voucher_id, none_sale, challenge_sale in zip(
+            round_sales, none_sales, challenge_sales, strict=True
+        ):
             rounds.append((ping_at("/api/ping"), ping_at("/api/ping/redis"), buy(voucher_id)))
+            answers = Path(tempfile.mkdtemp()) / "challenges.txt"
+            manage(
+                "issue_challenges",
+                *("--voucher", str(challenge_sale), "--tokens", str(tokens)),
+                *("--out", str(answers)),
+                env=env,
+            )
+            challenge_rounds.append(buy(challenge_sale, CHALLENGES_FILE=str(answers))[0])
             redis_cli("config", "set", "appendfsync", "everysec")  # SECKILL_DURABILITY=none
             none_rounds.append(buy(none_sale)[0])
             redis_cli("config", "set", "appendfsync", "always")
@@ -374,6 +391,7 @@ def main() -> None:
         floor = median_result([floor for _, floor, _ in rounds])
         alone = median_result([sale for _, _, (sale, _) in rounds])
         alone_none = median_result(none_rounds)
+        alone_challenge = median_result(challenge_rounds)
         accepted = sum(units for _, _, (_, units) in rounds)
         # Latency at a share of the sale's peak: the bare view and the sale offered the
         # same rate.
@@ -511,6 +529,13 @@ def main() -> None:
             f"Redis floor), p50 {result.p50_ms:.2f} ms, "
             f"p99 {result.p99_ms:.2f} ms |"
         )
+    print(
+        f"| the same, the sale's challenge on (each buyer answers once) | "
+        f"{alone_challenge.requests_per_second:.0f} req/s "
+        f"(**{alone_challenge.requests_per_second / alone.requests_per_second:.2f}** x the "
+        f"sale without it, {alone_challenge.requests_per_second / base.requests_per_second:.2f}"
+        f" x baseline), p50 {alone_challenge.p50_ms:.2f} ms, p99 {alone_challenge.p99_ms:.2f} ms |"
+    )
     total = int(alone.requests_per_second * float(args.duration.rstrip("s"))) * args.rounds
     print(
         f"| accepted / rejected (409, 429), sale alone | {accepted} / ~{max(total - accepted, 0)} |"

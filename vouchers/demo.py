@@ -1,6 +1,6 @@
 """Demo vouchers for `seed_demo`: everyday cash vouchers, one of each discount type at the
-first demo shop, a flash sale on now and one starting soon; and a flash sale on now in the
-second city (decision 398)."""
+first demo shop, a flash sale on now (the biggest, with a challenge before the grab) and
+one starting soon; and a flash sale on now in the second city (decision 398)."""
 
 from __future__ import annotations
 
@@ -85,7 +85,8 @@ def seed_vouchers() -> dict[str, int]:
     sales = Voucher.objects.filter(type=Voucher.Kind.SECKILL, shop__city=shops[0].city_id)
     sales = sales.exclude(status=Voucher.Status.VOID)
     if not sales.filter(begin_time__lte=now, end_time__gt=now).exists():
-        _sale(shops[0], begin=now - timedelta(minutes=1), stock=100)
+        # The demo's biggest sale asks a challenge before the grab (decision 500).
+        _sale(shops[0], begin=now - timedelta(minutes=1), stock=100, challenge=True)
     later_shop = shops[1 % len(shops)]
     if not sales.filter(shop=later_shop, title=SALE_TITLE, end_time__gt=now).exists():
         _sale(later_shop, begin=now + timedelta(minutes=10), stock=50)
@@ -117,7 +118,9 @@ def _second_city_sale(now) -> None:
         _sale(shop, begin=now - timedelta(minutes=1), stock=60, title=CITY_SALE_TITLE)
 
 
-def _sale(shop: Shop, *, begin, stock: int, title: str = SALE_TITLE) -> Voucher:
+def _sale(
+    shop: Shop, *, begin, stock: int, title: str = SALE_TITLE, challenge: bool = False
+) -> Voucher:
     return services.voucher_create(
         data={
             "shop": shop,
@@ -131,5 +134,6 @@ def _sale(shop: Shop, *, begin, stock: int, title: str = SALE_TITLE) -> Voucher:
             "begin_time": begin,
             "end_time": begin + timedelta(days=1),
             "valid_days": 30,
+            "challenge": challenge,
         }
     )

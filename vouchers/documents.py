@@ -32,6 +32,7 @@ VOUCHER_COLUMNS = (
     "stock",
     "begin_time",
     "end_time",
+    "challenge",
 )
 _VOUCHER_TIMES = ("begin_time", "end_time")
 ORDER_TIMES = ("created_at", "paid_at", "expires_at", "used_at", "cancelled_at", "refunded_at")

@@ -20,6 +20,11 @@ class Code(StrEnum):
     LIMIT_REACHED = "limit_reached"
     NOT_A_SALE = "not_a_sale"  # a normal voucher's seckill: claim it instead
     SALE_ONLY = "sale_only"  # a flash sale's claim: grab it in its sale instead
+    CHALLENGE_OFF = "challenge_off"  # a challenge asked of a sale that needs none
+    # 403: a sale's challenge before the grab (vouchers/sale/challenge.py)
+    CHALLENGE_REQUIRED = "challenge_required"  # the sale needs one; the grab sent none
+    CHALLENGE_EXPIRED = "challenge_expired"  # none open: never fetched, expired or used
+    CHALLENGE_WRONG = "challenge_wrong"  # a wrong answer (or another sale's or user's)
     # 409: operators' writes
     SALE_STARTED = "sale_started"
     SALE_ACTIVE = "sale_active"

@@ -83,3 +83,14 @@ def seckill_funnel(shard: int, user_id: int) -> str:
 def seckill_funnel_prefix(shard: int) -> str:
     """What the seckill script completes with the user id it reads from a token."""
     return f"seckill:{{s{shard}}}:funnel:"
+
+
+def seckill_challenge(shard: int, voucher_id: int, user_id: int) -> str:
+    """A user's open challenge for one sale: the HMAC of its id and answer (challenge.py),
+    in the user's home bucket's slot so the seckill script checks and deletes it."""
+    return f"{seckill_challenge_prefix(shard, voucher_id)}{user_id}"
+
+
+def seckill_challenge_prefix(shard: int, voucher_id: int) -> str:
+    """What the seckill script completes with the user id it reads from a token."""
+    return f"seckill:{{s{shard}}}:challenge:{voucher_id}:"

@@ -36,6 +36,13 @@ BUCKET_MOVES = Counter(
     ["voucher"],
 )
 
+CHALLENGES = Counter(
+    "dianping_seckill_challenges",
+    "Flash-sale challenges by voucher and outcome: issued, passed, and the failures "
+    "missing (none sent), expired (none open: expired, used or never fetched), wrong.",
+    ["voucher", "outcome"],
+)
+
 OTHER = "other"  # a voucher id that is no flash sale: never a label of its own
 
 # The drain's accept-to-persist lag buckets, in ms: the drain counts into them (in the
@@ -65,3 +72,9 @@ def drain_counters(shard: int) -> tuple[Any, Any, Any]:
         DRAIN_ORDERS.labels(label, "dead_lettered"),
         DRAIN_BATCH.labels(label),
     )
+
+
+@cache
+def challenge_counter(voucher: int, outcome: str) -> Any:
+    """The counter child of one (sale, challenge outcome)."""
+    return CHALLENGES.labels(str(voucher), outcome)

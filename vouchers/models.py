@@ -101,6 +101,14 @@ class Voucher(models.Model):
         editable=False,
         help_text=_("The shards a flash sale's stock is split across (vouchers/sale/buckets.py)."),
     )
+    # A flash sale whose grab needs the answer to a short challenge first (decision 500).
+    challenge = models.BooleanField(
+        _("challenge before the grab"),
+        default=False,
+        help_text=_(
+            "Buyers answer a short arithmetic picture before they grab (slows scripts down)."
+        ),
+    )
     # Kept by the update_activity_status job; reads use status_at(), so it is never stale.
     status = models.CharField(
         _("status"), max_length=16, choices=Status.choices, default=Status.PENDING

@@ -53,6 +53,7 @@ class VoucherSerializer(serializers.ModelSerializer):
             "stock",
             "begin_time",
             "end_time",
+            "challenge",
             "status",
         ]
         read_only_fields = fields
@@ -161,6 +162,7 @@ class VoucherWriteSerializer(fields.StrictModelSerializer):
             "begin_time",
             "end_time",
             "valid_days",
+            "challenge",
             "buckets",
         ]
 
@@ -199,6 +201,25 @@ class VoucherWriteSerializer(fields.StrictModelSerializer):
             return {}
         names = ["type", "begin_time", "end_time", "stock", "per_user_limit", *DISCOUNT_FIELDS]
         return {name: getattr(voucher, name) for name in names}
+
+
+class ChallengeSerializer(serializers.Serializer):
+    """A sale's challenge: answer the question in `image` in the grab's `challenge`."""
+
+    id = serializers.CharField(help_text="The challenge's id, sent back with the answer.")
+    image = serializers.CharField(help_text="The question, a PNG as a data URL.")
+    expires_in = serializers.IntegerField(help_text="Seconds it can be answered in.")
+
+
+class ChallengeAnswerSerializer(serializers.Serializer):
+    id = serializers.CharField(max_length=64)
+    answer = serializers.CharField(max_length=16, help_text="The number the picture asks for.")
+
+
+class SeckillRequestSerializer(serializers.Serializer):
+    """A grab's body: empty, or the answer to the sale's challenge when it has one."""
+
+    challenge = ChallengeAnswerSerializer(required=False)
 
 
 class OrderIdSerializer(serializers.Serializer):

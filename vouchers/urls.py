@@ -36,6 +36,11 @@ urlpatterns = [
         name="voucher-claim",
     ),
     path(
+        "vouchers/<id:voucher_id>/challenge",
+        VoucherViewSet.as_view({"get": "challenge"}),
+        name="voucher-challenge",
+    ),
+    path(
         "vouchers/<id:voucher_id>/void",
         VoucherViewSet.as_view({"post": "void"}),
         name="voucher-void",

@@ -3,6 +3,7 @@ the flash sale's fast path, claims, orders, coupons at checkout, and redemptions
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -29,22 +30,24 @@ from toolkit.api.queries import query_params
 from toolkit.api.schema import PAGE_PARAMETERS, api_errors, paged
 from toolkit.api.scroll import ScrollQuerySerializer, scroll_page
 from toolkit.api.throttles import WriteLimited
-from toolkit.errors import Forbidden, NotAuthenticated
+from toolkit.errors import Forbidden, InvalidInput, NotAuthenticated
 from toolkit.validation import parse_iso_date
 
 from . import selectors, services
 from .coupons import checkout, claims, redemptions, refunds
 from .coupons import selectors as coupon_selectors
 from .coupons import services as coupon_services
-from .sale import seckill, stock
+from .sale import challenge, seckill, stock
 from .sale.shard import sale_has_own_redis
 from .serializers import (
     ActivitiesQuerySerializer,
+    ChallengeSerializer,
     MyVouchersPageSerializer,
     MyVouchersQuerySerializer,
     OrderDetailSerializer,
     OrderIdSerializer,
     RedemptionCreateSerializer,
+    SeckillRequestSerializer,
     ShopOrderCreateSerializer,
     ShopOrderSerializer,
     ShopOrdersPageSerializer,
@@ -77,7 +80,7 @@ class VoucherViewSet(WriteLimited, viewsets.ViewSet):
     def get_permissions(self):
         if self.action in self.STAFF_ACTIONS:
             return [IsStaff()]
-        if self.action == "claim":
+        if self.action in ("claim", "challenge"):
             return [IsAuthenticated()]
         return []
 
@@ -144,6 +147,17 @@ class VoucherViewSet(WriteLimited, viewsets.ViewSet):
         voucher (grab it in its sale)."""
         order = claims.voucher_claim(user_id=authenticated_id(request), voucher_id=voucher_id)
         return Response({"order_id": str(order.id)}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses=ChallengeSerializer)
+    @api_errors(404, 409)  # no such sale; not_a_sale, ended, challenge_off
+    def challenge(self, request: Request, voucher_id: int) -> Response:
+        """A new challenge for the caller in a sale that asks one before the grab (fetch
+        it before the sale opens): an arithmetic question as a PNG data URL, answered
+        once in the grab's `challenge` within `expires_in` seconds. Replaces the caller's
+        open one. 409 `challenge_off` for a sale that needs none, `not_a_sale`, `ended`."""
+        issued = challenge.challenge_issue(user_id=authenticated_id(request), voucher_id=voucher_id)
+        body = {"id": issued.id, "image": issued.data_url(), "expires_in": issued.expires_in}
+        return Response(body, headers={"Cache-Control": "no-store"})
 
 
 class OrderViewSet(viewsets.ViewSet):
@@ -305,22 +319,49 @@ class RedemptionViewSet(WriteLimited, viewsets.ViewSet):
 
 
 @fast_path("POST", "create", permission_classes=[IsAuthenticated])
-@extend_schema(request=None, responses={200: OrderIdSerializer})
-@api_errors(409, 429, 503)  # the sale's verdicts; the funnel or admission; no stock
+@extend_schema(request=SeckillRequestSerializer, responses={200: OrderIdSerializer})
+@api_errors(400, 403, 409, 429, 503)  # the body; the challenge; the sale's verdicts; ...
 def seckill_view(request: HttpRequest, voucher_id: int) -> HttpResponse:
     """Grab one unit of a flash sale: 200 with the order id, or 409 not_started /
     ended / sold_out / duplicate_order (`not_a_sale` for a normal voucher: claim it);
     429 (Retry-After) when the per-user funnel (5 at once, then 2 a second) is full,
-    or when more grabs arrive than the server lets through to the sale at once."""
+    or when more grabs arrive than the server lets through to the sale at once.
+    A sale with a challenge (its `challenge` is true) needs `challenge` {id, answer}
+    from `GET /api/vouchers/{id}/challenge`: 403 `challenge_required` without it,
+    `challenge_expired` when none is open (expired, used, never fetched),
+    `challenge_wrong` for a wrong answer; each is answered once, and a refusal sells
+    nothing."""
     # Without DRF's per-request machinery: one EVALSHA refreshes the token (as the DRF
     # authentication does) and decides the sale, funnel limit included.
     token = tokens.bearer_token(request.META.get("HTTP_AUTHORIZATION", ""))
     if token is None:
         raise NotAuthenticated()
-    order_id = seckill.voucher_seckill_by_token(token=token, voucher_id=voucher_id)
+    order_id = seckill.voucher_seckill_by_token(
+        token=token, voucher_id=voucher_id, challenge=_challenge_answer(request)
+    )
     # Every accepted grab answers through this line, so the body is written as bytes
     # instead of going through JsonResponse's encoder.
     return HttpResponse(b'{"order_id": "%d"}' % order_id, content_type="application/json")
+
+
+def _challenge_answer(request: HttpRequest) -> seckill.Answer | None:
+    """The grab's `challenge` {id, answer}, if its body has one (most grabs have none:
+    no body, nothing parsed)."""
+    if not request.body:
+        return None
+    try:
+        data = json.loads(request.body)
+    except ValueError:
+        raise InvalidInput(gettext("The request body is not valid JSON.")) from None
+    sent = data.get("challenge") if isinstance(data, dict) else None
+    if sent is None:
+        return None
+    if not isinstance(sent, dict):
+        raise InvalidInput(gettext("`challenge` needs an id and an answer."))
+    challenge_id, answer = sent.get("id"), sent.get("answer")
+    if not isinstance(challenge_id, str) or not isinstance(answer, (str, int)):
+        raise InvalidInput(gettext("`challenge` needs an id and an answer."))
+    return challenge_id[:64], str(answer)[:16]
 
 
 def _activities(request: HttpRequest) -> HttpResponse:

@@ -544,6 +544,8 @@ CELERY_BEAT_SCHEDULE.update(
 # Per user (per shard): a burst of 5 attempts, then 2 a second; checked inside the sale script.
 SECKILL_FUNNEL_CAPACITY = 5
 SECKILL_FUNNEL_PER_SECOND = 2.0
+# A sale's challenge (vouchers/sale/challenge.py): how long a fetched one can be answered.
+SECKILL_CHALLENGE_TTL = 180
 SECKILL_SOLD_OUT_FLAG_TTL = 1.0  # seconds a process remembers "sold out" before asking Redis
 # Admission before Redis (vouchers/sale/admission.py): grabs a second each web process lets
 # through to the sale script per voucher, after a burst (0: one second of the rate); the

@@ -16,6 +16,7 @@ from toolkit import clock, runtime
 from toolkit.errors import (
     Conflict,
     DomainError,
+    Forbidden,
     NotAuthenticated,
     NotFound,
     RateLimited,
@@ -26,10 +27,11 @@ from toolkit.redis.scripts import FUNNEL_LIB, lua
 
 from .. import keys
 from ..errors import Code
-from ..metrics import OTHER, verdict_counter
+from ..metrics import OTHER, challenge_counter, verdict_counter
 from ..models import Voucher
 from ..sale_orders import SALE_REDIS, shard_bits
 from . import admission, buckets, durability, shard, stock
+from .challenge import challenge_digest
 from .shard import LIVE_LIB
 from .window import SaleWindow, sale_window
 
@@ -46,6 +48,7 @@ class SaleKeys(NamedTuple):
     counter_key: str
     funnel_key: str  # token mode: the funnel keys' prefix, completed with the token's user
     live_key: str
+    challenge_key: str  # token mode: the prefix, completed with the token's user
 
 
 class SaleArgs(NamedTuple):
@@ -63,6 +66,7 @@ class SaleArgs(NamedTuple):
     now_ms: int
     charge_funnel: str
     token_ttl: int
+    challenge_digest: str  # "" when no challenge is checked (challenge.py)
 
 
 class Verdict(IntEnum):
@@ -76,6 +80,8 @@ class Verdict(IntEnum):
     THROTTLED = -7
     UNKNOWN_TOKEN = -8
     UNVERIFIED = -9
+    CHALLENGE_EXPIRED = -10
+    CHALLENGE_WRONG = -11
 
 
 # The verdicts that refuse this buyer now, and the 409 each answers.
@@ -86,6 +92,26 @@ _CONFLICTS = {
     ),
     Verdict.NOT_STARTED: (gettext_lazy("The sale has not started yet."), Code.NOT_STARTED),
     Verdict.ENDED: (gettext_lazy("The sale has ended."), Code.ENDED),
+}
+
+# The challenge's refusals (403): nothing was sold, and the challenge is used up.
+_CHALLENGE_REFUSALS = {
+    Verdict.CHALLENGE_EXPIRED: (
+        gettext_lazy("Your challenge has expired or was used: get a new one."),
+        Code.CHALLENGE_EXPIRED,
+    ),
+    Verdict.CHALLENGE_WRONG: (
+        gettext_lazy("Wrong answer to the challenge: try a new one."),
+        Code.CHALLENGE_WRONG,
+    ),
+}
+# The verdicts the script returns before it looks at the challenge.
+_BEFORE_CHALLENGE = {
+    Verdict.UNKNOWN_TOKEN,
+    Verdict.UNVERIFIED,
+    Verdict.THROTTLED,
+    Verdict.NOT_STARTED,
+    Verdict.ENDED,
 }
 
 # Each verdict's label in dianping_seckill_requests_total (vouchers/metrics.py).
@@ -106,18 +132,39 @@ runtime.register(
 )
 
 
-def voucher_seckill(*, user_id: int, voucher_id: int) -> int:
+# A grab's answer to the sale's challenge: (challenge id, answer), as the client sent them.
+Answer = tuple[str, str]
+
+
+def voucher_seckill(*, user_id: int, voucher_id: int, challenge: Answer | None = None) -> int:
     """Buy one unit for `user_id`; returns the new order id. Raises the sale's verdicts."""
     window = _open_window(voucher_id)
+    digest = _challenge_digest(window, voucher_id, challenge)
     admission.seckill_admit(voucher_id=voucher_id)
-    return _buy(voucher_id, window, user_id)
+    return _buy(voucher_id, window, user_id, digest)
 
 
-def _buy(voucher_id: int, window: SaleWindow, user_id: int) -> int:
+def _challenge_digest(window: SaleWindow, voucher_id: int, challenge: Answer | None) -> str:
+    """What the script compares with the user's open challenge ("" for a sale without
+    one); 403 `challenge_required` when the sale needs one and the grab sent none."""
+    if not window.challenge:
+        return ""
+    if challenge is None:
+        challenge_counter(voucher_id, "missing").inc()
+        verdict_counter(voucher_id, "challenge_missing").inc()
+        raise Forbidden(
+            gettext("This sale needs the answer to its challenge."),
+            code=Code.CHALLENGE_REQUIRED,
+        )
+    return challenge_digest(voucher_id, *challenge)
+
+
+def _buy(voucher_id: int, window: SaleWindow, user_id: int, digest: str = "") -> int:
     """The sale by user id, in the buyer's home bucket; an empty home bucket of a sale in
-    several is refilled from the others (buckets.py) before "sold out" is answered."""
+    several is refilled from the others (buckets.py) before "sold out" is answered. The
+    challenge is checked (and used) by the first call only."""
     home = buckets.home_shard(window.shards, user_id)
-    verdict = _run(voucher_id, window, home, user_id=user_id)
+    verdict = _run(voucher_id, window, home, user_id=user_id, challenge=digest)
     everywhere = True  # whether "sold out" was seen in every bucket
     for _ in window.shards[1:]:  # one refill per other bucket at most: the bound
         if verdict[0] != Verdict.SOLD_OUT:
@@ -132,7 +179,9 @@ def _buy(voucher_id: int, window: SaleWindow, user_id: int) -> int:
     return _decide(verdict, voucher_id, window, home, everywhere=everywhere)
 
 
-def voucher_seckill_by_token(*, token: str, voucher_id: int) -> int:
+def voucher_seckill_by_token(
+    *, token: str, voucher_id: int, challenge: Answer | None = None
+) -> int:
     """`voucher_seckill` for the caller holding a login token, in one round trip: the
     script refreshes the token and reads its user (NotAuthenticated if it is unknown).
     On a Redis Cluster the token lives in another slot than the sale, and with
@@ -140,6 +189,7 @@ def voucher_seckill_by_token(*, token: str, voucher_id: int) -> int:
     the sale by user id."""
     try:
         window = _open_window(voucher_id)
+        digest = _challenge_digest(window, voucher_id, challenge)
     except DomainError:
         _authenticate(token)  # the refresh every request owes, and 401 before 404/409
         raise
@@ -147,9 +197,10 @@ def voucher_seckill_by_token(*, token: str, voucher_id: int) -> int:
     # touches no Redis, its token's refresh included (decision 301).
     admission.seckill_admit(voucher_id=voucher_id)
     if settings.REDIS_CLUSTER or shard.sale_has_own_redis() or len(window.shards) > 1:
-        return _buy(voucher_id, window, _authenticate(token))
+        return _buy(voucher_id, window, _authenticate(token), digest)
     (home,) = window.shards
-    return _decide(_run(voucher_id, window, home, token=token), voucher_id, window, home)
+    verdict = _run(voucher_id, window, home, token=token, challenge=digest)
+    return _decide(verdict, voucher_id, window, home)
 
 
 def _authenticate(token: str) -> int:
@@ -202,6 +253,9 @@ def _decide(
         raise Conflict(gettext("Sold out."), code=Code.SOLD_OUT)
     if code == Verdict.THROTTLED:
         raise RateLimited(verdict[1] / 1000, gettext("Too many attempts; slow down."))
+    if code in _CHALLENGE_REFUSALS:
+        message, error_code = _CHALLENGE_REFUSALS[Verdict(code)]
+        raise Forbidden(message, code=error_code)
     if code in _CONFLICTS:
         message, error_code = _CONFLICTS[Verdict(code)]
         raise Conflict(message, code=error_code)
@@ -221,9 +275,10 @@ def _run(
     user_id: int | None = None,
     token: str | None = None,
     charge_funnel: bool = True,
+    challenge: str = "",
 ) -> list[int]:
     """One EVALSHA of seckill.lua on one bucket, for a known user or (token mode) a
-    token's user."""
+    token's user; `challenge` the HMAC of the grab's answer when the sale checks one."""
     now_ms = clock.now_ms()
     now = now_ms // 1000
     stock_key, buyers_key, orders_key, pending_key = _sale_keys(shard_no, voucher_id)
@@ -240,6 +295,11 @@ def _run(
                 else keys.seckill_funnel(shard_no, user_id or 0)
             ),
             live_key=keys.seckill_live(shard_no),
+            challenge_key=(
+                keys.seckill_challenge_prefix(shard_no, voucher_id)
+                if token
+                else keys.seckill_challenge(shard_no, voucher_id, user_id or 0)
+            ),
         )
     )
     if token:
@@ -259,13 +319,19 @@ def _run(
         now_ms=now_ms,
         charge_funnel="1" if charge_funnel else "0",
         token_ttl=settings.AUTH_TOKEN_TTL,
+        challenge_digest=challenge,
     )
     if durability.mode() != durability.REPLICA:
-        return [int(part) for part in _SECKILL.run_direct(script_keys, args)]
+        verdict = [int(part) for part in _SECKILL.run_direct(script_keys, args)]
+        if challenge:
+            _count_challenge(voucher_id, verdict[0])
+        return verdict
     reply, replicas = _SECKILL.run_then_wait(
         script_keys, args, replicas=1, timeout_ms=settings.SECKILL_REPLICA_WAIT_MS
     )
     verdict = [int(part) for part in reply]
+    if challenge:
+        _count_challenge(voucher_id, verdict[0])
     if verdict[0] == Verdict.OK and replicas < 1:
         # Accepted, but only on a master that may yet die: never a 200 we cannot keep.
         verdict_counter(voucher_id, "unconfirmed").inc()
@@ -273,6 +339,16 @@ def _run(
             gettext("Your order could not be confirmed yet: check my vouchers before trying again.")
         )
     return verdict
+
+
+def _count_challenge(voucher_id: int, code: int) -> None:
+    """A checked challenge's outcome (one the script did not reach is not counted)."""
+    if code == Verdict.CHALLENGE_EXPIRED:
+        challenge_counter(voucher_id, "expired").inc()
+    elif code == Verdict.CHALLENGE_WRONG:
+        challenge_counter(voucher_id, "wrong").inc()
+    elif code not in _BEFORE_CHALLENGE:
+        challenge_counter(voucher_id, "passed").inc()
 
 
 @functools.lru_cache(maxsize=4096)

@@ -30,6 +30,7 @@ class SaleWindow:
     begin: int  # Unix seconds; 0 when unset
     end: int
     shards: tuple[int, ...]  # its buckets' shards, its own first
+    challenge: bool = False  # a grab needs a challenge's answer (challenge.py)
 
 
 def _cached(voucher: Voucher) -> dict[str, Any]:
@@ -40,10 +41,11 @@ def _cached(voucher: Voucher) -> dict[str, Any]:
         "begin": int(voucher.begin_time.timestamp()) if voucher.begin_time else 0,
         "end": int(voucher.end_time.timestamp()) if voucher.end_time else 0,
         "shards": list(placement(voucher.id, voucher.sale_shards)),
+        "challenge": voucher.challenge,
     }
 
 
-_COLUMNS = ("id", "type", "status", "begin_time", "end_time", "sale_shards")
+_COLUMNS = ("id", "type", "status", "begin_time", "end_time", "sale_shards", "challenge")
 
 
 def sale_window(voucher_id: int) -> SaleWindow | None:
@@ -82,5 +84,10 @@ def _parse_window(raw: bytes) -> SaleWindow:
     cache hands back the same bytes for every request."""
     fields = json.loads(raw)
     return SaleWindow(
-        fields["seckill"], fields["void"], fields["begin"], fields["end"], tuple(fields["shards"])
+        fields["seckill"],
+        fields["void"],
+        fields["begin"],
+        fields["end"],
+        tuple(fields["shards"]),
+        fields.get("challenge", False),  # a window cached before the field existed: off
     )

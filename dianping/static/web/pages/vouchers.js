@@ -2,7 +2,7 @@
 // save either), what a coupon takes off, and the "remind me" toggle of an upcoming sale.
 
 import { act } from "../lib/act.js";
-import { api } from "../lib/api.js";
+import { ApiError, api } from "../lib/api.js";
 import { h, message } from "../lib/dom.js";
 import { fmt, money, when } from "../lib/format.js";
 import { saveToggle } from "../lib/save.js";
@@ -47,11 +47,15 @@ export function watchToggle(voucherId, initially) {
   return h("div", { class: "row" }, button, status);
 }
 
-function countdown(el, beginIso, done) {
+const PREFETCH_S = 30; // a sale's challenge is fetched this long before it opens
+
+function countdown(el, beginIso, done, soon) {
+  let warned = false;
   const tick = () => {
     const left = Math.max(0, Math.round((new Date(beginIso) - Date.now()) / 1000));
     el.textContent = fmt(gettext("Starts in %(h)sh %(m)sm %(s)ss"),
       { h: Math.floor(left / 3600), m: Math.floor(left / 60) % 60, s: left % 60 });
+    if (soon && !warned && left <= PREFETCH_S) { warned = true; soon(); }
     if (left === 0) { clearInterval(timer); done(); }
   };
   const timer = setInterval(() => (el.isConnected ? tick() : clearInterval(timer)), 1000);
@@ -72,9 +76,27 @@ export function voucherCard(voucher) {
   let left = voucher.remaining ?? voucher.stock;
   const stock = h("span", {}, leftText(left));
   const grab = h("button", { type: "button" }, gettext("Grab"));
+  const challenge = voucher.challenge ? challengeBox(voucher.id) : null;
   grab.addEventListener("click", act(grab, status, async () => {
     if (needLogin()) return;
-    const result = await api("POST", `vouchers/${voucher.id}/seckill`);
+    if (challenge && !challenge.ready()) {
+      // The question first: shown now, answered before the grab is sent.
+      await challenge.load();
+      message(status, gettext("Answer the question in the picture, then press Grab."));
+      return;
+    }
+    let result;
+    try {
+      result = await api("POST", `vouchers/${voucher.id}/seckill`, challenge ? { challenge: challenge.answer() } : undefined);
+    } catch (error) {
+      if (!(challenge && error instanceof ApiError && String(error.code).startsWith("challenge_"))) throw error;
+      await challenge.load(); // each question is answered once: a new one to try again
+      message(status, error.code === "challenge_wrong"
+        ? gettext("Wrong answer: here is a new question.")
+        : gettext("That question has expired: here is a new one."));
+      return;
+    }
+    if (challenge) challenge.done();
     const next = fmt(gettext("Got it! Order %(order)s. Pay for it in My vouchers."), { order: result.order_id });
     status.replaceChildren(`${next} `, h("a", { href: `#/orders/${result.order_id}` }, gettext("Pay now")));
     status.className = "message ok";
@@ -86,14 +108,42 @@ export function voucherCard(voucher) {
   if (voucher.status === "pending") {
     const clock = h("p", { class: "muted" });
     grab.disabled = true;
-    countdown(clock, voucher.begin_time, () => { grab.disabled = false; });
+    const soon = challenge ? () => { if (session.token) challenge.load().catch(() => {}); } : null;
+    countdown(clock, voucher.begin_time, () => { grab.disabled = false; }, soon);
     card.append(clock);
   } else if (voucher.status !== "active") {
     grab.disabled = true;
     message(status, gettext("This sale has ended."));
   }
+  if (challenge) card.append(challenge.box);
   card.append(h("div", { class: "row" }, grab), status);
   return card;
+}
+
+function challengeBox(voucherId) {
+  // A sale's challenge: its question as a picture and a field for the answer, hidden
+  // until fetched (when Grab is first pressed, or shortly before the sale opens).
+  const img = h("img", { class: "challenge-image", alt: gettext("Challenge question"), width: 180, height: 56 });
+  const input = h("input", { type: "text", inputmode: "numeric", autocomplete: "off", size: 6, "aria-label": gettext("Your answer") });
+  const another = h("button", { type: "button", class: "link" }, gettext("Another question"));
+  const box = h("div", { class: "row challenge", hidden: true }, img, input, another);
+  let current = null;
+  const load = async () => {
+    const data = await api("GET", `vouchers/${voucherId}/challenge`);
+    current = data.id;
+    img.src = data.image;
+    input.value = "";
+    box.hidden = false;
+    input.focus();
+  };
+  another.addEventListener("click", () => { load().catch(() => {}); });
+  return {
+    box,
+    load,
+    ready: () => current !== null && input.value.trim() !== "",
+    answer: () => { const sent = { id: current, answer: input.value.trim() }; current = null; return sent; },
+    done: () => { box.hidden = true; },
+  };
 }
 
 function claimable(card, voucher, status) {
