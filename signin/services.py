@@ -45,7 +45,9 @@ def sign(*, user_id: int, day: date | None = None) -> dict[str, Any]:
         keys.sign_daily_counts(bucket),
         keys.sign_total(bucket, user_id),
     ]
-    new, month_count, total = _SIGN(script_keys, [day.day - 1, day.strftime("%Y%m%d")])
+    new, month_count, total, had_total = _SIGN(script_keys, [day.day - 1, day.strftime("%Y%m%d")])
+    if not had_total:  # kept only since decision 494, or lost: the bitmaps say (once)
+        total = recount_total(user_id=user_id, upto=day)
     return {
         "date": day.isoformat(),
         "signed": True,
@@ -85,7 +87,12 @@ def streak(*, user_id: int, today_: date | None = None) -> Streak:
             pipe.bitfield(key).get(f"u{days}", 0).execute()
         replies = pipe.execute()
         if first:
-            month_count, total = int(replies[0]), int(replies[1] or 0)
+            month_count = int(replies[0])
+            total = (
+                int(replies[1])
+                if replies[1] is not None
+                else recount_total(user_id=user_id, upto=day)
+            )
             replies = replies[2:]
         for (_, days), (bits,) in zip(batch, replies, strict=True):
             if signed_today is None:  # this month, read up to today: today is the low bit
@@ -107,17 +114,20 @@ def month_days(*, user_id: int, month: date) -> list[int]:
     return [d for d in range(1, days + 1) if bits >> (days - d) & 1]
 
 
-def recount_total(*, user_id: int) -> int:
-    """Set a user's all-time total to the bits of their month bitmaps (the repair, should
-    the counter ever be lost or wrong: the bitmaps are the record, never expired). Finds
-    the months with a SCAN of the user's keys: for `recount_signins`, never a request."""
+def recount_total(*, user_id: int, upto: date | None = None) -> int:
+    """Set a user's all-time total to the bits of their month bitmaps, in one script (the
+    bitmaps are the record, never expired): the first read or sign-in of a user whose
+    total is missing (kept since decision 494, or lost), and `recount_signins`. The
+    months are every one from SIGN_FIRST_MONTH to the month after `upto` (today), so no
+    SCAN is needed and a sign-in landing in a new month meanwhile is never left out
+    (`upto`: a later day than today, as tests sign)."""
     bucket = bucket_of(user_id)
-    client = get_redis()
-    any_month = keys.sign_month(bucket, user_id, "[0-9]" * 6)  # a SCAN pattern
-    months = sorted(
-        name.decode() if isinstance(name, bytes) else name
-        for name in client.scan_iter(match=any_month, count=1000)
-    )
+    months = [
+        keys.sign_month(bucket, user_id, _month(month))
+        for month in _months_between(
+            settings.SIGN_FIRST_MONTH, _next_month(max(upto or today(), today()))
+        )
+    ]
     return int(_RECOUNT([keys.sign_total(bucket, user_id), *months], []))
 
 
@@ -153,3 +163,16 @@ def _trailing_ones(bits: int, width: int) -> int:
 
 def _month(day: date) -> str:
     return day.strftime("%Y%m")
+
+
+def _next_month(day: date) -> date:
+    return (day.replace(day=1) + timedelta(days=32)).replace(day=1)
+
+
+def _months_between(first: date, last: date) -> list[date]:
+    """The first day of every month from `first`'s to `last`'s, both included."""
+    months, cursor = [], first.replace(day=1)
+    while cursor <= last:
+        months.append(cursor)
+        cursor = _next_month(cursor)
+    return months

@@ -184,6 +184,8 @@ def _queue(pipe, subject: str, day: str, visitors: list[str]) -> None:
     pipe.pfadd(uv, *set(visitors))
     pipe.incrby(pv, len(visitors))
     kind, _, member = subject.partition(":")
+    if kind == "page":  # "page:home": a kind of page, not an object to rank
+        member = ""
     if member:  # "shop:42": also ranked among the day's shops, for `most_viewed`
         pipe.zincrby(keys.visits_ranking(kind, day), len(visitors), member)
     if (day, subject) not in _expiry_set:  # once per key per process per hour is enough

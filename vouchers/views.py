@@ -4,6 +4,7 @@ the flash sale's fast path, claims, orders, coupons at checkout, and redemptions
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -75,7 +76,7 @@ def _staff_views(vouchers: list[Any]) -> list[dict[str, Any]]:
 
 class VoucherViewSet(WriteLimited, viewsets.ViewSet):
     STAFF_ACTIONS = ("create", "list", "retrieve", "partial_update", "destroy", "void")
-    write_limits = {"claim": "claim_user"}
+    write_limits = {"claim": "claim_user", "challenge": "challenge_user"}  # a picture each
 
     def get_permissions(self):
         if self.action in self.STAFF_ACTIONS:
@@ -149,12 +150,13 @@ class VoucherViewSet(WriteLimited, viewsets.ViewSet):
         return Response({"order_id": str(order.id)}, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses=ChallengeSerializer)
-    @api_errors(404, 409)  # no such sale; not_a_sale, ended, challenge_off
+    @api_errors(404, 409, 429)  # no such sale; not_a_sale, ended, challenge_off; fetched too often
     def challenge(self, request: Request, voucher_id: int) -> Response:
         """A new challenge for the caller in a sale that asks one before the grab (fetch
         it before the sale opens): an arithmetic question as a PNG data URL, answered
         once in the grab's `challenge` within `expires_in` seconds. Replaces the caller's
-        open one. 409 `challenge_off` for a sale that needs none, `not_a_sale`, `ended`."""
+        open one. 409 `challenge_off` for a sale that needs none, `not_a_sale`, `ended`;
+        429 past the caller's fetches a minute (each draws a picture)."""
         issued = challenge.challenge_issue(user_id=authenticated_id(request), voucher_id=voucher_id)
         body = {"id": issued.id, "image": issued.data_url(), "expires_in": issued.expires_in}
         return Response(body, headers={"Cache-Control": "no-store"})
@@ -359,9 +361,13 @@ def _challenge_answer(request: HttpRequest) -> seckill.Answer | None:
     if not isinstance(sent, dict):
         raise InvalidInput(gettext("`challenge` needs an id and an answer."))
     challenge_id, answer = sent.get("id"), sent.get("answer")
-    if not isinstance(challenge_id, str) or not isinstance(answer, (str, int)):
+    # A whole number, as a number or as typed (JSON true reads "True": refused).
+    if not isinstance(challenge_id, str) or not _ANSWER.fullmatch(str(answer)):
         raise InvalidInput(gettext("`challenge` needs an id and an answer."))
-    return challenge_id[:64], str(answer)[:16]
+    return challenge_id[:64], str(int(str(answer)))  # "07", " 7" and 7 are the same answer
+
+
+_ANSWER = re.compile(r"\s*[+-]?\d{1,6}\s*")
 
 
 def _activities(request: HttpRequest) -> HttpResponse:

@@ -6,6 +6,7 @@ The table of variables lives in README.md; defaults suit a laptop.
 from __future__ import annotations
 
 import copy
+import datetime
 from pathlib import Path
 from typing import Any
 
@@ -257,6 +258,7 @@ REST_FRAMEWORK = {
         "profile_user": env.str("THROTTLE_PROFILE_USER", default="30/hour"),
         "report_user": env.str("THROTTLE_REPORT_USER", default="20/hour"),
         "claim_user": env.str("THROTTLE_CLAIM_USER", default="20/minute"),
+        "challenge_user": env.str("THROTTLE_CHALLENGE_USER", default="20/minute"),
         "checkout_user": env.str("THROTTLE_CHECKOUT_USER", default="20/minute"),
         "redeem_user": env.str("THROTTLE_REDEEM_USER", default="60/minute"),
         "upload_user": env.str("THROTTLE_UPLOAD_USER", default="60/hour"),
@@ -690,6 +692,8 @@ CELERY_BEAT_SCHEDULE.update(
 
 # --- Sign-in and statistics ---------------------------------------------------------
 SIGN_STREAK_MAX_MONTHS = 36  # how far back a streak is counted (bounded work per read)
+# No sign-in bitmap is older than this month: a total is recounted from here (decision 494).
+SIGN_FIRST_MONTH = datetime.date(2020, 1, 1)
 STATS_MAX_DAYS = 92  # widest UV/PV window one request may merge
 
 # --- Merchants -------------------------------------------------------------------------

@@ -82,7 +82,8 @@ def test_a_lost_total_is_recounted_from_the_bitmaps(user, redis_client, fake_clo
     redis_client.delete(keys.sign_total(bucket_of(user.id), user.id))
     redis_client.set(keys.sign_total(bucket_of(other.id), other.id), 40)  # drifted
     _at(fake_clock, 2026, 1, 2)
-    assert services.streak(user_id=user.id).total == 0
+    assert services.streak(user_id=user.id).total == 3  # a missing total: recounted at once
+    assert client_for(other).get("/api/sign/streak").json()["total"] == 40  # drifted, unseen
 
     call_command("recount_signins")
 
@@ -90,3 +91,19 @@ def test_a_lost_total_is_recounted_from_the_bitmaps(user, redis_client, fake_clo
     assert client_for(other).get("/api/sign/streak").json()["total"] == 1
     services.sign(user_id=user.id, day=date(2026, 1, 3))  # counting goes on from there
     assert services.streak(user_id=user.id, today_=date(2026, 1, 3)).total == 4
+
+
+@pytest.mark.django_db
+def test_a_user_who_signed_before_totals_were_kept_gets_them_all_on_the_next_sign_in(
+    user, redis_client
+) -> None:
+    """Totals began with decision 494: a user with months of bitmaps and no counter is not
+    started at 1 but counted from the bitmaps, once; counting then goes on by one."""
+    for day in (date(2024, 2, 29), date(2025, 11, 30), date(2026, 1, 1)):
+        services.sign(user_id=user.id, day=day)
+    redis_client.delete(keys.sign_total(bucket_of(user.id), user.id))  # as before 494
+
+    answer = services.sign(user_id=user.id, day=date(2026, 1, 2))
+
+    assert (answer["new"], answer["total"]) == (True, 4)
+    assert services.sign(user_id=user.id, day=date(2026, 1, 3))["total"] == 5

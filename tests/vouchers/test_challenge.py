@@ -286,3 +286,45 @@ def test_staff_turn_the_challenge_on_in_the_admin_and_the_api(admin_client, staf
     assert patched.status_code == 200
     assert patched.json()["challenge"] is True
     assert user_api.get(f"/api/vouchers/{sale.id}/challenge").status_code == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("typed", ["{answer}", " {answer} ", "0{answer}", "+{answer}", "int"])
+def test_an_answer_is_the_number_however_it_is_typed(guarded, redis_client, typed) -> None:
+    user = UserFactory()
+    issued = _issued(user, guarded)
+    sent = int(issued["answer"]) if typed == "int" else typed.format(answer=issued["answer"])
+
+    response = _grab(client_for(user), guarded.id, {"id": issued["id"], "answer": sent})
+
+    assert response.status_code == 200, response.json()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("sent", [True, None, 7.5, "seven", "1234567", [7]])
+def test_an_answer_that_is_no_whole_number_is_400_and_keeps_the_challenge(
+    guarded, redis_client, sent
+) -> None:
+    user = UserFactory()
+    issued = _issued(user, guarded)
+
+    response = _grab(client_for(user), guarded.id, {"id": issued["id"], "answer": sent})
+
+    assert response.status_code == 400, response.json()
+    assert redis_client.exists(_open_key(guarded, user))  # not used up: nothing was checked
+    _nothing_sold(redis_client, guarded)
+
+
+@pytest.mark.django_db
+def test_fetching_challenges_is_limited_per_user(guarded, settings) -> None:
+    """Each fetch draws a picture and replaces the open challenge: past the user's rate
+    a fetch is 429 and draws nothing."""
+    user = UserFactory()
+    api = client_for(user)
+    rate = int(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["challenge_user"].split("/")[0])
+
+    answers = [
+        api.get(f"/api/vouchers/{guarded.id}/challenge").status_code for _ in range(rate + 1)
+    ]
+
+    assert answers == [200] * rate + [429]

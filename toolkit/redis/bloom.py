@@ -31,6 +31,7 @@ from toolkit import runtime
 from . import keys
 from .client import get_redis
 from .lock import RedisLock
+from .outage import OUTAGE_ERRORS
 
 _ERROR_RATE = 0.001
 _REBUILD_LOCK_TTL = 30 * 60  # seconds: far longer than a fill of millions of ids
@@ -105,12 +106,17 @@ class BloomFilter:
     # --- the generation readers check --------------------------------------------------
 
     def current(self) -> Layout:
-        """The generation to check, as the pointer said at most `refresh` seconds ago."""
+        """The generation to check, as the pointer said at most `refresh` seconds ago. While
+        Redis cannot be reached the last one read stands (the check that follows fails the
+        same way, and the cache answers from the database), asked again `refresh` later."""
         now = time.monotonic()
         if now - self._read_at > self.refresh:
-            field = cast("bytes | None", get_redis().hget(self._meta, "current"))
-            self._current = self._parse(field) or self._initial
             self._read_at = now
+            try:
+                field = cast("bytes | None", get_redis().hget(self._meta, "current"))
+            except OUTAGE_ERRORS:
+                return self._current
+            self._current = self._parse(field) or self._initial
         return self._current
 
     @property

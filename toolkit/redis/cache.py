@@ -370,7 +370,10 @@ class CacheClient:
                 if fresh is not None and _expiry(fresh) > clock.now_seconds():
                     lock.release()
                 else:
-                    _rebuild_pool().submit(self._refresh_preheated, key, loader, lock, version)
+                    try:
+                        _rebuild_pool().submit(self._refresh_preheated, key, loader, lock, version)
+                    except RuntimeError:  # the pool is shut down (the process is stopping)
+                        lock.release()
         return wrapped[_HEADER:]
 
     def _refresh_preheated(self, key: str, loader: Loader, lock: RedisLock, version: bytes) -> None:
