@@ -311,7 +311,8 @@ class VoucherAdmin(admin.ModelAdmin):
             remaining = voucher._live_stock
         else:  # a row the changelist did not fetch: ask for it alone
             remaining = stock.live_stock([voucher.id])[voucher.id]
-        return f"{gettext('not loaded') if remaining is None else remaining} / {total}"
+        left = gettext("not loaded") if remaining is None else str(remaining)  # not in an f-string:
+        return f"{left} / {total}"  # makemessages cannot find a call inside one
 
     @admin.display(description=_("claimed/paid/used/refunded"))
     def order_counts(self, voucher: Voucher) -> str:

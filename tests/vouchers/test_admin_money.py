@@ -70,7 +70,7 @@ def test_the_voucher_list_shows_yuan(admin_client) -> None:
     page = admin_client.get("/admin/vouchers/voucher/").content.decode()
 
     assert "满 ¥100 减 ¥20" in page
-    assert '<td class="field-discount">抵扣 ¥50</td>' in page
+    assert '<td class="field-discount">抵 ¥50</td>' in page
     assert '<td class="field-price">¥19.99</td>' in page
     assert "10000" not in page
 
