@@ -109,7 +109,10 @@ def periodic_task_metrics() -> Iterable[Metric]:
         "without an error.",
         labels=["task"],
     )
-    stamps = get_redis().mget([keys.task_succeeded(name) for name in names]) if names else []
+    pipe = get_redis().pipeline(transaction=False)  # GETs, not an MGET: a Cluster spreads
+    for name in names:  # the stamps over its slots, and one round trip either way
+        pipe.get(keys.task_succeeded(name))
+    stamps = pipe.execute()
     for name, stamp in zip(names, stamps, strict=True):
         if stamp is not None:
             last.add_metric([name], float(stamp))
