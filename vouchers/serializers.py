@@ -212,8 +212,8 @@ class ChallengeSerializer(serializers.Serializer):
 
 
 class ChallengeAnswerSerializer(serializers.Serializer):
-    id = serializers.CharField(max_length=64)
-    answer = serializers.CharField(max_length=16, help_text="The number the picture asks for.")
+    id = fields.CharField(max_length=64)
+    answer = fields.CharField(max_length=16, help_text="The number the picture asks for.")
 
 
 class SeckillRequestSerializer(serializers.Serializer):

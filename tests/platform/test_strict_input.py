@@ -303,13 +303,23 @@ def _request_serializers() -> Iterator[tuple[str, serializers.Serializer]]:
                 yield f"{method} {path}", serializer
 
 
+def _lenient_fields(operation: str, serializer: serializers.Serializer) -> Iterator[str]:
+    """The fields of `serializer` that are not strict, a nested object's included."""
+    for name, field in serializer.fields.items():
+        checked = field.child if isinstance(field, serializers.ListField) else field
+        if field.read_only or isinstance(checked, (*STRICT, serializers.FileField)):
+            continue
+        if isinstance(checked, serializers.Serializer):  # an object in the body: its fields
+            yield from _lenient_fields(operation, checked)
+            continue
+        yield f"{operation} {type(serializer).__name__}.{name}: {type(checked)}"
+
+
 def test_every_request_field_is_a_strict_one() -> None:
-    lenient = []
-    for operation, serializer in _request_serializers():
-        for name, field in serializer.fields.items():
-            checked = field.child if isinstance(field, serializers.ListField) else field
-            if field.read_only or isinstance(checked, (*STRICT, serializers.FileField)):
-                continue
-            lenient.append(f"{operation} {type(serializer).__name__}.{name}: {type(checked)}")
+    lenient = [
+        field
+        for operation, serializer in _request_serializers()
+        for field in _lenient_fields(operation, serializer)
+    ]
 
     assert lenient == []

@@ -342,6 +342,11 @@ class StrictModelSerializer(serializers.ModelSerializer):
             for model_field, field in serializers.ModelSerializer.serializer_field_mapping.items()
             if field is serializers.CharField
         },
+        **{
+            model_field: BooleanField
+            for model_field, field in serializers.ModelSerializer.serializer_field_mapping.items()
+            if field is serializers.BooleanField
+        },
     }
     serializer_related_field = PrimaryKeyRelatedField
     serializer_choice_field = ChoiceField
