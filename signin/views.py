@@ -134,7 +134,7 @@ class StatsViewSet(viewsets.ViewSet):
     @api_errors(404)  # unknown shop_id
     def uv(self, request: Request) -> Response:
         """Staff: unique visitors (merged over the days) and page views of the whole site,
-        one kind of page or one shop."""
+        one kind of page (`page`) or one shop (`shop_id`): not both (400)."""
         query = query_params(request, UvQuerySerializer)
         shop_id = query.get("shop_id")
         if shop_id is not None:
