@@ -13,40 +13,15 @@ from .models import Notification
 
 PAGE = 20
 
-# The page's one query: the item, its actor, and of its subjects only what a link shows.
-_COLUMNS = (
-    "id",
-    "recipient_id",
-    "kind",
-    "order_id",
-    "count",
-    "reason",
-    "read_at",
-    "created_at",
-    "actor__id",
-    "actor__nick_name",
-    "actor__icon",
-    "blog__id",
-    "blog__title",
-    "comment__id",
-    "comment__content",
-    "voucher__id",
-    "voucher__title",
-    "voucher__begin_time",
-    "shop__id",
-    "shop__name",
-)
-
 
 def inbox_page(*, recipient_id: int, last_id: int | None) -> tuple[list[Notification], int | None]:
     """PAGE notifications older than `last_id` (all when None), newest first, and the next
     page's `last_id` (None at the end). Ids only grow, so new arrivals never shift a
     later page: no skips, no repeats."""
-    mine = Notification.objects.filter(recipient_id=recipient_id)
-    if last_id is not None:
-        mine = mine.filter(id__lt=last_id)
-    query = mine.select_related("actor", "blog", "comment", "voucher", "shop").only(*_COLUMNS)
-    page = list(query.order_by("-id")[:PAGE])
+    query = _mine(recipient_id, last_id).select_related(
+        "actor", "blog", "comment", "voucher", "shop"
+    )
+    page = list(query.only(*_COLUMNS).order_by("-id")[:PAGE])
     return page, (page[-1].id if len(page) == PAGE else None)
 
 
@@ -72,13 +47,18 @@ INBOX_VALUES = (
     "shop__id",
     "shop__name",
 )
+# The model page's columns: the same, and the recipient (`only` needs each loaded field).
+_COLUMNS = ("recipient_id", *INBOX_VALUES)
+
+
+def _mine(recipient_id: int, last_id: int | None) -> QuerySet:
+    """The recipient's notifications older than `last_id` (all when None)."""
+    mine = Notification.objects.filter(recipient_id=recipient_id)
+    return mine if last_id is None else mine.filter(id__lt=last_id)
 
 
 def _inbox_values(recipient_id: int, last_id: int | None = None) -> QuerySet:
-    mine = Notification.objects.filter(recipient_id=recipient_id)
-    if last_id is not None:
-        mine = mine.filter(id__lt=last_id)
-    return mine.order_by("-id").values_list(*INBOX_VALUES)[:PAGE]
+    return _mine(recipient_id, last_id).order_by("-id").values_list(*INBOX_VALUES)[:PAGE]
 
 
 _FIRST_PAGE = PreparedRead(lambda recipient_id: _inbox_values(recipient_id))

@@ -25,7 +25,7 @@ from toolkit.api import fields
 from toolkit.api.queries import query_params
 from toolkit.api.schema import api_errors
 from toolkit.validation import parse_iso_date, parse_month
-from traffic.visits import PAGE_KINDS
+from traffic.visits import PAGE_KINDS, PAGE_LABELS
 
 from . import chart, services, stats
 
@@ -169,16 +169,8 @@ def visits_report(request: HttpRequest) -> HttpResponse:
     """Admin page: UV and PV of the last 30 days, of the site and of each kind of page, in
     a table and a chart drawn on the server (SVG: the CSP allows no inline script)."""
     rows = stats.pages_stats(end=services.today(), days=30)
-    labels = {
-        None: gettext("Whole site"),
-        "home": gettext("Home page"),
-        "shop": gettext("Shop pages"),
-        "note": gettext("Notes"),
-        "search": gettext("Search"),
-        "feed": gettext("Feed"),
-    }
     for row in rows:
-        row["label"] = labels[row["page"]]
+        row["label"] = PAGE_LABELS[row["page"]]
     context = {
         **admin.site.each_context(request),
         "title": gettext("Visitors and page views"),

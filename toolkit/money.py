@@ -4,10 +4,13 @@ services keep fen (integer cents). Shown the way the web client shows it
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
 from django import forms
+from django.contrib import admin
+from django.db.models import Model
 
 CENTS = Decimal(100)
 MAX_YUAN = Decimal(1_000_000)  # vouchers/serializers.py MAX_MONEY, in yuan
@@ -19,6 +22,20 @@ def yuan(fen: int | None) -> str:
         return "-"
     whole, cents = divmod(fen, 100)
     return f"¥{whole}.{cents:02d}" if cents else f"¥{whole}"
+
+
+def yuan_column(model: type[Model], name: str, *, sortable: bool = False) -> Callable[..., str]:
+    """An admin column (or read-only field) that shows the model's fen field `name` in
+    yuan, under the field's own name: one line per amount in a ModelAdmin."""
+
+    field = model._meta.get_field(name)
+    description = getattr(field, "verbose_name", name)  # a concrete field: its own name
+
+    @admin.display(description=description, ordering=name if sortable else None)
+    def column(model_admin: Any, obj: Model) -> str:
+        return yuan(getattr(obj, name))
+
+    return column
 
 
 def fen_to_input(fen: int) -> str:

@@ -28,6 +28,7 @@ from datetime import date, timedelta
 
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from toolkit import clock, runtime
 from toolkit.redis.client import get_redis
@@ -40,6 +41,15 @@ log = logging.getLogger(__name__)
 SITE = "site"
 # The pages whose API reads count as views of the site (traffic.visitors.count_page).
 PAGE_KINDS = ("home", "shop", "note", "search", "feed")
+# What operators read for each kind (the admin's statistics page); None: the whole site.
+PAGE_LABELS = {
+    None: gettext_lazy("Whole site"),
+    "home": gettext_lazy("Home page"),
+    "shop": gettext_lazy("Shop pages"),
+    "note": gettext_lazy("Notes"),
+    "search": gettext_lazy("Search"),
+    "feed": gettext_lazy("Feed"),
+}
 ANON_IDS_TTL = 2 * 24 * 60 * 60  # a day's set, kept past its day's end in every zone
 _ADMIT = lua(__file__, "visitors_admit.lua")
 

@@ -20,7 +20,7 @@ from django.utils.translation import gettext_lazy as _
 
 from toolkit import clock
 from toolkit.errors import DomainError
-from toolkit.money import YuanField, yuan
+from toolkit.money import YuanField, yuan, yuan_column
 
 from . import selectors, services
 from .models import MONEY_FIELDS, ShopOrder, Voucher, VoucherOrder, WriteOff
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
 
 COUNT_COLUMNS = ("claimed", "paid", "used", "refunded")  # of selectors.order_counts
-# MONEY_FIELDS: stored in fen, typed and shown in yuan (dianping/money.py).
+# MONEY_FIELDS: stored in fen, typed and shown in yuan (toolkit/money.py).
 MONEY_HELP = {
     "pay_value": _("What the buyer pays, in yuan (at most 2 decimals)."),
     "actual_value": _("What it is worth, in yuan (at most 2 decimals)."),
@@ -260,25 +260,11 @@ class VoucherAdmin(admin.ModelAdmin):
         fields = super().get_fields(request, obj)
         return [f for f in fields if f not in MONEY_FIELDS or f"{f}_yuan" not in fields]
 
-    @admin.display(description=Voucher._meta.get_field("pay_value").verbose_name)
-    def pay_value_yuan(self, voucher: Voucher) -> str:
-        return yuan(voucher.pay_value)
-
-    @admin.display(description=Voucher._meta.get_field("actual_value").verbose_name)
-    def actual_value_yuan(self, voucher: Voucher) -> str:
-        return yuan(voucher.actual_value)
-
-    @admin.display(description=Voucher._meta.get_field("amount_condition").verbose_name)
-    def amount_condition_yuan(self, voucher: Voucher) -> str:
-        return yuan(voucher.amount_condition)
-
-    @admin.display(description=Voucher._meta.get_field("discount_amount").verbose_name)
-    def discount_amount_yuan(self, voucher: Voucher) -> str:
-        return yuan(voucher.discount_amount)
-
-    @admin.display(description=Voucher._meta.get_field("max_discount").verbose_name)
-    def max_discount_yuan(self, voucher: Voucher) -> str:
-        return yuan(voucher.max_discount)
+    pay_value_yuan = yuan_column(Voucher, "pay_value")
+    actual_value_yuan = yuan_column(Voucher, "actual_value")
+    amount_condition_yuan = yuan_column(Voucher, "amount_condition")
+    discount_amount_yuan = yuan_column(Voucher, "discount_amount")
+    max_discount_yuan = yuan_column(Voucher, "max_discount")
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         if obj is not None:  # the link under the inline to all of the voucher's orders
@@ -446,17 +432,9 @@ class ShopOrderAdmin(ReadOnlyAdmin):
     ]  # fmt: skip
     readonly_fields = ["amount_yuan", "discount_yuan", "payable_yuan"]
 
-    @admin.display(description=ShopOrder._meta.get_field("amount").verbose_name, ordering="amount")
-    def amount_yuan(self, order: ShopOrder) -> str:
-        return yuan(order.amount)
-
-    @admin.display(description=ShopOrder._meta.get_field("discount").verbose_name)
-    def discount_yuan(self, order: ShopOrder) -> str:
-        return yuan(order.discount)
-
-    @admin.display(description=ShopOrder._meta.get_field("payable").verbose_name)
-    def payable_yuan(self, order: ShopOrder) -> str:
-        return yuan(order.payable)
+    amount_yuan = yuan_column(ShopOrder, "amount", sortable=True)
+    discount_yuan = yuan_column(ShopOrder, "discount")
+    payable_yuan = yuan_column(ShopOrder, "payable")
 
 
 class ShopWithWriteOffsFilter(admin.SimpleListFilter):
@@ -511,9 +489,7 @@ class WriteOffAdmin(ReadOnlyAdmin):
     list_select_related = ["shop", "voucher", "order", "redeemed_by"]
     actions = ["export_csv"]
 
-    @admin.display(description=WriteOff._meta.get_field("discount").verbose_name)
-    def discount_yuan(self, write_off: WriteOff) -> str:
-        return yuan(write_off.discount)
+    discount_yuan = yuan_column(WriteOff, "discount")
 
     @admin.action(description=_("Export as CSV"))
     def export_csv(self, request, queryset):

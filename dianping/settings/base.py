@@ -379,7 +379,6 @@ METRICS_COLLECTORS = [
 # the task's intervals (decision 420).
 METRICS_PERIODIC_TASKS = {
     "notify-shop-sales": 10 * 60,  # every minute
-    "preheat-hot-shops": 20 * 60,  # every 5 minutes
     "compute-rankings": 3 * 60 * 60,  # every hour (computing only once a week)
 }
 # prometheus-client's multiprocess mode: every process of a host writes its counters to
@@ -463,6 +462,7 @@ SHOP_BLOOM_MAX_FALSE_POSITIVE_RATE = env.float("SHOP_BLOOM_MAX_FALSE_POSITIVE_RA
 # shop ids, each app's own), stored fresh for SHOP_PREHEAT_TTL (longer than the interval, so
 # the next run refreshes an entry before it goes stale) and kept SHOP_PREHEAT_KEEP.
 SHOP_PREHEAT_INTERVAL = env.float("SHOP_PREHEAT_INTERVAL", default=5 * 60.0)
+METRICS_PERIODIC_TASKS["preheat-hot-shops"] = 4 * SHOP_PREHEAT_INTERVAL  # late: 4 missed
 SHOP_PREHEAT_TTL = 3 * SHOP_PREHEAT_INTERVAL
 SHOP_PREHEAT_KEEP = 24 * 60 * 60
 SHOP_PREHEAT_TOP = env.int("SHOP_PREHEAT_TOP", default=200)

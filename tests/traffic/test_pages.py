@@ -137,3 +137,19 @@ def test_the_demos_past_shop_views_count_for_the_shop_pages_too(redis_client) ->
         assert redis_client.pfcount(keys.visits_uv(subject, name)) == 2, subject
         assert redis_client.get(keys.visits_pv(subject, name)) == b"7", subject
         assert redis_client.ttl(keys.visits_pv(subject, name)) > 0
+
+
+def test_every_kind_of_page_has_its_label() -> None:
+    assert set(visits.PAGE_LABELS) == {None, *visits.PAGE_KINDS}
+
+
+@pytest.mark.django_db
+def test_the_visitors_page_and_the_page_kinds_are_for_staff_only(client, user, user_api) -> None:
+    """A signed-in non-staff user reaches neither the admin's page nor the API's numbers."""
+    client.force_login(user)
+
+    page = client.get("/admin/traffic/report/", HTTP_ACCEPT_LANGUAGE="en")
+
+    assert page.status_code == 302
+    assert "/admin/login/" in page["Location"]
+    assert user_api.get("/api/stats/uv?page=home").status_code == 403
