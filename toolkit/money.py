@@ -13,7 +13,8 @@ from django.contrib import admin
 from django.db.models import Model
 
 CENTS = Decimal(100)
-MAX_YUAN = Decimal(1_000_000)  # vouchers/serializers.py MAX_MONEY, in yuan
+MAX_FEN = 100_000_000  # ¥1,000,000, far above any bill or voucher here: the API's bound too
+MAX_YUAN = Decimal(MAX_FEN) / CENTS
 
 
 def yuan(fen: int | None) -> str:

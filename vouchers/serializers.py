@@ -16,13 +16,14 @@ from shops.serializers import city_field
 from toolkit import clock
 from toolkit.api import fields
 from toolkit.api.scroll import ScrollQuerySerializer
+from toolkit.money import MAX_FEN
 
 from . import documents
 from .coupons import discounts
 from .models import ShopOrder, Voucher, VoucherOrder, WriteOff
 from .sale.shard import placement
 
-MAX_MONEY = 100_000_000  # fen: ¥1,000,000, far above any bill or voucher here
+MAX_MONEY = MAX_FEN  # the admin's bound too (toolkit/money.py)
 DISCOUNT_FIELDS = [
     "discount_type",
     "amount_condition",
@@ -213,7 +214,9 @@ class ChallengeSerializer(serializers.Serializer):
 
 class ChallengeAnswerSerializer(serializers.Serializer):
     id = fields.CharField(max_length=64)
-    answer = fields.CharField(max_length=16, help_text="The number the picture asks for.")
+    answer = fields.CharField(
+        max_length=8, help_text="The number the picture asks for: a whole number, 6 digits at most."
+    )
 
 
 class SeckillRequestSerializer(serializers.Serializer):

@@ -362,9 +362,13 @@ def _challenge_answer(request: HttpRequest) -> seckill.Answer | None:
         raise InvalidInput(gettext("`challenge` needs an id and an answer."))
     challenge_id, answer = sent.get("id"), sent.get("answer")
     # A whole number, as a number or as typed (JSON true reads "True": refused).
-    if not isinstance(challenge_id, str) or not _ANSWER.fullmatch(str(answer)):
+    if (
+        not isinstance(challenge_id, str)
+        or len(challenge_id) > 64
+        or not _ANSWER.fullmatch(str(answer))
+    ):
         raise InvalidInput(gettext("`challenge` needs an id and an answer."))
-    return challenge_id[:64], str(int(str(answer)))  # "07", " 7" and 7 are the same answer
+    return challenge_id, str(int(str(answer)))  # "07", " 7" and 7 are the same answer
 
 
 _ANSWER = re.compile(r"\s*[+-]?\d{1,6}\s*")

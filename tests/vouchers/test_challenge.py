@@ -328,3 +328,31 @@ def test_fetching_challenges_is_limited_per_user(guarded, settings) -> None:
     ]
 
     assert answers == [200] * rate + [429]
+
+
+@pytest.mark.django_db
+def test_a_challenge_id_longer_than_the_schema_allows_is_400_and_keeps_the_challenge(
+    guarded, redis_client
+) -> None:
+    user = UserFactory()
+    issued = _issued(user, guarded)
+
+    response = _grab(client_for(user), guarded.id, {"id": "x" * 65, "answer": issued["answer"]})
+
+    assert response.status_code == 400, response.json()
+    assert redis_client.exists(_open_key(guarded, user))
+    _nothing_sold(redis_client, guarded)
+
+
+@pytest.mark.django_db
+def test_a_right_answer_grabs_when_the_stock_must_be_loaded_first(guarded, redis_client) -> None:
+    """The script uses the challenge before it reads the stock: the grab that finds the
+    stock not loaded retries after loading it without the challenge, and succeeds."""
+    user = UserFactory()
+    answer = _issued(user, guarded)
+    redis_client.delete(shard.stock_key(guarded.id))  # Redis lost it, or it was never loaded
+
+    response = _grab(client_for(user), guarded.id, answer)
+
+    assert response.status_code == 200, response.json()
+    assert redis_client.get(shard.stock_key(guarded.id)) == b"9"
