@@ -30,34 +30,28 @@ def _excerpt(text: str) -> str:
     return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"
 
 
-def _blog(blog: Blog) -> Reported:
+def _target(obj: Blog | BlogComment | ReviewReply, text: str, model: str, note_id: int) -> Reported:
+    """A reported note, comment or reply: its excerpt, author, state and two links (a
+    comment or reply has no page of its own on the site: its note's)."""
     return Reported(
-        excerpt=_excerpt(f"{blog.title} · {blog.content}"),
-        author=blog.user,
-        hidden=blog.status == Visibility.HIDDEN,
-        admin_url=reverse("admin:blogs_blog_change", args=[blog.pk]),
-        site_url=f"/#/blogs/{blog.pk}",
+        excerpt=_excerpt(text),
+        author=obj.user,
+        hidden=obj.status == Visibility.HIDDEN,
+        admin_url=reverse(f"admin:blogs_{model}_change", args=[obj.pk]),
+        site_url=f"/#/blogs/{note_id}",
     )
+
+
+def _blog(blog: Blog) -> Reported:
+    return _target(blog, f"{blog.title} · {blog.content}", "blog", blog.pk)
 
 
 def _comment(comment: BlogComment) -> Reported:
-    return Reported(
-        excerpt=_excerpt(comment.content),
-        author=comment.user,
-        hidden=comment.status == Visibility.HIDDEN,
-        admin_url=reverse("admin:blogs_blogcomment_change", args=[comment.pk]),
-        site_url=f"/#/blogs/{comment.blog_id}",
-    )
+    return _target(comment, comment.content, "blogcomment", comment.blog_id)
 
 
 def _reply(reply: ReviewReply) -> Reported:
-    return Reported(
-        excerpt=_excerpt(reply.text),
-        author=reply.user,
-        hidden=reply.status == Visibility.HIDDEN,
-        admin_url=reverse("admin:blogs_reviewreply_change", args=[reply.pk]),
-        site_url=f"/#/blogs/{reply.review_id}",
-    )
+    return _target(reply, reply.text, "reviewreply", reply.review_id)
 
 
 def reported(reports: Iterable[Report]) -> dict[tuple[str, int], Reported]:

@@ -251,15 +251,10 @@ class ReportViewSet(WriteLimited, viewsets.ViewSet):
 States = tuple[dict[int, tuple[int, bool]], dict[int, bool], dict[int, bool]]
 
 
-def _with_likes(request: HttpRequest, blog_ids: list[int]) -> States:
+def _with_likes(request: HttpRequest, blog_ids: list[int]) -> tuple[States, int | None]:
     """The caller's token refreshed and the blogs' live like states (count, liked by the
     caller), the caller's helpful votes and `saved` markers, read in the same round trip
-    (accounts.tokens.touch_with)."""
-    return _with_likes_of(request, blog_ids)[0]
-
-
-def _with_likes_of(request: HttpRequest, blog_ids: list[int]) -> tuple[States, int | None]:
-    """`_with_likes`, and who the caller is (None: anonymous)."""
+    (accounts.tokens.touch_with); and who the caller is (None: anonymous)."""
 
     def reads(pipe: Any, viewer_id: int | None) -> None:
         saved.queue_saved(pipe, viewer_id, saved.BLOG, blog_ids)
@@ -283,7 +278,7 @@ def _apply(blogs: list[dict[str, Any]], states: States) -> None:
 
 
 def _blog_detail(request: HttpRequest, blog_id: int) -> HttpResponse:
-    states, viewer_id = _with_likes_of(request, [blog_id])
+    states, viewer_id = _with_likes(request, [blog_id])
     blog = selectors.blog_document(blog_id=blog_id)
     _apply([blog], states)
     count_page(request, "note", viewer_id)  # after the read: a missing note counts nowhere
@@ -293,7 +288,7 @@ def _blog_detail(request: HttpRequest, blog_id: int) -> HttpResponse:
 def _liked_documents(request: HttpRequest, ids: list[int]) -> list[dict[str, Any]]:
     """A page's blogs from their cache, with live like counts and `is_liked` read in the
     caller's token round trip."""
-    states = _with_likes(request, ids)
+    states, _ = _with_likes(request, ids)
     blogs = selectors.blog_documents(ids)
     _apply(blogs, states)
     return blogs
@@ -311,7 +306,7 @@ def _hot(request: HttpRequest) -> HttpResponse:
     """The popular notes: the home page's main read, whose first page counts as a view of
     the home page (later pages are the same page scrolled)."""
     paginator, ids = _hot_ids(request)
-    states, viewer_id = _with_likes_of(request, ids)
+    states, viewer_id = _with_likes(request, ids)
     blogs = selectors.blog_documents(ids)
     _apply(blogs, states)
     if paginator.page == 1:

@@ -15,6 +15,11 @@ def sign_month(bucket: int, user_id: int, month: str) -> str:
     return f"sign:{{g{bucket}}}:{user_id}:{month}"
 
 
+def sign_month_pattern() -> str:
+    """SCAN pattern of every user's month bitmaps (`recount_signins` only)."""
+    return "sign:{g*}:*:" + "[0-9]" * 6
+
+
 def sign_total(bucket: int, user_id: int) -> str:
     """Counter of every day a user ever signed: incremented by the sign script when it
     sets a new bit, recounted from the month bitmaps by `manage.py recount_signins`."""

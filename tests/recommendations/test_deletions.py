@@ -8,6 +8,7 @@ import pytest
 from django.db import transaction
 
 from accounts.models import User
+from blogs.models import ShopRating
 from favourites.services import favourite_save
 from recommendations import keys
 from shops.services import shop_delete
@@ -86,3 +87,20 @@ def test_a_deleted_users_history_and_rated_set_go_after_commit(redis_client) -> 
     assert redis_client.exists(*mine) == 0
     assert redis_client.exists(*theirs) == 2
     assert redis_client.zcard(keys.recs_history(stays.id)) == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_deleted_rating_leaves_the_rated_set_and_a_rolled_back_one_stays(redis_client) -> None:
+    """Deleting a review takes its rating away: the shop leaves the reader's rated set
+    (suggestable again) after the commit, and not at all when the deletion rolls back."""
+    user, shop = UserFactory(), ShopFactory()
+    api = client_for(user)
+    body = {"title": "t", "content": "c", "shop_id": shop.id, "rating": 4}
+    review = api.post("/api/blogs", body, format="json").json()["id"]
+    assert redis_client.sismember(keys.recs_rated(user.id), shop.id)
+
+    _delete_rolled_back(ShopRating.objects.get(user=user, shop=shop))
+    assert redis_client.sismember(keys.recs_rated(user.id), shop.id)
+
+    assert api.delete(f"/api/blogs/{review}").status_code == 204
+    assert not redis_client.sismember(keys.recs_rated(user.id), shop.id)

@@ -57,8 +57,8 @@ def _pattern(name: str, builder: Callable[..., str]) -> re.Pattern[str]:
     if name.endswith("_lock"):
         built = keys.lock(built)
     regex = ".+".join(re.escape(part) for part in built.split(HOLE))
-    if name.endswith("_pattern"):  # a SCAN pattern: its `*` stands for a placeholder
-        regex = regex.replace(re.escape("*"), ".+")
+    if name.endswith("_pattern"):  # a SCAN pattern: its `*` and `[0-9]` stand for a placeholder
+        regex = regex.replace(re.escape("*"), ".+").replace(re.escape("[0-9]"), ".?")
     if not name.endswith(("_prefix", "_root")):  # prefixes begin keys; keys are whole
         regex += "$"
     return re.compile(regex)

@@ -3,17 +3,13 @@ lost the counters, or one drifted): the bitmaps are the record, sign-ins have no
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from signin import keys
 from signin.services import recount_total
 from toolkit.redis.client import get_redis
-
-# Any user's month bitmap, `sign:{g<bucket>}:<user_id>:<YYYYMM>` (signin.keys.sign_month).
-_MONTH_KEYS = "sign:{g*}:*:" + "[0-9]" * 6
-_USER = re.compile(r"sign:\{g\d+\}:(\d+):\d{6}")
 
 
 class Command(BaseCommand):
@@ -33,9 +29,15 @@ class Command(BaseCommand):
 
 def _signed_users() -> set[int]:
     found = set()
-    for name in get_redis().scan_iter(match=_MONTH_KEYS, count=1000):
-        text = name.decode() if isinstance(name, bytes) else name
-        match = _USER.fullmatch(text)
-        if match:
-            found.add(int(match.group(1)))
+    for name in get_redis().scan_iter(match=keys.sign_month_pattern(), count=1000):
+        user_id = _user_of(name.decode() if isinstance(name, bytes) else name)
+        if user_id is not None:
+            found.add(user_id)
     return found
+
+
+def _user_of(key: str) -> int | None:
+    """The user id in a month bitmap's key (signin.keys.sign_month); None for another key."""
+    parts = key.split(":")
+    is_month = len(parts) == 4 and len(parts[3]) == 6 and parts[3].isdigit()
+    return int(parts[2]) if is_month and parts[2].isdigit() else None
