@@ -377,7 +377,7 @@ METRICS_COLLECTORS = [
 # that success (seconds) past which the alert calls it late, exported beside it: each task
 # records it at the end of a run (toolkit.periodic.task_succeeded). A threshold is a few of
 # the task's intervals (decision 420).
-METRICS_PERIODIC_TASKS = {
+METRICS_PERIODIC_TASKS: dict[str, float] = {
     "notify-shop-sales": 10 * 60,  # every minute
     "compute-rankings": 3 * 60 * 60,  # every hour (computing only once a week)
 }
@@ -450,7 +450,7 @@ SHOP_TYPE_CACHE_TTL = 24 * 60 * 60
 DEFAULT_CITY = env.str("DEFAULT_CITY", default="shanghai")
 CITY_CACHE_TTL = 24 * 60 * 60
 SHOP_BLOOM_CAPACITY = env.int("SHOP_BLOOM_CAPACITY", default=1_000_000)
-# The filter watched (decisions 490-492): `preheat-hot-shops` rebuilds it at SHOP_BLOOM_GROWTH
+# The filter watched (decisions 490-492): `watch-shop-bloom` rebuilds it at SHOP_BLOOM_GROWTH
 # times its capacity once its estimated fill (ids / capacity) passes SHOP_BLOOM_REBUILD_FILL;
 # the alert DianpingBloomFalsePositives fires at half of SHOP_BLOOM_MAX_FALSE_POSITIVE_RATE
 # (its designed rate at full capacity is 0.001; at fill 1.5 about 0.01).
@@ -463,6 +463,8 @@ SHOP_BLOOM_MAX_FALSE_POSITIVE_RATE = env.float("SHOP_BLOOM_MAX_FALSE_POSITIVE_RA
 # the next run refreshes an entry before it goes stale) and kept SHOP_PREHEAT_KEEP.
 SHOP_PREHEAT_INTERVAL = env.float("SHOP_PREHEAT_INTERVAL", default=5 * 60.0)
 METRICS_PERIODIC_TASKS["preheat-hot-shops"] = 4 * SHOP_PREHEAT_INTERVAL  # late: 4 missed
+SHOP_BLOOM_WATCH_INTERVAL = 15 * 60.0
+METRICS_PERIODIC_TASKS["watch-shop-bloom"] = 4 * SHOP_BLOOM_WATCH_INTERVAL
 SHOP_PREHEAT_TTL = 3 * SHOP_PREHEAT_INTERVAL
 SHOP_PREHEAT_KEEP = 24 * 60 * 60
 SHOP_PREHEAT_TOP = env.int("SHOP_PREHEAT_TOP", default=200)
@@ -680,12 +682,17 @@ CELERY_BEAT_SCHEDULE.update(
 )
 CELERY_BEAT_SCHEDULE.update(
     {
-        # Shops preheated in the cache (decision 487); the same run watches the shop-id
-        # Bloom filter and rebuilds it larger when full (decision 490).
+        # Shops preheated in the cache (decision 487).
         "preheat-hot-shops": {
             "task": "shops.tasks.preheat_hot_shops",
             "schedule": SHOP_PREHEAT_INTERVAL,
             "options": {"expires": SHOP_PREHEAT_INTERVAL - 5},
+        },
+        # The shop-id Bloom filter watched, rebuilt larger when full (decision 490).
+        "watch-shop-bloom": {
+            "task": "shops.tasks.watch_shop_bloom",
+            "schedule": SHOP_BLOOM_WATCH_INTERVAL,
+            "options": {"expires": SHOP_BLOOM_WATCH_INTERVAL - 5},
         },
     }
 )

@@ -53,7 +53,7 @@ def test_a_full_filter_is_rebuilt_larger_by_the_periodic_task(
 ) -> None:
     shops = ShopFactory.create_batch(12)
     services.shop_bloom_rebuild()
-    assert tasks.preheat_hot_shops()["bloom_rebuilt"] == 0  # fill 0.6: left alone
+    assert tasks.watch_shop_bloom()["bloom_rebuilt"] == 0  # fill 0.6: left alone
 
     more = ShopFactory.create_batch(6)
     for shop in more:  # what each new shop's sync after its commit does
@@ -61,12 +61,12 @@ def test_a_full_filter_is_rebuilt_larger_by_the_periodic_task(
     shops += more  # fill 0.9, past SHOP_BLOOM_REBUILD_FILL
     assert caches.shop_bloom().stats().fill > settings.SHOP_BLOOM_REBUILD_FILL
 
-    assert tasks.preheat_hot_shops()["bloom_rebuilt"] == 1
+    assert tasks.watch_shop_bloom()["bloom_rebuilt"] == 1
 
     bloom = caches.shop_bloom()
     assert bloom.stats().capacity == 20 * settings.SHOP_BLOOM_GROWTH
     assert bloom.stats().fill == pytest.approx(18 / 40, rel=0.15)
     assert all(bloom.might_contain(str(shop.id)) for shop in shops)
     assert redis_client.hget(keys.bloom_pointer(bloom.key), "current") == b"2:40"
-    assert tasks.preheat_hot_shops()["bloom_rebuilt"] == 0  # room again
+    assert tasks.watch_shop_bloom()["bloom_rebuilt"] == 0  # room again
     assert not bloom.might_contain("999999999")
