@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from django.conf import settings
 
@@ -233,3 +234,24 @@ def test_logical_key_that_was_never_preheated_is_built_once(redis_client) -> Non
 
     assert set(results) == {b'{"v":1}'}
     assert loader.calls == 1
+
+
+def test_a_stale_read_while_the_process_stops_serves_the_old_value_and_frees_the_lock(
+    fake_clock, redis_client, monkeypatch
+) -> None:
+    """A refresh that cannot be scheduled (the rebuild pool is shut down) must not keep the
+    key's lock for its whole TTL: the next process's first stale read refreshes at once."""
+    from toolkit.redis import cache as cache_module
+
+    cache = CacheClient("hot", ttl=60)
+    cache.put_logical(1, {"v": "old"}, logical_ttl=10)
+    fake_clock.advance(11)
+    stopped = ThreadPoolExecutor(max_workers=1)
+    stopped.shutdown()
+    monkeypatch.setattr(cache_module, "_rebuild_pool", lambda: stopped)
+    loader = CountingLoader({"v": "new"})
+
+    assert cache.get_logical(1, loader, logical_ttl=10) == b'{"v":"old"}'
+
+    assert loader.calls == 0
+    assert not redis_client.exists(keys.cache_lock(keys.cache("hot", "1")))

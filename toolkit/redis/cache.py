@@ -363,22 +363,41 @@ class CacheClient:
         lock schedules one background refresh and everyone is served the stale value."""
         expire_at = int.from_bytes(wrapped[1:_HEADER], "big") / 1000
         if expire_at <= clock.now_seconds():
-            lock = RedisLock(keys.cache_lock(key), ttl=_LOCK_TTL)
-            if lock.acquire():
-                # Re-check under the lock: a refresh may have landed since our read.
-                version, fresh = _read_with_version(key, _read_plain)
-                if fresh is not None and _expiry(fresh) > clock.now_seconds():
-                    lock.release()
-                else:
-                    try:
-                        _rebuild_pool().submit(self._refresh_preheated, key, loader, lock, version)
-                    except RuntimeError:  # the pool is shut down (the process is stopping)
-                        lock.release()
+            self._refresh_behind_lock(key, loader, _read_plain, _expiry, self._store_preheated)
         return wrapped[_HEADER:]
 
-    def _refresh_preheated(self, key: str, loader: Loader, lock: RedisLock, version: bytes) -> None:
+    def _refresh_behind_lock(
+        self,
+        key: str,
+        loader: Loader,
+        read: Reader,
+        expiry_of: Callable[[bytes], float],
+        store: Callable[[str, bytes, bytes], object],
+    ) -> None:
+        """A stale entry was served: whoever takes the key's lock schedules the one
+        background refresh (unless one landed since our read); everyone else goes on."""
+        lock = RedisLock(keys.cache_lock(key), ttl=_LOCK_TTL)
+        if not lock.acquire():
+            return
+        version, fresh = _read_with_version(key, read)
+        if fresh is not None and expiry_of(fresh) > clock.now_seconds():
+            lock.release()
+            return
         try:
-            self._store_preheated(key, self._load(loader), version)
+            _rebuild_pool().submit(self._refresh, key, loader, store, lock, version)
+        except RuntimeError:  # the pool is shut down (the process is stopping)
+            lock.release()
+
+    def _refresh(
+        self,
+        key: str,
+        loader: Loader,
+        store: Callable[[str, bytes, bytes], object],
+        lock: RedisLock,
+        version: bytes,
+    ) -> None:
+        try:
+            store(key, self._load(loader), version)
         except Exception:
             log.exception("background refresh of %s failed; the stale value stays", key)
         finally:
@@ -404,16 +423,11 @@ class CacheClient:
             )
         self.hits.inc()  # a stale value too: it is served without loading
         if float(expire_at) <= clock.now_seconds():
-            lock = RedisLock(keys.cache_lock(key), ttl=_LOCK_TTL)
-            if lock.acquire():
-                # Re-check under the lock: a rebuild may have landed since our read.
-                version, fresh = _read_with_version(key, _read_expiry)
-                if fresh is not None and float(fresh) > clock.now_seconds():
-                    lock.release()
-                else:
-                    _rebuild_pool().submit(
-                        self._refresh_logical, key, loader, logical_ttl, lock, version
-                    )
+
+            def store(k: str, raw: bytes, version: bytes) -> None:
+                self._store_logical(k, raw, logical_ttl, version)
+
+            self._refresh_behind_lock(key, loader, _read_expiry, float, store)
         return None if data == NULL else data
 
     def put_logical(self, ident: object, value: Any, *, logical_ttl: float) -> bytes:
@@ -430,17 +444,6 @@ class CacheClient:
         expire_at = repr(clock.now_seconds() + logical_ttl)
         ttl = int(self.null_ttl * 1000) if raw == NULL else 0  # "missing" is not kept forever
         _STORE([key, keys.cache_version(key)], [version, "logical", raw, ttl, expire_at])
-
-    def _refresh_logical(
-        self, key: str, loader: Loader, logical_ttl: float, lock: RedisLock, version: bytes
-    ) -> None:
-        try:
-            self._store_logical(key, self._load(loader), logical_ttl, version)
-        except Exception:
-            log.exception("background rebuild of %s failed; the stale value stays", key)
-        finally:
-            lock.release()
-            connections.close_all()  # this pool thread's own DB connections
 
 
 def _body(raw: bytes) -> bytes:
