@@ -208,6 +208,7 @@ def test_my_vouchers_follow_every_write_of_my_orders(user, user_api, staff_api, 
     staff_api.post("/api/redemptions", {"code": coupon.redeem_code}, format="json")
     assert _tabs(user_api) == {**empty, "used": [(code, "Free")]}  # a redemption
 
+    fake_clock.advance(1)  # ids are time-ordered to the second (two shards' counters)
     third = user_api.post(f"/api/vouchers/{paid.id}/claim").json()["order_id"]
     user_api.post(f"/api/voucher-orders/{third}/pay")
     body = {"shop_id": paid.shop_id, "amount": 10_000, "coupon_id": third}
