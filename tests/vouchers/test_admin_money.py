@@ -124,6 +124,26 @@ def test_a_voucher_with_orders_shows_frozen_amounts_in_yuan(admin_client, user) 
     assert 'name="actual_value"' not in page
 
 
+def test_a_voucher_with_orders_saves_its_title_and_keeps_its_frozen_amounts(
+    admin_client, user
+) -> None:
+    """The form of a voucher with orders posts without its frozen fields (read-only there)
+    and without the read-only orders inline's rows; a frozen amount posted anyway by a
+    stale page is ignored, not stored."""
+    voucher = NormalVoucherFactory(pay_value=0, actual_value=1250, per_user_limit=3)
+    _claim(user, voucher)
+    url = f"/admin/vouchers/voucher/{voucher.id}/change/"
+    form = _form_data(voucher, title="改名券", actual_value="99")
+    form["orders-TOTAL_FORMS"] = form["orders-INITIAL_FORMS"] = "1"
+
+    saved = admin_client.post(url, form)
+
+    assert saved.status_code == 302, saved.context["adminform"].form.errors
+    voucher.refresh_from_db()
+    assert (voucher.title, voucher.actual_value) == ("改名券", 1250)
+    assert VoucherOrder.objects.filter(voucher=voucher).count() == 1
+
+
 def test_a_voucher_page_lists_its_latest_orders(admin_client, monkeypatch) -> None:
     monkeypatch.setattr("vouchers.admin.ORDERS_INLINE", 2)
     voucher = NormalVoucherFactory(pay_value=0, per_user_limit=1)
