@@ -104,6 +104,32 @@ def test_an_open_stream_gets_a_like_s_notification_and_the_unread_count(user, ot
     assert (item["kind"], item["blog"]["title"], item["read"]) == ("liked", "生煎包探店", False)
 
 
+def test_a_stream_gets_its_own_users_notifications_and_nobody_elses(user, other_user):
+    """Two readers' streams open in one process (one fan-out): the first reader's item
+    reaches its stream before the second reader's is made, so a leak would stand first
+    on the second stream."""
+    mine_headers, theirs_headers = bearer(user), bearer(other_user)
+
+    async def scenario() -> tuple[list[Event], list[Event], int, int]:
+        mine, _ = await opened(mine_headers)
+        theirs, _ = await opened(theirs_headers)
+        for_me = await db(notify, user, "for-me")
+        got_mine = [await mine.next_event(), await mine.next_event()]
+        for_them = await db(notify, other_user, "for-them")
+        got_theirs = [await theirs.next_event(), await theirs.next_event()]
+        await mine.close()
+        await theirs.close()
+        return got_mine, got_theirs, for_me.id, for_them.id
+
+    got_mine, got_theirs, mine_id, theirs_id = run(scenario())
+    for got, made in ((got_mine, mine_id), (got_theirs, theirs_id)):
+        assert [(e.event, e.id) for e in got] == [
+            ("notification", str(made)),
+            ("unread", str(made)),
+        ]
+        assert got[1].json() == {"unread": 1}
+
+
 def test_a_reconnect_from_last_event_id_misses_nothing_and_repeats_nothing(user):
     headers = bearer(user)
     older = notify(user, "before")  # the client's page shows it already
