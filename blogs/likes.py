@@ -20,7 +20,7 @@ from toolkit.redis.scripts import lua
 from . import helpful, keys
 from .caches import hot_evict, like_count_cache
 from .models import Blog
-from .selectors import blog_exists
+from .selectors import blog_exists, blog_shop
 from .signals import note_liked
 
 _LIKE = lua(__file__, "like.lua")
@@ -36,12 +36,13 @@ def blog_unlike(*, blog_id: int, user_id: int) -> dict[str, object]:
 
 
 def _change(action: str, blog_id: int, user_id: int) -> dict[str, object]:
-    blog_exists(blog_id=blog_id)  # 404 before touching Redis
+    shop_id = blog_shop(blog_id=blog_id)  # 404 before touching Redis
     script_keys = [keys.blog_likes(blog_id), keys.blog_likes_version(blog_id)]
     changed, count, version = _LIKE(script_keys, [action, user_id, clock.now_ms()])
     if changed:
         if action == "like":
-            note_liked.send(sender=Blog, blog_id=blog_id, liker_id=user_id)  # not a repeat
+            # Not a repeat: the like script added the liker.
+            note_liked.send(sender=Blog, blog_id=blog_id, liker_id=user_id, shop_id=shop_id)
         updated = Blog.objects.filter(pk=blog_id, liked_version__lt=version).update(
             liked=count, liked_version=version
         )

@@ -133,6 +133,15 @@ def blog_exists(*, blog_id: int) -> None:
         raise BlogNotFound()
 
 
+def blog_shop(*, blog_id: int) -> int | None:
+    """The shop a visible note is about (None for a note about no shop); 404 unless the
+    note is visible. A like's one read: its existence check and what the like teaches."""
+    found = visible_blogs().filter(pk=blog_id).values("shop_id").first()
+    if found is None:
+        raise BlogNotFound()
+    return found["shop_id"]
+
+
 def blog_stored(*, blog_id: int) -> bool:
     """Whether the blog's row exists, hidden or not (an Idempotency-Key's replay)."""
     return Blog.objects.filter(pk=blog_id).exists()

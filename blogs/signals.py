@@ -5,7 +5,7 @@ transaction, or at once when there is none: receivers put their work after the c
 from django.dispatch import Signal
 
 # A user's first like of a note (the like script added them, not a repeat). Arguments:
-# blog_id, liker_id.
+# blog_id, liker_id, shop_id (the shop the note is about; None for none).
 note_liked = Signal()
 # A comment was posted. Argument: comment_id.
 comment_posted = Signal()

@@ -43,8 +43,7 @@ def _unrated(sender: Any, instance: ShopRating, **_: Any) -> None:
     transaction.on_commit(lambda: store.rated_sync(user_id=user_id, shop_id=shop_id), robust=True)
 
 
-def _liked(sender: Any, blog_id: int, liker_id: int, **_: Any) -> None:
-    shop_id = Blog.objects.filter(pk=blog_id).values_list("shop_id", flat=True).first()
+def _liked(sender: Any, liker_id: int, shop_id: int | None, **_: Any) -> None:
     if shop_id is not None:
         transaction.on_commit(
             lambda: store.interaction_record(user_id=liker_id, shop_id=shop_id), robust=True

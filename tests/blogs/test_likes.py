@@ -8,7 +8,7 @@ import pytest
 
 from blogs import keys, likes
 from blogs.models import Blog
-from tests.factories import BlogFactory, UserFactory
+from tests.factories import BlogFactory, ShopFactory, UserFactory
 from tests.helpers import client_for, run_concurrently
 
 
@@ -76,6 +76,17 @@ def test_top_likers_take_one_query(api, django_assert_num_queries) -> None:
 
 
 @pytest.mark.django_db
+def test_a_first_like_of_a_review_takes_two_queries(django_assert_num_queries) -> None:
+    """The note's one read answers the 404 and tells its receivers ("guess you like") the
+    shop it is about; then the count's guarded write. Nothing per receiver."""
+    review = BlogFactory(shop=ShopFactory())
+    liker = UserFactory()
+
+    with django_assert_num_queries(2):
+        assert likes.blog_like(blog_id=review.id, user_id=liker.id)["liked"] == 1
+
+
+@pytest.mark.django_db
 def test_a_count_older_than_the_stored_one_is_never_written(redis_client) -> None:
     """The version guard, deterministically: a like whose script ran before a newer
     count was stored (a slow or retried write) must not overwrite it."""
@@ -95,7 +106,7 @@ def test_a_like_that_lands_after_its_blog_was_deleted_leaves_no_keys(
     blog = BlogFactory()
     blog_id = blog.id
     blog.delete()
-    monkeypatch.setattr(likes, "blog_exists", lambda **_: None)  # it passed just before
+    monkeypatch.setattr(likes, "blog_shop", lambda **_: None)  # it passed just before
 
     likes.blog_like(blog_id=blog_id, user_id=UserFactory().id)
 
