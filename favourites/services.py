@@ -66,13 +66,12 @@ def favourite_unsave(*, user_id: int, kind: str, object_id: int) -> SavedState:
     unknown kind, or no such target unless the caller saved it (a note hidden since can
     still be unsaved). A voucher's reminder goes too if saving it made the reminder."""
     spec = kind_get(kind)
-    rows = _rows(user_id, kind, object_id)
-    if not rows.exists():
-        spec.check(object_id)
     with transaction.atomic():
         _lock_target(spec, object_id)
-        row = rows.select_for_update().first()
-        if row is not None:
+        row = _rows(user_id, kind, object_id).select_for_update().first()
+        if row is None:
+            spec.check(object_id)  # nothing to unsave: still a 404 for no such target
+        else:
             row.counted = True  # counted here: the post_delete receiver leaves it
             row.delete()
             _count(spec, object_id, -1)
