@@ -9,10 +9,5 @@ from __future__ import annotations
 def rankings(city_id: int) -> str:
     """Hash of a city's weekly rankings (rankings.services): field `meta` and one field per
     list (`type:<id>`, `area:<district>`), each as rankings.stored writes it; replaced at once by a
-    RENAME of `rankings_next`, which shares its tag."""
+    RENAME of the complete next version, built at `toolkit.redis.keys.rebuilding` of it."""
     return f"rank:{{c{city_id}}}"
-
-
-def rankings_next(city_id: int) -> str:
-    """The city's rankings being written, renamed onto `rankings` when complete."""
-    return f"rank:{{c{city_id}}}:next"

@@ -21,6 +21,7 @@ from shops.caches import shop_cache
 from shops.models import City, Shop
 from shops.serializers import ShopDocumentSerializer
 from toolkit import clock
+from toolkit.redis import keys as redis_keys
 from toolkit.redis.client import get_redis
 from toolkit.redis.multikey import hyperloglog_counts
 from toolkit.redis.scripts import lua
@@ -193,4 +194,5 @@ def _replace(city_id: int, mapping: dict[str, bytes]) -> None:
     args: list[Any] = []
     for field, value in mapping.items():
         args += [field, value]
-    _REPLACE([keys.rankings_next(city_id), keys.rankings(city_id)], args)
+    live = keys.rankings(city_id)
+    _REPLACE([redis_keys.rebuilding(live), live], args)

@@ -16,6 +16,7 @@ from rankings.tasks import compute_rankings
 from shops.models import Shop
 from tests.factories import CityFactory, ShopFactory, ShopTypeFactory, UserFactory
 from tests.helpers import client_for
+from toolkit.redis import keys as redis_keys
 from traffic import keys as traffic_keys
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -121,7 +122,7 @@ def test_a_reader_never_sees_a_half_list(api, redis_client) -> None:
         reader.join(timeout=10)
     assert seen
     assert set(seen) == {(3, True)}
-    assert redis_client.exists(keys.rankings_next(shops[0].city_id)) == 0
+    assert redis_client.exists(redis_keys.rebuilding(keys.rankings(shops[0].city_id))) == 0
 
 
 def test_before_the_first_computation_the_list_is_empty(api) -> None:
