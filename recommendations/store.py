@@ -108,6 +108,9 @@ def interactions() -> Iterator[tuple[int, int, float]]:
                 yield int(liker), shop_id, float(at)
 
 
+_REBUILD_BATCH = 1000  # commands a rebuild sends at a time
+
+
 def recommendations_rebuild() -> tuple[int, int]:
     """Rewrite every recommendations key from the database (after Redis lost data, or to
     renormalise weights that incremental updates leave behind as popularity moves):
@@ -119,10 +122,18 @@ def recommendations_rebuild() -> tuple[int, int]:
     for start in range(0, len(stale), 500):
         client.delete(*stale[start : start + 500])
     pipe = client.pipeline(transaction=False)
-    for user_id in model.histories:
-        pipe.zadd(keys.recs_history(user_id), _int_scores(model.histories[user_id]))
-    for user_id, shop_id in ShopRating.objects.values_list("user_id", "shop_id"):
+
+    def sent_when_full() -> None:
+        # Each loop can be millions long: never one pipeline (or one reply) of them all.
+        if len(pipe) >= _REBUILD_BATCH:
+            pipe.execute()
+
+    for user_id, history in model.histories.items():
+        pipe.zadd(keys.recs_history(user_id), _int_scores(history))
+        sent_when_full()
+    for user_id, shop_id in ShopRating.objects.values_list("user_id", "shop_id").iterator():
         pipe.sadd(keys.recs_rated(user_id), shop_id)
+        sent_when_full()
     if model.popularity:
         pipe.zadd(keys.recs_popularity(), {str(s): n for s, n in model.popularity.items()})
     with_neighbours = 0
@@ -133,8 +144,7 @@ def recommendations_rebuild() -> tuple[int, int]:
             pipe.zadd(keys.recs_neighbours(shop_id), {str(b): w for b, w in neighbours})
             counts = model.pairs[shop_id]
             pipe.hset(keys.recs_counts(shop_id), mapping={b: counts[b] for b, _ in neighbours})
-        if len(pipe) > 1000:
-            pipe.execute()
+            sent_when_full()
     pipe.execute()
     return len(model.histories), with_neighbours
 
