@@ -5,15 +5,15 @@ served the stale document while one background refresh runs behind the key's loc
 
 from __future__ import annotations
 
-from functools import partial
-
 from django.conf import settings
 from django.utils.module_loading import import_string
 
 from traffic import visits
 
 from .caches import shop_cache
-from .selectors import shop_document_load
+from .selectors import shop_documents_load
+
+_BATCH = 500  # shops loaded in one query and stored in one round trip
 
 
 def hot_shop_ids() -> list[int]:
@@ -29,8 +29,8 @@ def shops_preheat() -> int:
     """Store every hot shop's document as a preheated entry, fresh for SHOP_PREHEAT_TTL;
     returns how many were stored (one evicted by a write meanwhile is not, and is read
     through the cache as usual until the next run)."""
-    cache = shop_cache()
-    stored = 0
-    for shop_id in hot_shop_ids():
-        stored += cache.preheat(shop_id, partial(shop_document_load, shop_id))
-    return stored
+    cache, hot = shop_cache(), hot_shop_ids()
+    return sum(
+        cache.preheat_many(hot[start : start + _BATCH], shop_documents_load)
+        for start in range(0, len(hot), _BATCH)
+    )

@@ -35,8 +35,14 @@ class ShopView:
 
 def shop_document_load(shop_id: int) -> dict[str, Any] | None:
     """A shop's document from the database (what its cache entry holds), None if absent."""
-    shop = Shop.objects.filter(pk=shop_id).first()
-    return ShopDocumentSerializer(shop).data if shop else None
+    return shop_documents_load([shop_id]).get(shop_id)
+
+
+def shop_documents_load(shop_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """Shops' documents from the database in one query, by id; absent ones left out."""
+    return {
+        shop.id: ShopDocumentSerializer(shop).data for shop in Shop.objects.filter(pk__in=shop_ids)
+    }
 
 
 def shop_detail(
@@ -295,12 +301,7 @@ def shop_documents(shop_ids: list[int]) -> dict[int, dict[str, Any]]:
 def shop_raws(shop_ids: list[int]) -> dict[int, bytes | None]:
     """The shops' cached documents as JSON bytes (without `open_now`), through the shop
     cache as `shop_documents` reads them; None for a shop that no longer exists."""
-
-    def load(missing: list[int]) -> dict[int, dict[str, Any]]:
-        found = Shop.objects.filter(pk__in=missing)
-        return {s.id: ShopDocumentSerializer(s).data for s in found}
-
-    return shop_cache().lookup_many(shop_ids, load)
+    return shop_cache().lookup_many(shop_ids, shop_documents_load)
 
 
 def with_distances(

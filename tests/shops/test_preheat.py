@@ -16,6 +16,7 @@ from shops.caches import shop_cache
 from tests.factories import NormalVoucherFactory, ShopFactory, VoucherFactory
 from tests.helpers import wait_until
 from toolkit.redis import keys
+from toolkit.redis.cache import PREHEATED
 from traffic import visits
 
 
@@ -42,6 +43,34 @@ def test_the_most_viewed_shops_and_those_on_sale_are_chosen(settings) -> None:
     NormalVoucherFactory(shop=plain_voucher)  # not a sale
 
     assert preheat.hot_shop_ids() == [busier.id, busy.id, on_sale.id]
+
+
+@pytest.mark.django_db
+def test_many_hot_shops_cost_one_query_and_a_deleted_one_is_stored_missing(
+    redis_client, settings, monkeypatch, django_assert_num_queries
+) -> None:
+    settings.SHOP_PREHEAT_TOP = 10
+    monkeypatch.setattr(preheat, "_BATCH", 4)  # two batches
+    shops = ShopFactory.create_batch(6)
+    gone = ShopFactory()
+    for shop in [*shops, gone]:
+        _view(shop.id, 1)
+    visits.flush()
+    gone_id = gone.id
+    gone.delete()
+
+    # The running sales' shops, then one load per batch.
+    with django_assert_num_queries(3):
+        assert preheat.shops_preheat() == 7
+
+    cache = shop_cache()
+    for shop in shops:
+        stored = redis_client.get(cache.key(shop.id))
+        assert stored[:1] == PREHEATED
+        assert shop.name.encode() in stored
+    missing = redis_client.get(cache.key(gone_id))
+    assert (missing[:1], missing[9:]) == (PREHEATED, b"")  # the null marker, preheated
+    assert _detail(gone_id) is None
 
 
 def test_yesterdays_views_count_with_todays(redis_client, fake_clock) -> None:

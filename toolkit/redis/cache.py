@@ -25,7 +25,7 @@ import json
 import logging
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, cast
@@ -347,16 +347,42 @@ class CacheClient:
         physically for `preheat_keep` (a shop that stops being hot goes in the end), and
         served even stale, refreshed behind the key's lock (`_preheated`). Not stored if
         an eviction happened during the load; returns whether it stored."""
-        key = self.key(ident)
-        version, _ = _read_with_version(key, _read_plain)
-        return self._store_preheated(key, self._load(loader), version)
+        return self.preheat_many([ident], lambda _: {ident: loader()}) == 1
+
+    def preheat_many(
+        self, idents: Sequence[Any], loader: Callable[[list[Any]], dict[Any, Any]]
+    ) -> int:
+        """`preheat` for many entries: their versions in one round trip, one load of them
+        all (`loader(idents)`, absent ones left out), the stores in one more round trip (a
+        call at a time on a Cluster). Returns how many were stored."""
+        idents = list(idents)
+        names = [self.key(ident) for ident in idents]
+        pipe = get_redis().pipeline(transaction=False)
+        for key in names:
+            pipe.get(keys.cache_version(key))
+        versions = pipe.execute()
+        loaded = loader(idents)
+        replies = _STORE.run_many(
+            [
+                self._preheated_store(key, self._encoded(loaded.get(ident)), version or b"0")
+                for ident, key, version in zip(idents, names, versions, strict=True)
+            ]
+        )
+        failed = next((reply for reply in replies if isinstance(reply, Exception)), None)
+        if failed is not None:
+            raise failed
+        return sum(1 for reply in replies if reply)
 
     def _store_preheated(self, key: str, raw: bytes, version: bytes) -> bool:
+        return bool(_STORE(*self._preheated_store(key, raw, version)))
+
+    def _preheated_store(self, key: str, raw: bytes, version: bytes) -> tuple[list[str], list[Any]]:
+        """The store script's keys and arguments for a preheated entry of `raw`, fresh for
+        `logical_ttl` from now."""
         expire_ms = int((clock.now_seconds() + self.logical_ttl) * 1000)
         wrapped = PREHEATED + expire_ms.to_bytes(8, "big") + raw
         ttl = self.null_ttl if raw == NULL else self.preheat_keep
-        args = [version, "plain", wrapped, _milliseconds(ttl), 0]
-        return bool(_STORE([key, keys.cache_version(key)], args))
+        return [key, keys.cache_version(key)], [version, "plain", wrapped, _milliseconds(ttl), 0]
 
     def _preheated(self, key: str, wrapped: bytes, loader: Loader) -> bytes:
         """The JSON of a preheated entry; past its logical expiry, whoever takes the key's
