@@ -6,6 +6,7 @@ that shows the count is evicted. Saving a flash sale not yet started sets its re
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from functools import partial
 from typing import Any, TypedDict
 
@@ -26,6 +27,9 @@ from vouchers.models import Voucher
 from . import pages
 from .kinds import KINDS, Kind, kind_get
 from .models import Favourite
+
+# The target whose rows favourites_forget is deleting, for their post_delete receiver.
+_forgetting: ContextVar[tuple[str, int] | None] = ContextVar("favourites_forgetting", default=None)
 
 
 class SavedState(TypedDict):
@@ -85,8 +89,13 @@ def favourite_unsave(*, user_id: int, kind: str, object_id: int) -> SavedState:
 
 def favourites_forget(*, kind: str, object_id: int) -> int:
     """A deleted target's rows go with it (call inside its deletion's transaction): the
-    post_delete receiver takes each out of its saver's set after commit. Returns how many."""
-    deleted, _ = Favourite.objects.filter(kind=kind, object_id=object_id).delete()
+    post_delete receiver takes each out of its saver's set after commit, and moves no count
+    and evicts no document of a target that is gone. Returns how many."""
+    forgetting = _forgetting.set((kind, object_id))
+    try:
+        deleted, _ = Favourite.objects.filter(kind=kind, object_id=object_id).delete()
+    finally:
+        _forgetting.reset(forgetting)
     return deleted
 
 
@@ -96,9 +105,12 @@ def favourite_row_deleted(row: Favourite) -> None:
     saver's set and the count's cached document."""
     if getattr(row, "counted", False):
         return
-    spec = KINDS[row.kind]
-    _count(spec, row.object_id, -1)
-    user_id, object_id = row.user_id, row.object_id
+    user_id, kind, object_id = row.user_id, row.kind, row.object_id
+    if _forgetting.get() == (kind, object_id):  # its target is gone: only the set to sync
+        transaction.on_commit(lambda: _sync(user_id, kind, object_id), robust=True)
+        return
+    spec = KINDS[kind]
+    _count(spec, object_id, -1)
     transaction.on_commit(lambda: _changed(spec, user_id, object_id), robust=True)
 
 

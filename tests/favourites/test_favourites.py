@@ -8,6 +8,8 @@ import random
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
 from blogs import services as blogs
@@ -237,6 +239,24 @@ def test_a_deleted_target_takes_its_favourites_with_it(user, other_user, redis_c
     assert not Favourite.objects.exists()
     for kind in ("shop", "blog", "voucher"):
         assert _members(redis_client, user, kind) == set()
+
+
+def test_a_deleted_target_s_savers_move_no_count_of_it(redis_client) -> None:
+    """Its rows go in one DELETE; no saver costs an UPDATE of the row being deleted."""
+    shop = ShopFactory()
+    savers = UserFactory.create_batch(5)
+    for saver in savers:
+        services.favourite_save(user_id=saver.id, kind="shop", object_id=shop.id)
+
+    with CaptureQueriesContext(connection) as queries:
+        shops.shop_delete(shop_id=shop.id)
+
+    updates = [
+        q["sql"] for q in queries if q["sql"].startswith("UPDATE") and "favourites" in q["sql"]
+    ]
+    assert updates == []
+    for saver in savers:
+        assert _members(redis_client, saver, "shop") == set()
 
 
 def test_a_hidden_note_leaves_the_list_and_can_still_be_unsaved(user, user_api) -> None:
