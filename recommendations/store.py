@@ -108,7 +108,7 @@ def interactions() -> Iterator[tuple[int, int, float]]:
                 yield int(liker), shop_id, float(at)
 
 
-_REBUILD_BATCH = 1000  # commands a rebuild sends at a time
+REBUILD_BATCH = 1000  # commands a rebuild sends at a time
 
 
 def recommendations_rebuild() -> tuple[int, int]:
@@ -125,7 +125,7 @@ def recommendations_rebuild() -> tuple[int, int]:
 
     def sent_when_full() -> None:
         # Each loop can be millions long: never one pipeline (or one reply) of them all.
-        if len(pipe) >= _REBUILD_BATCH:
+        if len(pipe) >= REBUILD_BATCH:
             pipe.execute()
 
     for user_id, history in model.histories.items():

@@ -13,7 +13,7 @@ from traffic import visits
 from .caches import shop_cache
 from .selectors import shop_documents_load
 
-_BATCH = 500  # shops loaded in one query and stored in one round trip
+BATCH = 500  # shops loaded in one query and stored in one round trip
 
 
 def hot_shop_ids() -> list[int]:
@@ -31,6 +31,6 @@ def shops_preheat() -> int:
     through the cache as usual until the next run)."""
     cache, hot = shop_cache(), hot_shop_ids()
     return sum(
-        cache.preheat_many(hot[start : start + _BATCH], shop_documents_load)
-        for start in range(0, len(hot), _BATCH)
+        cache.preheat_many(hot[start : start + BATCH], shop_documents_load)
+        for start in range(0, len(hot), BATCH)
     )

@@ -165,7 +165,7 @@ def test_signed_in_only_and_a_point_needs_both_coordinates(api, user) -> None:
 
 @pytest.mark.parametrize("batch", [1000, 2], ids=["one-batch", "many-batches"])
 def test_the_rebuild_writes_what_the_events_wrote(batch, monkeypatch) -> None:
-    monkeypatch.setattr("recommendations.store._REBUILD_BATCH", batch)
+    monkeypatch.setattr("recommendations.store.REBUILD_BATCH", batch)
     shops = ShopFactory.create_batch(5)
     users = UserFactory.create_batch(4)
     for n, user in enumerate(users):

@@ -50,7 +50,7 @@ def test_many_hot_shops_cost_one_query_and_a_deleted_one_is_stored_missing(
     redis_client, settings, monkeypatch, django_assert_num_queries
 ) -> None:
     settings.SHOP_PREHEAT_TOP = 10
-    monkeypatch.setattr(preheat, "_BATCH", 4)  # two batches
+    monkeypatch.setattr(preheat, "BATCH", 4)  # two batches
     shops = ShopFactory.create_batch(6)
     gone = ShopFactory()
     for shop in [*shops, gone]:

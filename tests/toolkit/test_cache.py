@@ -248,7 +248,7 @@ def test_a_stale_read_while_the_process_stops_serves_the_old_value_and_frees_the
     fake_clock.advance(11)
     stopped = ThreadPoolExecutor(max_workers=1)
     stopped.shutdown()
-    monkeypatch.setattr(cache_module, "_rebuild_pool", lambda: stopped)
+    monkeypatch.setattr(cache_module, "rebuild_pool", lambda: stopped)
     loader = CountingLoader({"v": "new"})
 
     assert cache.get_logical(1, loader, logical_ttl=10) == b'{"v":"old"}'

@@ -71,7 +71,9 @@ _LOCK_TTL = 10  # seconds a rebuild may hold a key's lock
 _POLL_INTERVAL = 0.02  # seconds between a waiting reader's looks at the cache
 
 
-def _rebuild_pool() -> ThreadPoolExecutor:
+def rebuild_pool() -> ThreadPoolExecutor:
+    """The threads background refreshes of stale entries run on, started on first use
+    (and again after a fork or a stop: see `_finish_rebuilds`)."""
     global _executor
     if _executor is None:
         _executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="cache-rebuild")
@@ -410,7 +412,7 @@ class CacheClient:
             lock.release()
             return
         try:
-            _rebuild_pool().submit(self._refresh, key, loader, store, lock, version)
+            rebuild_pool().submit(self._refresh, key, loader, store, lock, version)
         except RuntimeError:  # the pool is shut down (the process is stopping)
             lock.release()
 
