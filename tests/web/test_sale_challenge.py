@@ -30,7 +30,7 @@ def known_questions(monkeypatch: pytest.MonkeyPatch) -> None:
         n = next(numbers)
         return challenge.Challenge(f"known-{n}", f"3 + {n} = ?", 3 + n, 180)
 
-    monkeypatch.setattr(challenge, "_new_challenge", known)
+    monkeypatch.setattr(challenge, "new_challenge", known)
 
 
 def test_a_buyer_answers_the_sales_challenge_before_the_grab(

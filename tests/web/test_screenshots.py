@@ -53,7 +53,7 @@ def test_the_readme_screenshots_show_the_demo(
     # answer the test knows, shown at the first press, answered at the second.
     assert sale.challenge
     monkeypatch.setattr(
-        challenge, "_new_challenge", lambda: challenge.Challenge("shot", "12 + 7 = ?", 19, 180)
+        challenge, "new_challenge", lambda: challenge.Challenge("shot", "12 + 7 = ?", 19, 180)
     )
     card.get_by_role("button", name="抢购").click()
     card.locator("input[inputmode=numeric]").fill("19")

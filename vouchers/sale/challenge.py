@@ -73,7 +73,7 @@ def challenge_issue(*, user_id: int, voucher_id: int) -> Challenge:
         raise Conflict(gettext("The sale has ended."), code=Code.ENDED)
     if not window.challenge:
         raise Conflict(gettext("This sale needs no challenge."), code=Code.CHALLENGE_OFF)
-    challenge = _new_challenge()
+    challenge = new_challenge()
     sale_redis().set(
         challenge_key(window.shards, voucher_id, user_id),
         challenge_digest(voucher_id, challenge.id, str(challenge.answer)),
@@ -83,7 +83,7 @@ def challenge_issue(*, user_id: int, voucher_id: int) -> Challenge:
     return challenge
 
 
-def _new_challenge() -> Challenge:
+def new_challenge() -> Challenge:
     """A question a person answers in a few seconds: a sum, a difference (never below
     zero) or a small product."""
     kind = _rng.choice("+-x")
