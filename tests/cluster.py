@@ -20,23 +20,41 @@ def kill_master_of(key: str, *, caught_up: bool) -> int:
     returns the dead master's port. `caught_up` waits first until the replica has applied
     everything the master wrote (a failover's usual case); without it, the kill takes
     whatever replication had not yet carried."""
-    client = cluster_client()
-    client.nodes_manager.initialize()  # the layout now: an earlier failover moved masters
-    master = client.get_node_from_key(key)
+    armed = ArmedKill(key)
     if caught_up:
-        _replica_caught_up(client, master, key)
-    pid = int((ROOT / "var" / "redis-cluster" / str(master.port) / "redis.pid").read_text())
-    os.kill(pid, signal.SIGKILL)
+        _replica_caught_up(armed.client, armed.master, key)
+    armed.fire()
+    armed.wait_promoted()
+    return armed.master.port
 
-    def promoted() -> bool:
-        try:
-            client.nodes_manager.initialize()  # ask the survivors who holds the slot now
-            return client.get_node_from_key(key).port != master.port and bool(client.exists(key))
-        except Exception:
-            return False
 
-    wait_until(promoted, timeout=60, interval=0.2)
-    return master.port
+class ArmedKill:
+    """The master holding `key`, found ahead of time, so that the kill itself is one
+    signal: a test firing it at a given moment of a sale (on a busy host, finding the
+    node takes longer than the rest of the sale) kills it there."""
+
+    def __init__(self, key: str) -> None:
+        self.key, self.client = key, cluster_client()
+        self.client.nodes_manager.initialize()  # the layout now: an earlier failover moved masters
+        self.master = self.client.get_node_from_key(key)
+        pidfile = ROOT / "var" / "redis-cluster" / str(self.master.port) / "redis.pid"
+        self.pid = int(pidfile.read_text())
+
+    def fire(self) -> None:
+        os.kill(self.pid, signal.SIGKILL)
+
+    def wait_promoted(self) -> None:
+        """Until a replica serves the key's slot, the key in it."""
+
+        def promoted() -> bool:
+            try:
+                self.client.nodes_manager.initialize()  # ask the survivors who holds it now
+                node = self.client.get_node_from_key(self.key)
+                return node.port != self.master.port and bool(self.client.exists(self.key))
+            except Exception:
+                return False
+
+        wait_until(promoted, timeout=60, interval=0.2)
 
 
 def _replica_caught_up(client, master, key: str) -> None:

@@ -34,7 +34,7 @@ from django.conf import settings
 from django.db import connection
 
 from tests import servers
-from tests.cluster import kill_master_of, restore_cluster
+from tests.cluster import ArmedKill, restore_cluster
 from tests.factories import BlogFactory, ShopFactory, VoucherFactory
 from tests.helpers import PrivateRedis, wait_until
 from tests.workers import ROOT, current_database_url, kill, start_celery
@@ -248,11 +248,21 @@ class Sale:
     paused: int = 0  # 503s, each retried
     server_errors: list[tuple[int, bytes]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    crashed: threading.Event = field(default_factory=threading.Event)  # `at_a_third` ran
 
 
-def _buy_all(url: str, voucher_id: int, tokens: list[str], deadline: float) -> tuple[Sale, list]:
+def _buy_all(
+    url: str,
+    voucher_id: int,
+    tokens: list[str],
+    deadline: float,
+    at_a_third: Callable[[], None] | None = None,
+) -> tuple[Sale, list]:
     """Every buyer asks until told yes or no (a 503 or 429 is asked again later), from
-    CLIENTS threads; returns the outcome and the threads (running: join them)."""
+    CLIENTS threads; returns the outcome and the threads (running: join them).
+    `at_a_third` runs in the thread that records the third of the stock sold, before any
+    other answer is recorded: a crash lands there however busy the host (a test thread
+    polling for it could wake after the rest of the sale)."""
     sale, waiting = Sale(), queue.SimpleQueue[str]()
     for token in tokens:
         waiting.put(token)
@@ -275,6 +285,9 @@ def _buy_all(url: str, voucher_id: int, tokens: list[str], deadline: float) -> t
                 if status == 200:
                     sale.accepted[token] = int(json.loads(body)["order_id"])
                     sale.accepted_at[token] = time.monotonic()
+                    if len(sale.accepted) == STOCK // 3 and at_a_third is not None:
+                        at_a_third()
+                        sale.crashed.set()
                 elif status in (429, 503):
                     sale.paused += status == 503
                     waiting.put(token)
@@ -329,12 +342,22 @@ def _check_history(stack: Stack, sale_row: Voucher, sale: Sale) -> None:
     assert set(sale.verdicts.values()) <= {"sold_out", "duplicate_order"}
 
 
+@dataclass(frozen=True)
+class Crash:
+    """A crash for `_sell_through_a_crash`: `strike` is instant (a signal), run by the
+    buyer thread that records a third of the stock sold; `wait_over` returns once the
+    crash is over (the Redis restarted, or a replica promoted)."""
+
+    strike: Callable[[], None]
+    wait_over: Callable[[], None]
+
+
 def _sell_through_a_crash(
-    stack: Stack, crash: Callable[[Voucher], None], *, buckets: int = 1
+    stack: Stack, arm: Callable[[Voucher], Crash], *, buckets: int = 1
 ) -> Voucher:
-    """Sell a sale (split into `buckets`) to BUYERS, `crash(sale)` at a third of it, and
-    check the history: the crash was felt (503s, never a 500) and the sale sold again
-    after it by itself."""
+    """Sell a sale (split into `buckets`) to BUYERS, crash it (`arm(sale)`, prepared
+    before the sale starts) at a third of it, and check the history: the crash was felt
+    (503s, never a 500) and the sale sold again after it by itself."""
     sale_row = _open_sale(stack, buckets)
     tokens = stack.tokens(BUYERS)
     stack.start()
@@ -343,10 +366,13 @@ def _sell_through_a_crash(
     # worker is still starting tests that start, not the sale's heal.
     heartbeat = keys.heartbeat()
     wait_until(lambda: stack.redis.client().exists(heartbeat), timeout=120, interval=0.5)
-    sale, threads = _buy_all(stack.url, sale_row.id, tokens, time.monotonic() + 180)
+    crash = arm(sale_row)
+    sale, threads = _buy_all(
+        stack.url, sale_row.id, tokens, time.monotonic() + 180, at_a_third=crash.strike
+    )
     try:
-        wait_until(lambda: len(sale.accepted) >= STOCK // 3, timeout=60)
-        crash(sale_row)
+        assert sale.crashed.wait(timeout=60), "a third of the sale was never sold"
+        crash.wait_over()
         # Taken once the crash is over, not before it: a 200 already on its way when the
         # kill struck would otherwise pass for the sale selling again.
         recovered_at = time.monotonic()
@@ -370,13 +396,16 @@ def test_redis_killed_mid_sale_loses_no_acknowledged_order(stack: Stack) -> None
     second later: the run id changed, so the sale pauses (503) until the drain has
     rebuilt its shard from the database and the pending orders, then sells the rest."""
 
-    def crash(_: Voucher) -> None:
+    def arm(_: Voucher) -> Crash:
         sale = _private(stack.sale)
-        sale.kill()
-        time.sleep(1)  # not a synchronisation: Redis stays down a while, as in a crash
-        sale.start()
 
-    sale_row = _sell_through_a_crash(stack, crash)
+        def restart() -> None:
+            time.sleep(1)  # not a synchronisation: Redis stays down a while, as in a crash
+            sale.start()
+
+        return Crash(strike=sale.kill, wait_over=restart)
+
+    sale_row = _sell_through_a_crash(stack, arm)
     # The shop's list reads the live stock where the sale keeps it (its own Redis or not).
     status, _, body = servers.call(f"{stack.url}/api/shops/{sale_row.shop_id}/vouchers")
     assert status == 200
@@ -395,12 +424,13 @@ def test_a_cluster_master_killed_mid_sale_loses_no_acknowledged_order(cluster_st
     replica of its own, no order on it could be confirmed: 503, never 200)."""
     masters = cluster_client()
 
-    def crash(sale_row: Voucher) -> None:
+    def arm(sale_row: Voucher) -> Crash:
         bucket_keys = [vouchers_keys.seckill_stock(s, sale_row.id) for s in _shards(sale_row)]
         assert len({masters.get_node_from_key(key).name for key in bucket_keys}) == 3
-        kill_master_of(bucket_keys[0], caught_up=False)
+        kill = ArmedKill(bucket_keys[0])  # not waiting for its replica to catch up
+        return Crash(strike=kill.fire, wait_over=kill.wait_promoted)
 
-    _sell_through_a_crash(cluster_stack, crash, buckets=3)
+    _sell_through_a_crash(cluster_stack, arm, buckets=3)
 
 
 def test_worker_killed_mid_drain_loses_nothing(stack: Stack) -> None:

@@ -373,3 +373,28 @@ def test_units_left_in_a_bucket_awaiting_its_heal_are_not_sold_out(
     drain_task_once()  # heals the lost bucket: the database says 4 units are left
     assert _grab(buyer, sale).status_code == 200
     assert sum(_bucket_stock(redis_client, sale).values()) == 3
+
+
+@pytest.mark.django_db
+def test_units_left_in_transit_by_a_dead_mover_are_not_sold_out(redis_client, fake_clock) -> None:
+    """Every bucket reads empty while two units sit in a move its mover left halfway (its
+    receiver's master died mid-move): a buyer is told to try again (503) while the move
+    may still have its mover, then gets a unit from it, delivered by their own request
+    rather than the drain's next run; "sold out" comes once nothing is left anywhere."""
+    sale = start_sale(stock=4, buckets=2)  # 2, 2
+    home, other = _shards(sale)
+    redis_client.set(keys.seckill_stock(home, sale.id), 0)  # its buyers took it all
+    with buckets.moves_lock(sale.id, wait=1):
+        transit = buckets.give(sale.id, other, home, 2)  # ... and the mover dies here
+    assert transit is not None
+    assert _bucket_stock(redis_client, sale) == {home: 0, other: 0}
+    first, second, third = _users_homed_in(sale, other, 3)
+
+    assert _grab(first, sale).status_code == 503  # a move a second old: its mover may live
+
+    fake_clock.advance(buckets.SETTLE_AFTER_MS / 1000)
+    assert [_grab(user, sale).status_code for user in (first, second)] == [200, 200]
+    assert not redis_client.hlen(keys.seckill_transit(other))  # delivered once, then sold
+    assert _bucket_stock(redis_client, sale) == {home: 0, other: 0}
+    refused = _grab(third, sale)
+    assert (refused.status_code, refused.json()["code"]) == (409, "sold_out")

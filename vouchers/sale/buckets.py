@@ -9,10 +9,11 @@ mark lives there, so the seckill script, unchanged and run on one bucket, still 
 
 When a buyer's home bucket is empty, the request moves stock to it from the fullest other
 bucket (half of that bucket, so buckets even out in a few moves) and buys again (`refill`).
-"Sold out" is answered once every other bucket was seen empty, or after one try per bucket
-lost the units it moved to other buyers of the same bucket (who got them); while the units
-left are in a bucket whose Redis lost its state and is not healed yet, the buyer is told
-to try again (503), as that bucket's own buyers are. Moves take the
+"Sold out" is answered once every other bucket was seen empty and no unit of the sale is in
+transit, or after one try per bucket lost the units it moved to other buyers of the same
+bucket (who got them); while the units left are in a bucket whose Redis lost its state and
+is not healed yet, or in a move its mover left halfway and too recent to settle, the buyer
+is told to try again (503), as that bucket's own buyers are. Moves take the
 sale's moves lock, so a repair reading every bucket never sees half a move.
 
 A move is two scripts in two slots. The giving bucket takes the units and records them in
@@ -117,30 +118,68 @@ class Unverified(Exception):
 
 
 def refill(voucher_id: int, shards: tuple[int, ...], home: int) -> Refill:
-    """Move stock to an empty home bucket from the fullest other one that can give."""
+    """Move stock to an empty home bucket from the fullest other one that can give; when
+    none can, first deliver the sale's moves left halfway (`_deliver_stuck`) and try
+    again, since those units may have landed at home or in a bucket that can give now."""
     lock = moves_lock(voucher_id, wait=REFILL_WAIT_S)
     if not lock.acquire():
         return Refill.MOVED  # another buyer held it past REFILL_WAIT_S: they are refilling
     try:
-        others = [shard for shard in shards if shard != home]
-        pipe = sale_redis().pipeline(transaction=False)
-        for shard in others:
-            pipe.get(keys.seckill_stock(shard, voucher_id))
-        left = {shard: int(raw or 0) for shard, raw in zip(others, pipe.execute(), strict=True)}
-        paused = False
-        for giver in sorted(others, key=lambda shard: -left[shard]):
-            if left[giver] <= 0:
-                break
-            try:
-                transit = give(voucher_id, giver, home, (left[giver] + 1) // 2)
-            except Unverified:
-                paused = True
-                continue
-            if transit is not None:
-                return Refill.MOVED if deliver(giver, transit) else Refill.PAUSED
-        return Refill.PAUSED if paused else Refill.EMPTY
+        moved = _move_home(voucher_id, shards, home)
+        if moved is not Refill.EMPTY:
+            return moved
+        stuck = _deliver_stuck(voucher_id, shards)
+        if stuck is not Refill.MOVED:
+            return stuck
+        # Delivered: at home (buy again), or in a bucket that can give now.
+        again = _move_home(voucher_id, shards, home)
+        return Refill.PAUSED if again is Refill.PAUSED else Refill.MOVED
     finally:
         lock.release()
+
+
+def _move_home(voucher_id: int, shards: tuple[int, ...], home: int) -> Refill:
+    """Half of the fullest other bucket moved home (MOVED); PAUSED when the only units
+    left are in unverified buckets, EMPTY when no other bucket has any."""
+    others = [shard for shard in shards if shard != home]
+    pipe = sale_redis().pipeline(transaction=False)
+    for shard in others:
+        pipe.get(keys.seckill_stock(shard, voucher_id))
+    left = {shard: int(raw or 0) for shard, raw in zip(others, pipe.execute(), strict=True)}
+    paused = False
+    for giver in sorted(others, key=lambda shard: -left[shard]):
+        if left[giver] <= 0:
+            break
+        try:
+            transit = give(voucher_id, giver, home, (left[giver] + 1) // 2)
+        except Unverified:
+            paused = True
+            continue
+        if transit is not None:
+            return Refill.MOVED if deliver(giver, transit) else Refill.PAUSED
+    return Refill.PAUSED if paused else Refill.EMPTY
+
+
+def _deliver_stuck(voucher_id: int, shards: tuple[int, ...]) -> Refill:
+    """No other bucket has units to give, but some may sit in transit: a mover failed
+    between a move's two halves (its receiver's Redis went down, or the process died).
+    Those are delivered now, as the drain would on its next run: MOVED if any was, PAUSED
+    if some are too recent to settle or their receiver is unverified, EMPTY if none is
+    in transit (sold out). The caller holds the sale's moves lock."""
+    pipe = sale_redis().pipeline(transaction=False)  # every bucket's moves: one round trip
+    for giver in shards:
+        pipe.hgetall(keys.seckill_transit(giver))
+    stuck = [
+        (giver, transit)
+        for giver, moves in zip(shards, pipe.execute(), strict=True)
+        for transit in (Transit.parse(move_id, value) for move_id, value in moves.items())
+        if transit.voucher_id == voucher_id
+    ]
+    if not stuck:
+        return Refill.EMPTY
+    cutoff = clock.now_ms() - SETTLE_AFTER_MS  # a younger one may still have its mover
+    delivered = [deliver(giver, transit) for giver, transit in stuck if transit.at_ms <= cutoff]
+    return Refill.MOVED if any(delivered) else Refill.PAUSED
 
 
 def give(voucher_id: int, giver: int, receiver: int, units: int) -> Transit | None:
