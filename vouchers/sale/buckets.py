@@ -9,11 +9,11 @@ mark lives there, so the seckill script, unchanged and run on one bucket, still 
 
 When a buyer's home bucket is empty, the request moves stock to it from the fullest other
 bucket (half of that bucket, so buckets even out in a few moves) and buys again (`refill`).
-"Sold out" is answered once every other bucket was seen empty and no unit of the sale is in
-transit, or after one try per bucket lost the units it moved to other buyers of the same
-bucket (who got them); while the units left are in a bucket whose Redis lost its state and
-is not healed yet, or in a move its mover left halfway and too recent to settle, the buyer
-is told to try again (503), as that bucket's own buyers are. Moves take the
+"Sold out" is answered once every other bucket was seen empty and no unit of the sale is
+in transit, or after one try per bucket lost the units it moved to other buyers of the
+same bucket (who got them); while the units left are in a bucket whose Redis lost its
+state and is not healed yet, or in a move too recent to settle, the buyer is told to try
+again (503), as that bucket's own buyers are (decisions 310, 313, 507). Moves take the
 sale's moves lock, so a repair reading every bucket never sees half a move.
 
 A move is two scripts in two slots. The giving bucket takes the units and records them in
