@@ -60,7 +60,9 @@ case "${1:-}" in
     for port in "${ports[@]}"; do
       redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
     done
-    rm -rf "$root"  # a test cluster keeps nothing between runs
+    # A test cluster keeps nothing between runs; another CLUSTER_PORT's keeps its own.
+    for port in "${ports[@]}"; do rm -rf "${root:?}/$port"; done
+    rmdir "$root" 2>/dev/null || true
     echo "redis cluster: stopped" >&2
     ;;
   nodes)
