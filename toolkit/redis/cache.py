@@ -238,17 +238,14 @@ class CacheClient:
         are read before the loader runs, as `_rebuild` does for one entry, and the stores
         go in one round trip. No lock: a caller's misses cost one load, not one each."""
         names = [self.key(ident) for ident in idents]
-        pipe = get_redis().pipeline(transaction=False)
-        for key in names:
-            pipe.get(keys.cache_version(key))
-        versions = pipe.execute()
+        versions = _versions(names)
         loaded = loader(idents)
         raws = {ident: self._encoded(loaded.get(ident)) for ident in idents}
         _STORE.run_many(
             [
                 (
                     [key, keys.cache_version(key)],
-                    [version or b"0", "plain", raws[ident], self._ttl_ms(raws[ident]), 0],
+                    [version, "plain", raws[ident], self._ttl_ms(raws[ident]), 0],
                 )
                 for ident, key, version in zip(idents, names, versions, strict=True)
             ]
@@ -359,14 +356,11 @@ class CacheClient:
         call at a time on a Cluster). Returns how many were stored."""
         idents = list(idents)
         names = [self.key(ident) for ident in idents]
-        pipe = get_redis().pipeline(transaction=False)
-        for key in names:
-            pipe.get(keys.cache_version(key))
-        versions = pipe.execute()
+        versions = _versions(names)
         loaded = loader(idents)
         replies = _STORE.run_many(
             [
-                self._preheated_store(key, self._encoded(loaded.get(ident)), version or b"0")
+                self._preheated_store(key, self._encoded(loaded.get(ident)), version)
                 for ident, key, version in zip(idents, names, versions, strict=True)
             ]
         )
@@ -499,6 +493,15 @@ def _read_logical(client: redis.Redis, key: str) -> Any:
 
 def _read_expiry(client: redis.Redis, key: str) -> Any:
     return client.hget(key, "expire_at")
+
+
+def _versions(names: list[str]) -> list[bytes]:
+    """Each key's eviction version (b"0" for none yet), read before a load in one round
+    trip, for stores that must not land after an eviction (`_STORE`)."""
+    pipe = get_redis().pipeline(transaction=False)
+    for key in names:
+        pipe.get(keys.cache_version(key))
+    return [version or b"0" for version in pipe.execute()]
 
 
 def _read_with_version(key: str, read: Reader) -> tuple[bytes, Any]:
