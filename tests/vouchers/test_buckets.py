@@ -391,6 +391,9 @@ def test_units_left_in_transit_by_a_dead_mover_are_not_sold_out(redis_client, fa
     first, second, third = _users_homed_in(sale, other, 3)
 
     assert _grab(first, sale).status_code == 503  # a move a second old: its mover may live
+    assert redis_client.hlen(keys.seckill_transit(other)) == 1  # left to its mover
+    assert _bucket_stock(redis_client, sale) == {home: 0, other: 0}
+    assert drain_all() == 0  # nothing sold
 
     fake_clock.advance(buckets.SETTLE_AFTER_MS / 1000)
     assert [_grab(user, sale).status_code for user in (first, second)] == [200, 200]
